@@ -1,0 +1,210 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/bits"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// BFC defaults and limits (wire.md §7.1).
+const (
+	BFCDefaultHashes    = 4
+	BFCDefaultFilterLen = 128
+	BFCMaxHashes        = 8
+	BFCMaxFilterLen     = 1024
+	bfcHeaderLen        = 12
+)
+
+// BFC is a BFC Bloom-filter pause frame (wire.md §7.1), EtherType 0x88B5
+// subtype 1, sent on a link to the upstream neighbour every τ:
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|        magic = 0x4643         |  subtype = 1  |  version = 1  |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|  k (hashes)   |   reserved    |     filter length L (octets)  |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                           sequence                            |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|         filter: k stages of L/k octets each ...               |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//
+// A flow is paused iff its bit is set in every stage (see VFID,
+// StageIndex, Matches). Field names: bfc.version, .hashes, .filter_len,
+// .seq, .bits_set.
+type BFC struct {
+	layers.BaseLayer
+	Version   uint8
+	Hashes    uint8  // k, 1..8
+	FilterLen uint16 // L, a positive multiple of k, at most 1024
+	Seq       uint32
+	Filter    []byte
+	Padding   []byte
+	Warnings  Warnings
+}
+
+// LayerType returns LayerTypeBFC.
+func (m *BFC) LayerType() gopacket.LayerType { return LayerTypeBFC }
+
+// CanDecode returns LayerTypeBFC.
+func (m *BFC) CanDecode() gopacket.LayerClass { return LayerTypeBFC }
+
+// NextLayerType returns gopacket.LayerTypeZero.
+func (m *BFC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+func checkBFCGeometry(k int, l int) error {
+	if k < 1 || k > BFCMaxHashes {
+		return errAt("bfc", "hashes", 4, ErrBadValue, fmt.Sprintf("k = %d, want 1..8", k))
+	}
+	if l == 0 || l%k != 0 || l > BFCMaxFilterLen {
+		return errAt("bfc", "filter_len", 6, ErrBadValue, fmt.Sprintf("L = %d, want a positive multiple of k = %d, at most 1024", l, k))
+	}
+	return nil
+}
+
+// DecodeFromBytes decodes a BFC pause frame from its common header on.
+func (m *BFC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = BFC{}
+	v, err := decodeFCHeader("bfc", data, SubtypeBFC, bfcHeaderLen, df)
+	m.Version = v
+	if err != nil {
+		return err
+	}
+	m.Hashes = data[4]
+	m.FilterLen = binary.BigEndian.Uint16(data[6:])
+	m.Seq = binary.BigEndian.Uint32(data[8:])
+	if data[5] != 0 {
+		m.Warnings |= WarnReserved
+	}
+	if err := checkBFCGeometry(int(m.Hashes), int(m.FilterLen)); err != nil {
+		return err
+	}
+	end := bfcHeaderLen + int(m.FilterLen)
+	if end > len(data) {
+		df.SetTruncated()
+		return errAt("bfc", "filter_len", 6, ErrLength, fmt.Sprintf("filter of %d octets, %d follow", m.FilterLen, len(data)-bfcHeaderLen))
+	}
+	m.Filter = data[bfcHeaderLen:end]
+	m.Contents, m.Payload, m.Padding = data[:end], nil, data[end:]
+	return nil
+}
+
+// SerializeTo writes the frame from its common header on. With FixLengths
+// FilterLen is set from len(Filter); Version 0 is written as 1.
+func (m *BFC) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if opts.FixLengths {
+		m.FilterLen = uint16(len(m.Filter))
+	}
+	if err := checkBFCGeometry(int(m.Hashes), int(m.FilterLen)); err != nil {
+		return err
+	}
+	if int(m.FilterLen) != len(m.Filter) {
+		return errAt("bfc", "filter_len", 6, ErrBadValue, fmt.Sprintf("L = %d but the filter has %d octets", m.FilterLen, len(m.Filter)))
+	}
+	buf, err := b.PrependBytes(bfcHeaderLen + len(m.Filter))
+	if err != nil {
+		return err
+	}
+	putFCHeader(buf, SubtypeBFC, versionOr1(m.Version))
+	buf[4], buf[5] = m.Hashes, 0
+	binary.BigEndian.PutUint16(buf[6:], m.FilterLen)
+	binary.BigEndian.PutUint32(buf[8:], m.Seq)
+	copy(buf[bfcHeaderLen:], m.Filter)
+	return nil
+}
+
+func versionOr1(v uint8) uint8 {
+	if v == 0 {
+		return FCVersion
+	}
+	return v
+}
+
+// BitsSet returns the number of bits set in the filter (bfc.bits_set).
+func (m *BFC) BitsSet() int {
+	n := 0
+	f := m.Filter
+	for len(f) >= 8 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64(f))
+		f = f[8:]
+	}
+	for _, c := range f {
+		n += bits.OnesCount8(c)
+	}
+	return n
+}
+
+// Matches reports whether flow f is paused by this filter: its bit is set
+// in every stage.
+func (m *BFC) Matches(f Flow) bool {
+	return FilterMatches(m.Filter, int(m.Hashes), VFID(f))
+}
+
+// FilterMatches reports whether the flow with the given VFID has its bit
+// set in all k stages of filter (len(filter) a positive multiple of k).
+func FilterMatches(filter []byte, k int, vfid uint32) bool {
+	if k < 1 || len(filter) < k || len(filter)%k != 0 {
+		return false
+	}
+	stage := len(filter) / k
+	for s := 0; s < k; s++ {
+		i := StageIndex(vfid, s, len(filter), k)
+		if filter[s*stage+int(i/8)]&(0x80>>(i%8)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// SetFilterBit sets the flow's bit in stage s of filter.
+func SetFilterBit(filter []byte, k int, vfid uint32, s int) {
+	stage := len(filter) / k
+	i := StageIndex(vfid, s, len(filter), k)
+	filter[s*stage+int(i/8)] |= 0x80 >> (i % 8)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// VFID returns the virtual flow id of f: CRC-32C (Castagnoli) of the flow
+// key src IP ‖ dst IP ‖ protocol (1) ‖ src port (2) ‖ dst port (2), 13
+// octets for IPv4 and 37 for IPv6. Every switch and NIC computes it alike.
+// It does not allocate.
+func VFID(f Flow) uint32 {
+	var k [37]byte
+	n := 0
+	if f.Src.Is4() && f.Dst.Is4() {
+		s, d := f.Src.As4(), f.Dst.As4()
+		n += copy(k[n:], s[:])
+		n += copy(k[n:], d[:])
+	} else {
+		s, d := f.Src.As16(), f.Dst.As16()
+		n += copy(k[n:], s[:])
+		n += copy(k[n:], d[:])
+	}
+	k[n] = f.Proto
+	binary.BigEndian.PutUint16(k[n+1:], f.SrcPort)
+	binary.BigEndian.PutUint16(k[n+3:], f.DstPort)
+	return crc32.Checksum(k[:n+5], castagnoli)
+}
+
+// StageIndex returns the bit index of a flow in stage s of a filter of
+// filterLen octets and k stages: CRC-32C(VFID as 4 octets big-endian ‖ s
+// as 1 octet) mod (8·L/k).
+func StageIndex(vfid uint32, s int, filterLen, k int) uint32 {
+	var b [5]byte
+	binary.BigEndian.PutUint32(b[:], vfid)
+	b[4] = byte(s)
+	return crc32.Checksum(b[:], castagnoli) % uint32(8*filterLen/k)
+}
+
+func decodeBFC(data []byte, p gopacket.PacketBuilder) error {
+	m := &BFC{}
+	err := m.DecodeFromBytes(data, p)
+	p.AddLayer(m)
+	return err
+}

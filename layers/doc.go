@@ -1,0 +1,62 @@
+// Package layers decodes and encodes the packets datacenter switches and
+// NICs use to signal congestion and pause traffic, as gopacket layers.
+//
+// Importing the package registers every format with gopacket (one init in
+// register.go), so any gopacket program decodes them:
+//
+//	802.3x PAUSE, 802.1Qbb PFC    EtherType 0x8808       Pause, PFC
+//	RoCEv2 BTH, RETH, AETH, CNP   UDP 4791               BTH (+ RETH, AETH, ImmDt, DETH, CNP)
+//	802.1Qcz CIM (+ SFC TLV)      EtherType 0x89A2, UDP 35234   CIM
+//	SFC back-to-sender            UDP 1021               BTS
+//	PB-FS CC-postcard             UDP 1022               Postcard
+//	BFC pause, Floodgate credit   EtherType 0x88B5       BFC, FGCredit, FGPause
+//	and dst-pause                 (magic 0x4643)
+//
+// The wire formats are fixed by the project's specification (wire.md); each
+// layer's doc comment draws its header. Field names in doc comments
+// (bts.pause_us, flow.src, ...) are the names sfcdump's filters and JSON use.
+//
+// # Design
+//
+// Each layer implements gopacket.DecodingLayer and SerializableLayer.
+// DecodeFromBytes slices the input and never copies it: layers hold
+// sub-slices of the frame (quotes, MSDUs, filters), so a caller that keeps a
+// layer beyond the frame's buffer must copy. Decoding through a
+// DecodingLayerParser, or through this package's Parser, does not allocate.
+//
+// Two EtherTypes carry more than one format. gopacket.NewPacket goes
+// straight to the right layer; a DecodingLayerParser needs one layer type per
+// EtherType, so the zero-length demultiplexing layers MACControl (0x8808, by
+// opcode) and FCExp (0x88B5, by magic and subtype) choose the next layer. A
+// 0x88B5 frame with another magic is not ours and decodes as a payload.
+//
+// The BTH owns the extension headers its opcode implies (RETH, AETH,
+// immediate data, DETH, the CNP body): it decodes them into its fields and
+// writes them on serialize, so a RoCEv2 packet serializes as Ethernet, IP,
+// UDP, BTH, payload. NewPacket also lists each extension header as a layer of
+// its own. The ICRC needs the IP and UDP headers: NewPacket and Parser check
+// it on decode (BTH.ICRCOK), and SerializeTo computes it with
+// ComputeChecksums once told the layers (BTH.SetNetworkLayerForICRC), the
+// way UDP's checksum needs SetNetworkLayerForChecksum.
+//
+// BTS, CIM and postcard quotes name a Flow (5-tuple, DSCP and, for RoCEv2,
+// the destination QP) with DecodeQuote, without allocating. BFC's flow hash
+// (VFID) and stage hashes (StageIndex) are exported so the models and the
+// tests share one implementation.
+//
+// # Errors and warnings
+//
+// Malformed input returns a *DecodeError naming the layer, the field and the
+// octet offset, wrapping a sentinel (ErrTruncated, ErrLength,
+// ErrQuoteTooShort, ErrTLVLength, ErrVersion, ErrBadValue) for errors.Is.
+// Fields decoded before the error stay in the layer. Conditions that are not
+// errors (reserved bits set, PFC to a wrong MAC, CIM MSDU length outside
+// 48..512, ICRC mismatch) are Warnings on the layer; they never stop
+// decoding. Trailing octets after a structure are Padding, not an error.
+//
+// # Configurable ports
+//
+// The CIM, BTS and postcard UDP ports are registered at their defaults and
+// can be moved at run time with RegisterUDPPort, the way Wireshark's
+// "decode as" works.
+package layers

@@ -1,0 +1,128 @@
+package layers
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every decode error of this package wraps one of them in a
+// *DecodeError that names the layer, the field and its offset, so callers
+// test the kind with errors.Is and print the where.
+var (
+	// ErrTruncated: the data ends before a field the format requires.
+	ErrTruncated = errors.New("truncated")
+	// ErrLength: a length or count field points past the end of the data.
+	ErrLength = errors.New("length field points past the data")
+	// ErrQuoteTooShort: a quote does not hold an IP header plus 8 octets of
+	// L4 header, so it cannot name a flow.
+	ErrQuoteTooShort = errors.New("quote too short to name a flow")
+	// ErrTLVLength: a CIM extension TLV's length is wrong or runs past the PDU.
+	ErrTLVLength = errors.New("bad TLV length")
+	// ErrVersion: the version field holds a version this package does not know.
+	ErrVersion = errors.New("unknown version")
+	// ErrBadValue: a field holds a value outside its defined range (for
+	// example a BFC hash count of 0 or an address family of 5).
+	ErrBadValue = errors.New("value out of range")
+	// ErrNoNetworkLayer: the ICRC cannot be computed on serialize because the
+	// BTH was not told its IP and UDP layers (BTH.SetNetworkLayerForICRC).
+	ErrNoNetworkLayer = errors.New("ICRC needs the IP and UDP layers: call SetNetworkLayerForICRC")
+)
+
+// DecodeError says what is wrong in a decoded or serialized layer and where:
+// the layer, the field (as named in wire.md's field table where it has a
+// name there) and the octet offset from the start of that layer.
+type DecodeError struct {
+	Layer  string
+	Field  string
+	Offset int
+	Err    error  // one of the sentinel errors above
+	Detail string // optional extra words, e.g. "need 16, have 9"
+}
+
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Layer)
+	b.WriteString(": ")
+	b.WriteString(e.Field)
+	fmt.Fprintf(&b, " at offset %d: %v", e.Offset, e.Err)
+	if e.Detail != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Detail)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+func errAt(layer, field string, off int, err error, detail string) error {
+	return &DecodeError{Layer: layer, Field: field, Offset: off, Err: err, Detail: detail}
+}
+
+func truncated(layer, field string, off, need, have int) error {
+	return &DecodeError{Layer: layer, Field: field, Offset: off, Err: ErrTruncated,
+		Detail: fmt.Sprintf("need %d octets, have %d", need, have)}
+}
+
+// Warnings is a set of conditions that are not errors: the layer decoded in
+// full, but a device sent something the specification says it should not.
+// Layers carry their warnings in a Warnings field; decoding never stops for
+// them, and recording them does not allocate.
+type Warnings uint16
+
+// The warnings a layer can carry.
+const (
+	// WarnReserved: reserved bits or octets are not zero.
+	WarnReserved Warnings = 1 << iota
+	// WarnDestMAC: a PAUSE or PFC frame is not sent to 01:80:C2:00:00:01.
+	WarnDestMAC
+	// WarnMSDULength: a CIM's encapsulated MSDU length is outside 48..512.
+	WarnMSDULength
+	// WarnICRC: the RoCEv2 ICRC does not match the packet.
+	WarnICRC
+	// WarnUnknownValue: a code point (BTS origin) has no defined meaning.
+	WarnUnknownValue
+	// WarnCNPNoBECN: a CNP whose BTH does not have BECN set.
+	WarnCNPNoBECN
+	// WarnTVer: a BTH transport header version other than 0.
+	WarnTVer
+	// WarnNoFlow: a CIM's MSDU does not hold an IP packet that names a flow.
+	WarnNoFlow
+	// WarnTruncatedPad: a fixed-size MAC Control frame is shorter than its
+	// 46 octets (the reserved pad is cut); every field was still decoded.
+	WarnTruncatedPad
+)
+
+var warningText = [...]string{
+	"reserved bits not zero",
+	"destination MAC is not 01:80:c2:00:00:01",
+	"encapsulated MSDU length outside 48..512",
+	"ICRC mismatch",
+	"unknown code point",
+	"CNP without BECN",
+	"BTH transport version not 0",
+	"CIM MSDU names no IP flow",
+	"MAC Control frame shorter than 46 octets",
+}
+
+// Has reports whether every warning in x is in w.
+func (w Warnings) Has(x Warnings) bool { return w&x == x && x != 0 }
+
+// List returns the text of each warning in w, in a fixed order.
+func (w Warnings) List() []string {
+	if w == 0 {
+		return nil
+	}
+	var out []string
+	for i, t := range warningText {
+		if w&(1<<i) != 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// String joins the warnings with "; ".
+func (w Warnings) String() string { return strings.Join(w.List(), "; ") }

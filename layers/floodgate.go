@@ -1,0 +1,261 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+const fgHeaderLen = 8
+
+// PauseUntilResumed is the dst-pause time that lasts until a resume (0).
+const PauseUntilResumed = 0xffff
+
+// CreditEntry is one entry of a Floodgate credit frame.
+type CreditEntry struct {
+	Credits uint32 // octets
+	Dst     netip.Addr
+}
+
+// DstPauseEntry is one entry of a Floodgate dst-pause frame.
+type DstPauseEntry struct {
+	PauseUS  uint16 // 0 resume, 0xFFFF until resumed
+	Reserved uint16
+	Dst      netip.Addr
+}
+
+// FGCredit is a Floodgate credit frame (wire.md §7.2), EtherType 0x88B5
+// subtype 2, from a downstream switch to an upstream one:
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|        magic = 0x4643         |  subtype = 2  |  version = 1  |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	| family (4/6)  |   reserved    |           count N             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                       credits (octets)                        |
+//	|               destination address (4 or 16) ...               |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//
+// Field names: fgcredit.version, .family, .count, .entries ({dst, credits}).
+type FGCredit struct {
+	layers.BaseLayer
+	Version  uint8
+	Family   uint8 // 4 or 6
+	Count    uint16
+	Entries  []CreditEntry
+	Padding  []byte
+	Warnings Warnings
+}
+
+// FGPause is a Floodgate dst-pause frame (wire.md §7.3), EtherType 0x88B5
+// subtype 3, from a source ToR to its hosts; the same layout as FGCredit
+// with entries of pause time µs (2) ‖ reserved (2) ‖ destination address.
+// Field names: fgpause.version, .family, .count, .entries ({dst, pause_us}).
+type FGPause struct {
+	layers.BaseLayer
+	Version  uint8
+	Family   uint8
+	Count    uint16
+	Entries  []DstPauseEntry
+	Padding  []byte
+	Warnings Warnings
+}
+
+func addrLen(family uint8) int {
+	switch family {
+	case 4:
+		return 4
+	case 6:
+		return 16
+	}
+	return 0
+}
+
+// decodeFGBody checks the family and count of a Floodgate frame and returns
+// the entry region and the address length.
+func decodeFGBody(layer string, data []byte, subtype uint8, df gopacket.DecodeFeedback) (version, family uint8, count uint16, ents []byte, rest []byte, err error) {
+	version, err = decodeFCHeader(layer, data, subtype, fgHeaderLen, df)
+	if err != nil {
+		return
+	}
+	family = data[4]
+	count = binary.BigEndian.Uint16(data[6:])
+	a := addrLen(family)
+	if a == 0 {
+		err = errAt(layer, "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", family))
+		return
+	}
+	end := fgHeaderLen + int(count)*(4+a)
+	if end > len(data) {
+		df.SetTruncated()
+		err = errAt(layer, "count", 6, ErrLength, fmt.Sprintf("%d entries need %d octets, %d follow", count, end-fgHeaderLen, len(data)-fgHeaderLen))
+		return
+	}
+	return version, family, count, data[fgHeaderLen:end], data[end:], nil
+}
+
+func addrAt(b []byte, a int) netip.Addr {
+	if a == 4 {
+		return netip.AddrFrom4([4]byte(b[:4]))
+	}
+	return netip.AddrFrom16([16]byte(b[:16]))
+}
+
+// LayerType returns LayerTypeFGCredit.
+func (m *FGCredit) LayerType() gopacket.LayerType { return LayerTypeFGCredit }
+
+// CanDecode returns LayerTypeFGCredit.
+func (m *FGCredit) CanDecode() gopacket.LayerClass { return LayerTypeFGCredit }
+
+// NextLayerType returns gopacket.LayerTypeZero.
+func (m *FGCredit) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// DecodeFromBytes decodes a credit frame. Entries reuses its backing array
+// across calls, so decoding into a reused layer does not allocate once the
+// array is large enough.
+func (m *FGCredit) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = FGCredit{Entries: m.Entries[:0]}
+	v, fam, n, ents, rest, err := decodeFGBody("fgcredit", data, SubtypeFGCredit, df)
+	m.Version, m.Family, m.Count = v, fam, n
+	if err != nil {
+		return err
+	}
+	if data[5] != 0 {
+		m.Warnings |= WarnReserved
+	}
+	a := addrLen(fam)
+	for i := 0; i < int(n); i++ {
+		e := ents[i*(4+a):]
+		m.Entries = append(m.Entries, CreditEntry{Credits: binary.BigEndian.Uint32(e), Dst: addrAt(e[4:], a)})
+	}
+	m.Contents, m.Payload, m.Padding = data[:len(data)-len(rest)], nil, rest
+	return nil
+}
+
+// SerializeTo writes the frame. With FixLengths Count is set from
+// len(Entries); every Dst must be of the frame's family.
+func (m *FGCredit) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if opts.FixLengths {
+		m.Count = uint16(len(m.Entries))
+	}
+	a := addrLen(m.Family)
+	if a == 0 {
+		return errAt("fgcredit", "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", m.Family))
+	}
+	if int(m.Count) != len(m.Entries) || len(m.Entries) > 0xffff {
+		return errAt("fgcredit", "count", 6, ErrBadValue, fmt.Sprintf("count %d, %d entries", m.Count, len(m.Entries)))
+	}
+	buf, err := b.PrependBytes(fgHeaderLen + len(m.Entries)*(4+a))
+	if err != nil {
+		return err
+	}
+	putFCHeader(buf, SubtypeFGCredit, versionOr1(m.Version))
+	buf[4], buf[5] = m.Family, 0
+	binary.BigEndian.PutUint16(buf[6:], m.Count)
+	for i, e := range m.Entries {
+		o := fgHeaderLen + i*(4+a)
+		binary.BigEndian.PutUint32(buf[o:], e.Credits)
+		if err := putAddr(buf[o+4:], e.Dst, a); err != nil {
+			return errAt("fgcredit", "entries.dst", o+4, ErrBadValue, err.Error())
+		}
+	}
+	return nil
+}
+
+func putAddr(b []byte, addr netip.Addr, a int) error {
+	switch {
+	case a == 4 && addr.Is4():
+		v := addr.As4()
+		copy(b, v[:])
+	case a == 16 && addr.Is6() && !addr.Is4In6():
+		v := addr.As16()
+		copy(b, v[:])
+	default:
+		return fmt.Errorf("address %v is not of family %d", addr, map[int]int{4: 4, 16: 6}[a])
+	}
+	return nil
+}
+
+func decodeFGCredit(data []byte, p gopacket.PacketBuilder) error {
+	m := &FGCredit{}
+	err := m.DecodeFromBytes(data, p)
+	p.AddLayer(m)
+	return err
+}
+
+// LayerType returns LayerTypeFGPause.
+func (m *FGPause) LayerType() gopacket.LayerType { return LayerTypeFGPause }
+
+// CanDecode returns LayerTypeFGPause.
+func (m *FGPause) CanDecode() gopacket.LayerClass { return LayerTypeFGPause }
+
+// NextLayerType returns gopacket.LayerTypeZero.
+func (m *FGPause) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// DecodeFromBytes decodes a dst-pause frame; Entries reuses its backing
+// array across calls. Non-zero reserved octets decode with WarnReserved.
+func (m *FGPause) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = FGPause{Entries: m.Entries[:0]}
+	v, fam, n, ents, rest, err := decodeFGBody("fgpause", data, SubtypeFGPause, df)
+	m.Version, m.Family, m.Count = v, fam, n
+	if err != nil {
+		return err
+	}
+	if data[5] != 0 {
+		m.Warnings |= WarnReserved
+	}
+	a := addrLen(fam)
+	for i := 0; i < int(n); i++ {
+		e := ents[i*(4+a):]
+		d := DstPauseEntry{PauseUS: binary.BigEndian.Uint16(e), Reserved: binary.BigEndian.Uint16(e[2:]), Dst: addrAt(e[4:], a)}
+		if d.Reserved != 0 {
+			m.Warnings |= WarnReserved
+		}
+		m.Entries = append(m.Entries, d)
+	}
+	m.Contents, m.Payload, m.Padding = data[:len(data)-len(rest)], nil, rest
+	return nil
+}
+
+// SerializeTo writes the frame. With FixLengths Count is set from
+// len(Entries); reserved octets are written as zero.
+func (m *FGPause) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if opts.FixLengths {
+		m.Count = uint16(len(m.Entries))
+	}
+	a := addrLen(m.Family)
+	if a == 0 {
+		return errAt("fgpause", "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", m.Family))
+	}
+	if int(m.Count) != len(m.Entries) || len(m.Entries) > 0xffff {
+		return errAt("fgpause", "count", 6, ErrBadValue, fmt.Sprintf("count %d, %d entries", m.Count, len(m.Entries)))
+	}
+	buf, err := b.PrependBytes(fgHeaderLen + len(m.Entries)*(4+a))
+	if err != nil {
+		return err
+	}
+	putFCHeader(buf, SubtypeFGPause, versionOr1(m.Version))
+	buf[4], buf[5] = m.Family, 0
+	binary.BigEndian.PutUint16(buf[6:], m.Count)
+	for i, e := range m.Entries {
+		o := fgHeaderLen + i*(4+a)
+		binary.BigEndian.PutUint16(buf[o:], e.PauseUS)
+		buf[o+2], buf[o+3] = 0, 0
+		if err := putAddr(buf[o+4:], e.Dst, a); err != nil {
+			return errAt("fgpause", "entries.dst", o+4, ErrBadValue, err.Error())
+		}
+	}
+	return nil
+}
+
+func decodeFGPause(data []byte, p gopacket.PacketBuilder) error {
+	m := &FGPause{}
+	err := m.DecodeFromBytes(data, p)
+	p.AddLayer(m)
+	return err
+}

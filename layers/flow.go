@@ -1,0 +1,126 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+)
+
+// RoCEv2Port is the IANA UDP destination port of RoCEv2.
+const RoCEv2Port = 4791
+
+// Flow is the flow a signal is about, as named by a quote (the start of the
+// offending packet from its IP header on): the 5-tuple, the DSCP and, when
+// the quote holds a RoCEv2 BTH, the destination QP. Flow is comparable and
+// can key a map.
+type Flow struct {
+	Src, Dst         netip.Addr
+	Proto            uint8
+	SrcPort, DstPort uint16
+	DSCP             uint8
+	QP               uint32 // destination QP; valid when HasQP
+	HasQP            bool
+}
+
+// String renders the flow as "src:sport > dst:dport proto N dscp N [qp 0x..]".
+func (f Flow) String() string {
+	s := fmt.Sprintf("%s > %s proto %d dscp %d",
+		netip.AddrPortFrom(f.Src, f.SrcPort), netip.AddrPortFrom(f.Dst, f.DstPort), f.Proto, f.DSCP)
+	if f.HasQP {
+		s += fmt.Sprintf(" qp 0x%06x", f.QP)
+	}
+	return s
+}
+
+// hasPorts reports whether the first 4 octets of the L4 header of proto are
+// a source and a destination port.
+func hasPorts(proto uint8) bool {
+	switch proto {
+	case 6, 17, 33, 132, 136: // TCP, UDP, DCCP, SCTP, UDP-Lite
+		return true
+	}
+	return false
+}
+
+// DecodeQuote names the flow of a quoted packet q, which starts at the first
+// octet of an IPv4 or IPv6 header. It needs the whole IP header (IPv6
+// extension headers included) plus 8 octets of L4 header, and reports
+// ErrQuoteTooShort otherwise, or ErrVersion when q holds neither IPv4 nor
+// IPv6. It does not allocate.
+func DecodeQuote(q []byte) (Flow, error) {
+	var f Flow
+	if len(q) < 1 {
+		return f, errAt("flow", "version", 0, ErrQuoteTooShort, "empty quote")
+	}
+	var l4 int
+	switch q[0] >> 4 {
+	case 4:
+		if len(q) < 20 {
+			return f, errAt("flow", "ipv4", 0, ErrQuoteTooShort, fmt.Sprintf("IPv4 header needs 20 octets, quote has %d", len(q)))
+		}
+		ihl := int(q[0]&0x0f) * 4
+		if ihl < 20 {
+			return f, errAt("flow", "ipv4.ihl", 0, ErrBadValue, fmt.Sprintf("IHL %d", ihl/4))
+		}
+		f.DSCP = q[1] >> 2
+		f.Proto = q[9]
+		f.Src = netip.AddrFrom4([4]byte(q[12:16]))
+		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
+		l4 = ihl
+	case 6:
+		if len(q) < 40 {
+			return f, errAt("flow", "ipv6", 0, ErrQuoteTooShort, fmt.Sprintf("IPv6 header needs 40 octets, quote has %d", len(q)))
+		}
+		f.DSCP = (q[0]&0x0f)<<2 | q[1]>>6
+		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
+		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
+		next, off := q[6], 40
+		// Walk the extension headers that may precede the L4 header.
+		for i := 0; i < 8; i++ {
+			switch next {
+			case 0, 43, 60: // hop-by-hop, routing, destination options
+				if len(q) < off+2 {
+					return f, errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "extension header cut")
+				}
+				next, off = q[off], off+(int(q[off+1])+1)*8
+				continue
+			case 44: // fragment
+				if len(q) < off+8 {
+					return f, errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "fragment header cut")
+				}
+				next, off = q[off], off+8
+				continue
+			}
+			break
+		}
+		f.Proto = next
+		l4 = off
+	default:
+		return f, errAt("flow", "version", 0, ErrVersion, fmt.Sprintf("IP version %d", q[0]>>4))
+	}
+	if len(q) < l4+8 {
+		return f, errAt("flow", "l4", l4, ErrQuoteTooShort, fmt.Sprintf("need %d octets (IP header + 8), quote has %d", l4+8, len(q)))
+	}
+	if hasPorts(f.Proto) {
+		f.SrcPort = binary.BigEndian.Uint16(q[l4:])
+		f.DstPort = binary.BigEndian.Uint16(q[l4+2:])
+	}
+	if f.Proto == 17 && f.DstPort == RoCEv2Port && len(q) >= l4+8+12 {
+		f.QP = uint32(q[l4+8+5])<<16 | uint32(q[l4+8+6])<<8 | uint32(q[l4+8+7])
+		f.HasQP = true
+	}
+	return f, nil
+}
+
+// QuoteLen is how many octets of the offending IP packet a builder quotes
+// in a BTS or a CC-postcard: enough for IPv4 or IPv6 + UDP + BTH.
+const QuoteLen = 64
+
+// Quote returns the prefix of ipPacket a BTS or postcard carries:
+// min(len(ipPacket), QuoteLen) octets. It does not copy.
+func Quote(ipPacket []byte) []byte {
+	if len(ipPacket) > QuoteLen {
+		return ipPacket[:QuoteLen]
+	}
+	return ipPacket
+}

@@ -1,0 +1,142 @@
+package layers
+
+import (
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Parser is a ready, allocation-free decoder for Ethernet frames carrying
+// any format of this package: a gopacket.DecodingLayerParser over Ethernet,
+// 802.1Q, IPv4, IPv6, UDP and every layer here, plus the checks that need
+// more than one layer (the RoCEv2 ICRC, the PAUSE/PFC destination MAC). Its
+// layers are reused frame after frame: copy what you keep.
+//
+// A Parser is not safe for concurrent use; make one per goroutine.
+type Parser struct {
+	Eth        layers.Ethernet
+	Dot1Q      layers.Dot1Q
+	IPv4       layers.IPv4
+	IPv6       layers.IPv6
+	UDP        layers.UDP
+	MACControl MACControl
+	Pause      Pause
+	PFC        PFC
+	BTH        BTH
+	CIM        CIM
+	BTS        BTS
+	Postcard   Postcard
+	FCExp      FCExp
+	BFC        BFC
+	FGCredit   FGCredit
+	FGPause    FGPause
+	Payload    gopacket.Payload
+
+	// Decoded lists the layer types decoded from the last frame, in order.
+	Decoded []gopacket.LayerType
+	// Truncated says the last frame was cut short somewhere.
+	Truncated bool
+	// Failed is the layer type whose decoding returned the last error, or
+	// gopacket.LayerTypeZero. That layer holds every field decoded before
+	// the error (see Layer), so nothing already decoded is lost.
+	Failed gopacket.LayerType
+
+	dlp *gopacket.DecodingLayerParser
+}
+
+// NewParser returns a Parser for frames that start with an Ethernet header.
+func NewParser() *Parser {
+	p := &Parser{Decoded: make([]gopacket.LayerType, 0, 16)}
+	p.dlp = gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet,
+		&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
+		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload)
+	p.dlp.IgnoreUnsupported = true
+	return p
+}
+
+// Decode decodes one frame. Layers decoded before an error stay valid and
+// are listed in Decoded. Protocols the Parser does not know end decoding
+// without an error (their types are not listed).
+func (p *Parser) Decode(frame []byte) error {
+	err := p.dlp.DecodeLayers(frame, &p.Decoded)
+	p.Truncated = p.dlp.Truncated
+	p.Failed = gopacket.LayerTypeZero
+	if err != nil {
+		p.Failed = layers.LayerTypeEthernet
+		if n := len(p.Decoded); n > 0 {
+			p.Failed = p.Layer(p.Decoded[n-1]).NextLayerType()
+		}
+	}
+	var netHdr []byte
+	for _, t := range p.Decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			netHdr = p.IPv4.Contents
+		case layers.LayerTypeIPv6:
+			netHdr = p.IPv6.Contents
+		case LayerTypeBTH:
+			if netHdr != nil {
+				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
+			}
+		case LayerTypePause:
+			if !IsMACControlDst(p.Eth.DstMAC) {
+				p.Pause.Warnings |= WarnDestMAC
+			}
+		case LayerTypePFC:
+			if !IsMACControlDst(p.Eth.DstMAC) {
+				p.PFC.Warnings |= WarnDestMAC
+			}
+		}
+	}
+	return err
+}
+
+// Has reports whether the last frame decoded a layer of type t.
+func (p *Parser) Has(t gopacket.LayerType) bool {
+	for _, d := range p.Decoded {
+		if d == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Layer returns the Parser's layer for type t, or nil when it has none.
+func (p *Parser) Layer(t gopacket.LayerType) gopacket.DecodingLayer {
+	switch t {
+	case layers.LayerTypeEthernet:
+		return &p.Eth
+	case layers.LayerTypeDot1Q:
+		return &p.Dot1Q
+	case layers.LayerTypeIPv4:
+		return &p.IPv4
+	case layers.LayerTypeIPv6:
+		return &p.IPv6
+	case layers.LayerTypeUDP:
+		return &p.UDP
+	case LayerTypeMACControl:
+		return &p.MACControl
+	case LayerTypePause:
+		return &p.Pause
+	case LayerTypePFC:
+		return &p.PFC
+	case LayerTypeBTH:
+		return &p.BTH
+	case LayerTypeCIM:
+		return &p.CIM
+	case LayerTypeBTS:
+		return &p.BTS
+	case LayerTypePostcard:
+		return &p.Postcard
+	case LayerTypeFCExp:
+		return &p.FCExp
+	case LayerTypeBFC:
+		return &p.BFC
+	case LayerTypeFGCredit:
+		return &p.FGCredit
+	case LayerTypeFGPause:
+		return &p.FGPause
+	case gopacket.LayerTypePayload:
+		return &p.Payload
+	}
+	return nil
+}

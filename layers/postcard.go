@@ -1,0 +1,142 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// PostcardVersion is the CC-postcard version this package speaks.
+const PostcardVersion = 1
+
+const postcardHeaderLen = 36
+
+// Postcard is a PB-FS CC-postcard (wire.md §6), the payload of a UDP
+// datagram to port 1022 (configurable), sent by a switch to the sender of
+// a marked packet with the switch's assessment of one egress port:
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|Ver=1  | resv  |   reserved    |          egress port          |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                     switch id (MAC-48) ...                    |
+//	+                               +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                               |           reserved            |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|                      port rate T (Mb/s)                       |
+//	|                          DC_RTT (ns)                          |
+//	|                        I_p (octets)                           |
+//	|                        Q^1 (octets)                           |
+//	|                     recentBytes (octets)                      |
+//	|                  recentMarkedBytes (octets)                   |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|            quote of the marked packet, as BTS ...             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//
+// Field names: postcard.version, .port, .switch_id, .rate_mbps, .window_ns,
+// .ip_bytes, .q1_bytes, .recent_bytes, .recent_marked_bytes, .quote_len, and
+// flow.* for the quote.
+type Postcard struct {
+	layers.BaseLayer
+	Version           uint8
+	Port              uint16
+	SwitchID          net.HardwareAddr // 6 octets
+	RateMbps          uint32
+	WindowNS          uint32 // DC_RTT the switch assessed over
+	IPBytes           uint32 // I_p
+	Q1Bytes           uint32 // Q^1
+	RecentBytes       uint32
+	RecentMarkedBytes uint32
+	Quote             []byte
+	Flow              Flow
+	Warnings          Warnings
+}
+
+// LayerType returns LayerTypePostcard.
+func (m *Postcard) LayerType() gopacket.LayerType { return LayerTypePostcard }
+
+// CanDecode returns LayerTypePostcard.
+func (m *Postcard) CanDecode() gopacket.LayerClass { return LayerTypePostcard }
+
+// NextLayerType returns gopacket.LayerTypeZero.
+func (m *Postcard) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+var postcardFields = [...]string{"version", "version", "port", "port", "switch_id", "switch_id", "switch_id", "switch_id", "switch_id", "switch_id", "reserved", "reserved"}
+
+func postcardFieldAt(n int) string {
+	if n < len(postcardFields) {
+		return postcardFields[n]
+	}
+	return [...]string{"rate_mbps", "window_ns", "ip_bytes", "q1_bytes", "recent_bytes", "recent_marked_bytes"}[(n-12)/4]
+}
+
+// DecodeFromBytes decodes a CC-postcard and names the quoted flow; a quote
+// too short to name a flow is ErrQuoteTooShort, after the other fields.
+func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = Postcard{}
+	if len(data) < postcardHeaderLen {
+		df.SetTruncated()
+		return truncated("postcard", postcardFieldAt(len(data)), len(data), postcardHeaderLen, len(data))
+	}
+	m.Version = data[0] >> 4
+	if m.Version != PostcardVersion {
+		return errAt("postcard", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
+	}
+	if data[0]&0x0f != 0 || data[1] != 0 || data[10] != 0 || data[11] != 0 {
+		m.Warnings |= WarnReserved
+	}
+	m.Port = binary.BigEndian.Uint16(data[2:])
+	m.SwitchID = net.HardwareAddr(data[4:10:10])
+	m.RateMbps = binary.BigEndian.Uint32(data[12:])
+	m.WindowNS = binary.BigEndian.Uint32(data[16:])
+	m.IPBytes = binary.BigEndian.Uint32(data[20:])
+	m.Q1Bytes = binary.BigEndian.Uint32(data[24:])
+	m.RecentBytes = binary.BigEndian.Uint32(data[28:])
+	m.RecentMarkedBytes = binary.BigEndian.Uint32(data[32:])
+	m.Quote = data[postcardHeaderLen:]
+	m.Contents, m.Payload = data, nil
+	f, err := DecodeQuote(m.Quote)
+	if err != nil {
+		return quoteErr("postcard", postcardHeaderLen, err)
+	}
+	m.Flow = f
+	return nil
+}
+
+// SerializeTo writes the postcard and its Quote. SwitchID must be 6 octets
+// (or empty, written as zeros).
+func (m *Postcard) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if m.Version > 15 {
+		return errAt("postcard", "version", 0, ErrBadValue, "4 bits")
+	}
+	if len(m.SwitchID) != 6 && len(m.SwitchID) != 0 {
+		return errAt("postcard", "switch_id", 4, ErrBadValue, fmt.Sprintf("%d octets, want 6", len(m.SwitchID)))
+	}
+	buf, err := b.PrependBytes(postcardHeaderLen + len(m.Quote))
+	if err != nil {
+		return err
+	}
+	clear(buf[:postcardHeaderLen])
+	buf[0] = versionOr1(m.Version) << 4
+	binary.BigEndian.PutUint16(buf[2:], m.Port)
+	copy(buf[4:10], m.SwitchID)
+	binary.BigEndian.PutUint32(buf[12:], m.RateMbps)
+	binary.BigEndian.PutUint32(buf[16:], m.WindowNS)
+	binary.BigEndian.PutUint32(buf[20:], m.IPBytes)
+	binary.BigEndian.PutUint32(buf[24:], m.Q1Bytes)
+	binary.BigEndian.PutUint32(buf[28:], m.RecentBytes)
+	binary.BigEndian.PutUint32(buf[32:], m.RecentMarkedBytes)
+	copy(buf[postcardHeaderLen:], m.Quote)
+	return nil
+}
+
+func decodePostcard(data []byte, p gopacket.PacketBuilder) error {
+	m := &Postcard{}
+	err := m.DecodeFromBytes(data, p)
+	p.AddLayer(m)
+	return err
+}

@@ -1,0 +1,790 @@
+package layers
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// BTH is the RoCEv2 base transport header (wire.md §3.1) with everything
+// else the UDP payload holds: the extension headers its opcode implies, the
+// payload, the pad and the ICRC.
+//
+//	 0                   1                   2                   3
+//	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|    OpCode     |S|M|Pad| TVer  |             P_Key             |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|F|B|   resv    |                    DestQP                     |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|A|    resv     |                      PSN                      |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//	|  extension headers (by opcode) | payload | pad | ICRC (4, LE) |
+//	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//
+// The BTH owns the extension headers: it decodes them into RETH, AETH,
+// ImmDt, DETH and CNP by opcode and writes them from there on serialize, so a
+// RoCEv2 packet serializes as Ethernet, IP, UDP, BTH, payload. NewPacket
+// also adds each present extension header as its own layer (so
+// packet.Layer(LayerTypeRETH) works); DecodingLayerParser sees the BTH only.
+//
+// The ICRC is checked where the IP and UDP headers are known: by NewPacket,
+// and by this package's Parser. VerifyICRC checks it by hand.
+type BTH struct {
+	layers.BaseLayer
+	Opcode uint8
+	SE, M  bool
+	PadCnt uint8 // 0..3
+	TVer   uint8 // 0..15, 0 defined
+	PKey   uint16
+	FECN   bool
+	BECN   bool
+	DestQP uint32 // 24 bits
+	AckReq bool
+	PSN    uint32 // 24 bits
+
+	// Extension headers; which are present follows from Opcode (HasRETH...).
+	RETH  RETH
+	AETH  AETH
+	ImmDt ImmDt
+	DETH  DETH
+	CNP   CNP
+	// OtherExt holds extension headers decoded by length only (AtomicETH,
+	// AtomicAckETH, IETH); on serialize it is written where they go.
+	OtherExt []byte
+
+	Pad  []byte // the PadCnt pad octets
+	ICRC uint32 // as a number: the wire octets read least significant first
+	// ICRCChecked says whether the ICRC was verified (the IP and UDP headers
+	// were known); ICRCOK is the result. A mismatch also sets WarnICRC.
+	ICRCChecked, ICRCOK bool
+	Warnings            Warnings
+
+	roce   []byte // the whole UDP payload, for VerifyICRC
+	netL   gopacket.SerializableLayer
+	udpL   *layers.UDP
+	hdrExt uint16 // extension header flags, from the opcode
+}
+
+// RoCEv2 opcodes with a name in this package. The transport is bits 7..5.
+const (
+	OpcodeRCSendFirst         uint8 = 0x00
+	OpcodeRCSendOnly          uint8 = 0x04
+	OpcodeRCSendOnlyImm       uint8 = 0x05
+	OpcodeRCWriteFirst        uint8 = 0x06
+	OpcodeRCWriteMiddle       uint8 = 0x07
+	OpcodeRCWriteLast         uint8 = 0x08
+	OpcodeRCWriteLastImm      uint8 = 0x09
+	OpcodeRCWriteOnly         uint8 = 0x0a
+	OpcodeRCWriteOnlyImm      uint8 = 0x0b
+	OpcodeRCReadRequest       uint8 = 0x0c
+	OpcodeRCReadResponseFirst uint8 = 0x0d
+	OpcodeRCReadResponseLast  uint8 = 0x0f
+	OpcodeRCReadResponseOnly  uint8 = 0x10
+	OpcodeRCAck               uint8 = 0x11
+	OpcodeUCWriteOnly         uint8 = 0x2a
+	OpcodeUDSendOnly          uint8 = 0x64
+	OpcodeUDSendOnlyImm       uint8 = 0x65
+	OpcodeCNP                 uint8 = 0x81
+)
+
+// Extension header flags, in wire order.
+const (
+	extDETH uint16 = 1 << iota
+	extRETH
+	extAtomic    // AtomicETH, 28 octets
+	extAETH      //
+	extAtomicAck // AtomicAckETH, 8 octets
+	extImm
+	extIETH // 4 octets
+	extCNP  // 16 reserved octets
+)
+
+// rcExt gives the extension headers of the RC operations (low 5 bits);
+// UC uses the same codes for 0x00-0x0b.
+var rcExt = [32]uint16{
+	0x03: extImm, 0x05: extImm, 0x06: extRETH, 0x09: extImm, 0x0a: extRETH,
+	0x0b: extRETH | extImm, 0x0c: extRETH, 0x0d: extAETH, 0x0f: extAETH,
+	0x10: extAETH, 0x11: extAETH, 0x12: extAETH | extAtomicAck,
+	0x13: extAtomic, 0x14: extAtomic, 0x16: extIETH, 0x17: extIETH,
+}
+
+// opcodeExt returns the extension headers an opcode implies. RD operations
+// (0x40-0x5f) and undefined opcodes get none: their octets are payload.
+func opcodeExt(op uint8) uint16 {
+	switch {
+	case op < 0x20:
+		return rcExt[op]
+	case op < 0x2c:
+		return rcExt[op&0x1f]
+	case op == OpcodeUDSendOnly:
+		return extDETH
+	case op == OpcodeUDSendOnlyImm:
+		return extDETH | extImm
+	case op == OpcodeCNP:
+		return extCNP
+	}
+	return 0
+}
+
+func extLen(ext uint16) int {
+	n := 0
+	if ext&extDETH != 0 {
+		n += 8
+	}
+	if ext&extRETH != 0 {
+		n += 16
+	}
+	if ext&extAtomic != 0 {
+		n += 28
+	}
+	if ext&extAETH != 0 {
+		n += 4
+	}
+	if ext&extAtomicAck != 0 {
+		n += 8
+	}
+	if ext&extImm != 0 {
+		n += 4
+	}
+	if ext&extIETH != 0 {
+		n += 4
+	}
+	if ext&extCNP != 0 {
+		n += 16
+	}
+	return n
+}
+
+// HasRETH reports whether the opcode carries a RETH.
+func (m *BTH) HasRETH() bool { return opcodeExt(m.Opcode)&extRETH != 0 }
+
+// HasAETH reports whether the opcode carries an AETH.
+func (m *BTH) HasAETH() bool { return opcodeExt(m.Opcode)&extAETH != 0 }
+
+// HasImmDt reports whether the opcode carries immediate data.
+func (m *BTH) HasImmDt() bool { return opcodeExt(m.Opcode)&extImm != 0 }
+
+// HasDETH reports whether the opcode carries a DETH (UD operations).
+func (m *BTH) HasDETH() bool { return opcodeExt(m.Opcode)&extDETH != 0 }
+
+// IsCNP reports whether this is a congestion notification packet.
+func (m *BTH) IsCNP() bool { return m.Opcode == OpcodeCNP }
+
+// LayerType returns LayerTypeBTH.
+func (m *BTH) LayerType() gopacket.LayerType { return LayerTypeBTH }
+
+// CanDecode returns LayerTypeBTH.
+func (m *BTH) CanDecode() gopacket.LayerClass { return LayerTypeBTH }
+
+// NextLayerType returns gopacket.LayerTypePayload when there is a payload.
+func (m *BTH) NextLayerType() gopacket.LayerType {
+	if len(m.Payload) == 0 {
+		return gopacket.LayerTypeZero
+	}
+	return gopacket.LayerTypePayload
+}
+
+// DecodeFromBytes decodes a RoCEv2 UDP payload. It does not check the ICRC
+// (it does not see the IP header): see VerifyICRC and Parser.
+func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = BTH{netL: m.netL, udpL: m.udpL}
+	if len(data) < 12+4 {
+		df.SetTruncated()
+		field := "bth"
+		if len(data) >= 12 {
+			field = "icrc"
+		}
+		return truncated("bth", field, min(len(data), 12), 16, len(data))
+	}
+	m.Opcode = data[0]
+	m.SE = data[1]&0x80 != 0
+	m.M = data[1]&0x40 != 0
+	m.PadCnt = data[1] >> 4 & 3
+	m.TVer = data[1] & 0x0f
+	m.PKey = binary.BigEndian.Uint16(data[2:])
+	m.FECN = data[4]&0x80 != 0
+	m.BECN = data[4]&0x40 != 0
+	m.DestQP = uint32(data[5])<<16 | uint32(data[6])<<8 | uint32(data[7])
+	m.AckReq = data[8]&0x80 != 0
+	m.PSN = uint32(data[9])<<16 | uint32(data[10])<<8 | uint32(data[11])
+	if data[4]&0x3f != 0 || data[8]&0x7f != 0 {
+		m.Warnings |= WarnReserved
+	}
+	if m.TVer != 0 {
+		m.Warnings |= WarnTVer
+	}
+	m.roce = data
+	end := len(data) - 4
+	m.ICRC = binary.LittleEndian.Uint32(data[end:])
+	ext := opcodeExt(m.Opcode)
+	m.hdrExt = ext
+	el := extLen(ext)
+	if 12+el > end {
+		df.SetTruncated()
+		return errAt("bth", extName(ext), 12, ErrLength,
+			fmt.Sprintf("opcode 0x%02x needs %d octets of extension headers, %d before the ICRC", m.Opcode, el, end-12))
+	}
+	if 12+el+int(m.PadCnt) > end {
+		return errAt("bth", "padcnt", 1, ErrLength,
+			fmt.Sprintf("pad of %d octets, %d after the headers", m.PadCnt, end-12-el))
+	}
+	off := 12
+	if ext&extDETH != 0 {
+		m.DETH.decode(data[off : off+8])
+		off += 8
+	}
+	if ext&extRETH != 0 {
+		m.RETH.decode(data[off : off+16])
+		off += 16
+	}
+	otherStart := off
+	if ext&extAtomic != 0 {
+		off += 28
+	}
+	if ext&extAETH != 0 {
+		m.AETH.decode(data[off : off+4])
+		off += 4
+	}
+	if ext&extAtomicAck != 0 {
+		if otherStart == off-4 { // AETH sits between: keep only the AtomicAckETH
+			otherStart = off
+		}
+		off += 8
+	}
+	if ext&(extAtomic|extAtomicAck) != 0 {
+		m.OtherExt = data[otherStart:off]
+	}
+	if ext&extImm != 0 {
+		m.ImmDt.decode(data[off : off+4])
+		off += 4
+	}
+	if ext&extIETH != 0 {
+		m.OtherExt = data[off : off+4]
+		off += 4
+	}
+	if ext&extCNP != 0 {
+		m.CNP.decode(data[off:off+16], m)
+		off += 16
+	}
+	padStart := end - int(m.PadCnt)
+	m.Pad = data[padStart:end]
+	m.Contents = data[:12]
+	m.Payload = data[off:padStart]
+	if ext&extCNP != 0 && len(m.Payload) > 0 {
+		m.Warnings |= WarnReserved
+	}
+	return nil
+}
+
+func extName(ext uint16) string {
+	switch {
+	case ext&extRETH != 0:
+		return "reth"
+	case ext&extAETH != 0:
+		return "aeth"
+	case ext&extCNP != 0:
+		return "cnp"
+	case ext&extDETH != 0:
+		return "deth"
+	case ext&extImm != 0:
+		return "immdt"
+	}
+	return "ext"
+}
+
+// VerifyICRC checks the ICRC against the IP header (IPv4 with options, or
+// IPv6) and the UDP header of the packet this BTH was decoded from, and
+// records the result in ICRCChecked, ICRCOK and WarnICRC. It does not
+// allocate.
+func (m *BTH) VerifyICRC(ipHeader, udpHeader []byte) bool {
+	if len(m.roce) < 16 || len(udpHeader) < 8 {
+		return false
+	}
+	got := icrcOver(ipHeader, udpHeader, m.roce[:len(m.roce)-4])
+	m.ICRCChecked = true
+	m.ICRCOK = got == m.ICRC
+	if !m.ICRCOK {
+		m.Warnings |= WarnICRC
+	}
+	return m.ICRCOK
+}
+
+// SetNetworkLayerForICRC tells the BTH the IP layer (*layers.IPv4 or
+// *layers.IPv6) and the UDP layer it will be serialized under, so that
+// SerializeTo with ComputeChecksums computes the ICRC, the way UDP needs
+// SetNetworkLayerForChecksum.
+func (m *BTH) SetNetworkLayerForICRC(ip gopacket.SerializableLayer, udp *layers.UDP) {
+	m.netL, m.udpL = ip, udp
+}
+
+// SerializeTo writes the BTH and the extension headers its opcode implies
+// in front of the payload already in b, then the pad and the ICRC after it.
+// With FixLengths it sets PadCnt to align the payload to 4 octets; with
+// ComputeChecksums it computes the ICRC (see SetNetworkLayerForICRC),
+// otherwise it writes ICRC as set.
+func (m *BTH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	if m.DestQP > 0xffffff || m.PSN > 0xffffff {
+		return errAt("bth", "destqp/psn", 5, ErrBadValue, "DestQP and PSN are 24 bits")
+	}
+	if m.TVer > 15 {
+		return errAt("bth", "tver", 1, ErrBadValue, "4 bits")
+	}
+	payloadLen := len(b.Bytes())
+	if opts.FixLengths {
+		m.PadCnt = uint8((4 - payloadLen%4) % 4)
+	} else if m.PadCnt > 3 {
+		return errAt("bth", "padcnt", 1, ErrBadValue, "2 bits")
+	}
+	tail, err := b.AppendBytes(int(m.PadCnt) + 4)
+	if err != nil {
+		return err
+	}
+	clear(tail)
+	ext := opcodeExt(m.Opcode)
+	el := extLen(ext)
+	buf, err := b.PrependBytes(12 + el)
+	if err != nil {
+		return err
+	}
+	buf[0] = m.Opcode
+	buf[1] = m.PadCnt<<4 | m.TVer
+	if m.SE {
+		buf[1] |= 0x80
+	}
+	if m.M {
+		buf[1] |= 0x40
+	}
+	binary.BigEndian.PutUint16(buf[2:], m.PKey)
+	buf[4] = 0
+	if m.FECN {
+		buf[4] |= 0x80
+	}
+	if m.BECN {
+		buf[4] |= 0x40
+	}
+	put24(buf[5:], m.DestQP)
+	buf[8] = 0
+	if m.AckReq {
+		buf[8] = 0x80
+	}
+	put24(buf[9:], m.PSN)
+	off := 12
+	other := m.OtherExt
+	if ext&extDETH != 0 {
+		if err := m.DETH.put(buf[off:]); err != nil {
+			return err
+		}
+		off += 8
+	}
+	if ext&extRETH != 0 {
+		m.RETH.put(buf[off:])
+		off += 16
+	}
+	for _, x := range [...]struct {
+		flag uint16
+		n    int
+	}{{extAtomic, 28}, {extAETH, 4}, {extAtomicAck, 8}} {
+		if ext&x.flag == 0 {
+			continue
+		}
+		if x.flag == extAETH {
+			if err := m.AETH.put(buf[off:]); err != nil {
+				return err
+			}
+		} else {
+			clear(buf[off : off+x.n])
+			other = other[copy(buf[off:off+x.n], other):]
+		}
+		off += x.n
+	}
+	if ext&extImm != 0 {
+		binary.BigEndian.PutUint32(buf[off:], m.ImmDt.Data)
+		off += 4
+	}
+	if ext&extIETH != 0 {
+		clear(buf[off : off+4])
+		copy(buf[off:off+4], m.OtherExt)
+		off += 4
+	}
+	if ext&extCNP != 0 {
+		clear(buf[off : off+16])
+	}
+	all := b.Bytes()
+	icrc := m.ICRC
+	if opts.ComputeChecksums {
+		if icrc, err = m.computeICRC(all, opts); err != nil {
+			return err
+		}
+		m.ICRC = icrc
+	}
+	PutICRC(all[len(all)-4:], icrc)
+	return nil
+}
+
+// computeICRC serializes the IP and UDP layers in front of a copy of roce in
+// a scratch buffer (on copies of the layers, so they are not changed) and
+// computes the ICRC over the result.
+func (m *BTH) computeICRC(roce []byte, opts gopacket.SerializeOptions) (uint32, error) {
+	if m.netL == nil || m.udpL == nil {
+		return 0, ErrNoNetworkLayer
+	}
+	scratch := gopacket.NewSerializeBufferExpectedSize(60+8, len(roce))
+	p, _ := scratch.PrependBytes(len(roce))
+	copy(p, roce)
+	o := gopacket.SerializeOptions{FixLengths: opts.FixLengths}
+	udp := *m.udpL
+	if err := udp.SerializeTo(scratch, o); err != nil {
+		return 0, err
+	}
+	switch ip := m.netL.(type) {
+	case *layers.IPv4:
+		c := *ip
+		if err := c.SerializeTo(scratch, o); err != nil {
+			return 0, err
+		}
+	case *layers.IPv6:
+		c := *ip
+		if err := c.SerializeTo(scratch, o); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("bth: ICRC over %v is not supported: %w", m.netL.LayerType(), ErrBadValue)
+	}
+	return ComputeICRC(scratch.Bytes())
+}
+
+func put24(b []byte, v uint32) { b[0], b[1], b[2] = byte(v>>16), byte(v>>8), byte(v) }
+
+func get24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
+	m := &BTH{}
+	err := m.DecodeFromBytes(data, p)
+	p.AddLayer(m)
+	if err != nil {
+		return err
+	}
+	if pk, ok := p.(gopacket.Packet); ok {
+		if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil {
+			m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
+		}
+	}
+	ext := m.hdrExt
+	for _, x := range [...]struct {
+		flag uint16
+		l    gopacket.Layer
+	}{{extDETH, &m.DETH}, {extRETH, &m.RETH}, {extAETH, &m.AETH}, {extImm, &m.ImmDt}, {extCNP, &m.CNP}} {
+		if ext&x.flag != 0 {
+			p.AddLayer(x.l)
+		}
+	}
+	if len(m.Payload) == 0 {
+		return nil
+	}
+	return p.NextDecoder(gopacket.LayerTypePayload)
+}
+
+// RETH is the RDMA extended transport header (16 octets): virtual address,
+// R_Key and DMA length. Field names: reth.va, reth.rkey, reth.dmalen.
+type RETH struct {
+	layers.BaseLayer
+	VA     uint64
+	RKey   uint32
+	DMALen uint32
+}
+
+func (r *RETH) decode(b []byte) {
+	r.VA = binary.BigEndian.Uint64(b)
+	r.RKey = binary.BigEndian.Uint32(b[8:])
+	r.DMALen = binary.BigEndian.Uint32(b[12:])
+	r.Contents = b[:16]
+}
+
+func (r *RETH) put(b []byte) {
+	binary.BigEndian.PutUint64(b, r.VA)
+	binary.BigEndian.PutUint32(b[8:], r.RKey)
+	binary.BigEndian.PutUint32(b[12:], r.DMALen)
+}
+
+// LayerType returns LayerTypeRETH.
+func (r *RETH) LayerType() gopacket.LayerType { return LayerTypeRETH }
+
+// CanDecode returns LayerTypeRETH.
+func (r *RETH) CanDecode() gopacket.LayerClass { return LayerTypeRETH }
+
+// NextLayerType returns gopacket.LayerTypePayload.
+func (r *RETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
+
+// DecodeFromBytes decodes a RETH on its own (16 octets); the rest is Payload.
+func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < 16 {
+		df.SetTruncated()
+		return truncated("reth", "reth", 0, 16, len(data))
+	}
+	r.decode(data)
+	r.Payload = data[16:]
+	return nil
+}
+
+// SerializeTo writes the 16-octet RETH.
+func (r *RETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	buf, err := b.PrependBytes(16)
+	if err != nil {
+		return err
+	}
+	r.put(buf)
+	return nil
+}
+
+func decodeRETH(data []byte, p gopacket.PacketBuilder) error {
+	r := &RETH{}
+	err := r.DecodeFromBytes(data, p)
+	p.AddLayer(r)
+	if err != nil {
+		return err
+	}
+	return p.NextDecoder(gopacket.LayerTypePayload)
+}
+
+// AETH is the ACK extended transport header (4 octets): syndrome and
+// 24-bit MSN. Field names: aeth.syndrome, aeth.msn.
+type AETH struct {
+	layers.BaseLayer
+	Syndrome uint8
+	MSN      uint32
+}
+
+func (a *AETH) decode(b []byte) {
+	a.Syndrome = b[0]
+	a.MSN = get24(b[1:])
+	a.Contents = b[:4]
+}
+
+func (a *AETH) put(b []byte) error {
+	if a.MSN > 0xffffff {
+		return errAt("aeth", "msn", 1, ErrBadValue, "24 bits")
+	}
+	b[0] = a.Syndrome
+	put24(b[1:], a.MSN)
+	return nil
+}
+
+// LayerType returns LayerTypeAETH.
+func (a *AETH) LayerType() gopacket.LayerType { return LayerTypeAETH }
+
+// CanDecode returns LayerTypeAETH.
+func (a *AETH) CanDecode() gopacket.LayerClass { return LayerTypeAETH }
+
+// NextLayerType returns gopacket.LayerTypePayload.
+func (a *AETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
+
+// DecodeFromBytes decodes an AETH on its own (4 octets).
+func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < 4 {
+		df.SetTruncated()
+		return truncated("aeth", "aeth", 0, 4, len(data))
+	}
+	a.decode(data)
+	a.Payload = data[4:]
+	return nil
+}
+
+// SerializeTo writes the 4-octet AETH.
+func (a *AETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	buf, err := b.PrependBytes(4)
+	if err != nil {
+		return err
+	}
+	return a.put(buf)
+}
+
+func decodeAETH(data []byte, p gopacket.PacketBuilder) error {
+	a := &AETH{}
+	err := a.DecodeFromBytes(data, p)
+	p.AddLayer(a)
+	if err != nil {
+		return err
+	}
+	return p.NextDecoder(gopacket.LayerTypePayload)
+}
+
+// ImmDt is the 4-octet immediate data of the "with immediate" opcodes.
+type ImmDt struct {
+	layers.BaseLayer
+	Data uint32
+}
+
+func (i *ImmDt) decode(b []byte) {
+	i.Data = binary.BigEndian.Uint32(b)
+	i.Contents = b[:4]
+}
+
+// LayerType returns LayerTypeImmDt.
+func (i *ImmDt) LayerType() gopacket.LayerType { return LayerTypeImmDt }
+
+// CanDecode returns LayerTypeImmDt.
+func (i *ImmDt) CanDecode() gopacket.LayerClass { return LayerTypeImmDt }
+
+// NextLayerType returns gopacket.LayerTypePayload.
+func (i *ImmDt) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
+
+// DecodeFromBytes decodes immediate data on its own (4 octets).
+func (i *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < 4 {
+		df.SetTruncated()
+		return truncated("immdt", "immdt", 0, 4, len(data))
+	}
+	i.decode(data)
+	i.Payload = data[4:]
+	return nil
+}
+
+// SerializeTo writes the 4 octets of immediate data.
+func (i *ImmDt) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	buf, err := b.PrependBytes(4)
+	if err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(buf, i.Data)
+	return nil
+}
+
+func decodeImmDt(data []byte, p gopacket.PacketBuilder) error {
+	i := &ImmDt{}
+	err := i.DecodeFromBytes(data, p)
+	p.AddLayer(i)
+	if err != nil {
+		return err
+	}
+	return p.NextDecoder(gopacket.LayerTypePayload)
+}
+
+// DETH is the datagram extended transport header of UD operations (8
+// octets): Q_Key, reserved octet, 24-bit source QP.
+type DETH struct {
+	layers.BaseLayer
+	QKey  uint32
+	SrcQP uint32
+}
+
+func (d *DETH) decode(b []byte) {
+	d.QKey = binary.BigEndian.Uint32(b)
+	d.SrcQP = get24(b[5:])
+	d.Contents = b[:8]
+}
+
+func (d *DETH) put(b []byte) error {
+	if d.SrcQP > 0xffffff {
+		return errAt("deth", "srcqp", 5, ErrBadValue, "24 bits")
+	}
+	binary.BigEndian.PutUint32(b, d.QKey)
+	b[4] = 0
+	put24(b[5:], d.SrcQP)
+	return nil
+}
+
+// LayerType returns LayerTypeDETH.
+func (d *DETH) LayerType() gopacket.LayerType { return LayerTypeDETH }
+
+// CanDecode returns LayerTypeDETH.
+func (d *DETH) CanDecode() gopacket.LayerClass { return LayerTypeDETH }
+
+// NextLayerType returns gopacket.LayerTypePayload.
+func (d *DETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePayload }
+
+// DecodeFromBytes decodes a DETH on its own (8 octets).
+func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < 8 {
+		df.SetTruncated()
+		return truncated("deth", "deth", 0, 8, len(data))
+	}
+	d.decode(data)
+	d.Payload = data[8:]
+	return nil
+}
+
+// SerializeTo writes the 8-octet DETH.
+func (d *DETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	buf, err := b.PrependBytes(8)
+	if err != nil {
+		return err
+	}
+	return d.put(buf)
+}
+
+func decodeDETH(data []byte, p gopacket.PacketBuilder) error {
+	d := &DETH{}
+	err := d.DecodeFromBytes(data, p)
+	p.AddLayer(d)
+	if err != nil {
+		return err
+	}
+	return p.NextDecoder(gopacket.LayerTypePayload)
+}
+
+// CNP is the body of a RoCEv2 congestion notification packet (opcode 0x81):
+// 16 reserved octets after a BTH with BECN set. DestQP repeats the BTH's so
+// that the field cnp.destqp stands on its own. Non-zero reserved octets
+// decode with WarnReserved, a BTH without BECN with WarnCNPNoBECN.
+type CNP struct {
+	layers.BaseLayer
+	DestQP   uint32
+	Warnings Warnings
+}
+
+func (c *CNP) decode(b []byte, bth *BTH) {
+	c.Contents = b[:16]
+	c.DestQP = bth.DestQP
+	c.Warnings = 0
+	if !allZero(b[:16]) {
+		c.Warnings |= WarnReserved
+	}
+	if !bth.BECN {
+		c.Warnings |= WarnCNPNoBECN
+	}
+	bth.Warnings |= c.Warnings
+}
+
+// LayerType returns LayerTypeCNP.
+func (c *CNP) LayerType() gopacket.LayerType { return LayerTypeCNP }
+
+// CanDecode returns LayerTypeCNP.
+func (c *CNP) CanDecode() gopacket.LayerClass { return LayerTypeCNP }
+
+// NextLayerType returns gopacket.LayerTypeZero.
+func (c *CNP) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
+
+// DecodeFromBytes decodes the 16 reserved octets on their own; DestQP is not
+// known there and is left 0.
+func (c *CNP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) < 16 {
+		df.SetTruncated()
+		return truncated("cnp", "reserved", 0, 16, len(data))
+	}
+	*c = CNP{}
+	c.Contents, c.Payload = data[:16], data[16:]
+	if !allZero(data[:16]) {
+		c.Warnings |= WarnReserved
+	}
+	return nil
+}
+
+// SerializeTo writes the 16 zero octets.
+func (c *CNP) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
+	buf, err := b.PrependBytes(16)
+	if err != nil {
+		return err
+	}
+	clear(buf)
+	return nil
+}
+
+func decodeCNP(data []byte, p gopacket.PacketBuilder) error {
+	c := &CNP{}
+	err := c.DecodeFromBytes(data, p)
+	p.AddLayer(c)
+	return err
+}
