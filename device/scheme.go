@@ -1,0 +1,90 @@
+package device
+
+// Verdict is a hook's decision about a frame.
+type Verdict uint8
+
+const (
+	// Pass lets the frame go on along the normal path.
+	Pass Verdict = iota
+	// Drop makes the device discard the frame and count it under
+	// Packet.DropReason (or "scheme" when that is empty).
+	Drop
+	// Take hands the frame to the scheme: the device forgets it. The scheme
+	// later calls Device.Release to put it back on the path (a hold, as a
+	// Floodgate VOQ does), Device.Enqueue to queue it directly, or
+	// Device.Free when it consumed it (a BTS a NIC acted on).
+	Take
+)
+
+// Scheme is a flow-control scheme plugged into a Device. The device calls
+// its hooks, in the order the schemes were attached, at these points:
+//
+//   - OnControl: a frame of a signal kind (Kind.Signal) arrived on a port,
+//     before anything else looks at it. Pass lets the next scheme see it,
+//     then a switch forwards it like data if it is IP (a BTS passing
+//     through) and drops it otherwise; a NIC drops unconsumed non-IP signals.
+//   - OnIngress: a frame to forward arrived on a switch port; OutPort,
+//     Class and Queue are set from the forwarding table and the DSCP map.
+//     A scheme may change OutPort or Queue, drop, or take the frame.
+//   - OnEnqueue: the frame is about to join egress queue (OutPort, Queue),
+//     before buffer admission. Mark Packet.Reserved to admit it outside the
+//     shared buffer (PFC headroom).
+//   - OnDequeue: the frame starts transmission (TxStart is set).
+//   - OnDepart: its last bit has left; it no longer occupies the buffer.
+//   - OnTimer: a timer set with Device.After fired.
+//
+// Embed NopScheme to implement only some hooks.
+type Scheme interface {
+	// Attach is called once by Device.Attach; it validates the scheme's
+	// parameters against the device and sets defaults that depend on it.
+	Attach(d *Device) error
+	OnControl(d *Device, p *Packet) Verdict
+	OnIngress(d *Device, p *Packet) Verdict
+	OnEnqueue(d *Device, p *Packet) Verdict
+	OnDequeue(d *Device, p *Packet)
+	OnDepart(d *Device, p *Packet)
+	OnTimer(d *Device, id int, arg int64)
+}
+
+// Picker lets a scheme choose which egress queue of a switch port sends
+// next (BFC skipping paused flows, Floodgate, a different arbitration).
+// Pick returns a queue index of port.Queues, or -1 when nothing may start
+// now, together with the earliest time something might (0 when unknown:
+// the scheme then calls Device.Kick when that changes). The first attached
+// scheme that implements Picker is used; without one the device serves
+// the control class first, then round-robin across the other queues,
+// skipping a queue whose head frame's class is paused.
+type Picker interface {
+	Pick(d *Device, port *Port) (queue int, wake int64)
+}
+
+// FlowGate lets a scheme hold back a NIC flow (a Floodgate dst-pause, a BFC
+// filter): FlowBlockedUntil returns the time until which f may not start a
+// frame, or 0 when it may. The NIC asks every attached FlowGate.
+type FlowGate interface {
+	FlowBlockedUntil(d *Device, f *Flow) int64
+}
+
+// NopScheme implements every Scheme hook as a no-op that passes frames.
+type NopScheme struct{}
+
+// Attach does nothing.
+func (NopScheme) Attach(*Device) error { return nil }
+
+// OnControl passes.
+func (NopScheme) OnControl(*Device, *Packet) Verdict { return Pass }
+
+// OnIngress passes.
+func (NopScheme) OnIngress(*Device, *Packet) Verdict { return Pass }
+
+// OnEnqueue passes.
+func (NopScheme) OnEnqueue(*Device, *Packet) Verdict { return Pass }
+
+// OnDequeue does nothing.
+func (NopScheme) OnDequeue(*Device, *Packet) {}
+
+// OnDepart does nothing.
+func (NopScheme) OnDepart(*Device, *Packet) {}
+
+// OnTimer does nothing.
+func (NopScheme) OnTimer(*Device, int, int64) {}
