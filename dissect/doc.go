@@ -1,0 +1,17 @@
+// Package dissect turns a decoded frame into named fields, the one name
+// space (protocol.field, wire.md's field table) that sfcdump's display
+// filter, its JSON and fields output, its statistics and the Wireshark
+// dissectors share.
+//
+// A Frame wraps a layers.Parser and the capture metadata of one frame.
+// Protos lists, in wire order, the protocols the frame holds; each Proto
+// lists its Fields; Field.Values appends a field's values (most fields have
+// one, Floodgate entries have one per entry, optional fields none) into a
+// caller's slice, so the filter and the encoders run without allocating.
+//
+// Besides wire.md's protocols the registry has eth (src, dst, type), ip
+// (version, src, dst, dscp, ecn, ttl, proto; IPv4 and IPv6 alike) and udp
+// (sport, dport), so filters can name the outer headers. Floodgate entries
+// are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
+// fgpause.pause_us, one value per entry; JSON nests them as "entries".
+package dissect

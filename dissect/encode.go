@@ -1,0 +1,257 @@
+package dissect
+
+import (
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// AppendValue appends v's text form: decimal numbers (hex when hex is set),
+// true/false, addresses in standard notation, the origin's name.
+func AppendValue(dst []byte, v Value, hexNum bool) []byte {
+	switch v.Kind {
+	case KindUint:
+		if hexNum {
+			dst = append(dst, "0x"...)
+			return strconv.AppendUint(dst, v.U, 16)
+		}
+		return strconv.AppendUint(dst, v.U, 10)
+	case KindBool:
+		return strconv.AppendBool(dst, v.U != 0)
+	case KindIP:
+		return v.A.AppendTo(dst)
+	case KindMAC:
+		for i, c := range v.B {
+			if i > 0 {
+				dst = append(dst, ':')
+			}
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	case KindString:
+		return append(dst, v.S...)
+	}
+	return dst
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendJSONValue(dst []byte, v Value) []byte {
+	switch v.Kind {
+	case KindUint:
+		return strconv.AppendUint(dst, v.U, 10)
+	case KindBool:
+		return strconv.AppendBool(dst, v.U != 0)
+	}
+	dst = append(dst, '"')
+	dst = AppendValue(dst, v, false)
+	return append(dst, '"')
+}
+
+// AppendJSONString appends s as a JSON string.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// Encoder renders frames. It keeps scratch space between frames, so one
+// Encoder serves a whole capture without allocating per frame; it is not
+// safe for concurrent use.
+type Encoder struct {
+	vals []Value
+	ents [][]Value
+}
+
+// AppendJSON appends f as one JSON object (no newline): {"frame": {number,
+// time, interface, len, caplen}, "<protocol>": {fields}, ..., "warnings":
+// [...], "errors": [...]}, protocols in wire order.
+func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
+	dst = append(dst, `{"frame":{"number":`...)
+	dst = strconv.AppendInt(dst, int64(f.Number), 10)
+	dst = append(dst, `,"time":"`...)
+	dst = f.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, `","interface":`...)
+	dst = strconv.AppendInt(dst, int64(f.Interface), 10)
+	dst = append(dst, `,"len":`...)
+	dst = strconv.AppendInt(dst, int64(f.Len), 10)
+	dst = append(dst, `,"caplen":`...)
+	dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
+	dst = append(dst, '}')
+	for _, p := range Protos {
+		if !p.present(f) {
+			continue
+		}
+		dst = append(dst, ',', '"')
+		dst = append(dst, p.Name...)
+		dst = append(dst, `":{`...)
+		first := true
+		nEnt := 0
+		for _, fd := range p.Fields {
+			e.vals = fd.get(f, e.vals[:0])
+			if fd.Entry {
+				e.collectEntry(nEnt, e.vals)
+				nEnt++
+				continue
+			}
+			if len(e.vals) == 0 {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, '"')
+			dst = append(dst, fd.Short...)
+			dst = append(dst, '"', ':')
+			dst = appendJSONValue(dst, e.vals[0])
+		}
+		if nEnt > 0 {
+			if !first {
+				dst = append(dst, ',')
+			}
+			dst = e.appendEntries(dst, p, nEnt)
+		}
+		dst = append(dst, '}')
+	}
+	if w := FrameWarnings(f); w != nil {
+		dst = append(dst, `,"warnings":[`...)
+		for i, s := range w {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendJSONString(dst, s)
+		}
+		dst = append(dst, ']')
+	}
+	if f.Err != nil {
+		dst = append(dst, `,"errors":[`...)
+		dst = AppendJSONString(dst, f.Err.Error())
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+func (e *Encoder) collectEntry(i int, vals []Value) {
+	for len(e.ents) <= i {
+		e.ents = append(e.ents, nil)
+	}
+	e.ents[i] = append(e.ents[i][:0], vals...)
+}
+
+func (e *Encoder) appendEntries(dst []byte, p *Proto, n int) []byte {
+	dst = append(dst, `"entries":[`...)
+	rows := len(e.ents[0])
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		c := 0
+		for _, fd := range p.Fields {
+			if !fd.Entry {
+				continue
+			}
+			if c > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '"')
+			dst = append(dst, fd.Short...)
+			dst = append(dst, '"', ':')
+			if r < len(e.ents[c]) {
+				dst = appendJSONValue(dst, e.ents[c][r])
+			} else {
+				dst = append(dst, "null"...)
+			}
+			c++
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// FrameWarnings returns the warnings of every layer of f, each prefixed with
+// its protocol, or nil.
+func FrameWarnings(f *Frame) []string {
+	var out []string
+	add := func(proto string, w layers.Warnings) {
+		for _, s := range w.List() {
+			out = append(out, proto+": "+s)
+		}
+	}
+	p := f.P
+	for _, t := range p.Decoded {
+		switch t {
+		case layers.LayerTypePause:
+			add("pause", p.Pause.Warnings)
+		case layers.LayerTypePFC:
+			add("pfc", p.PFC.Warnings)
+		case layers.LayerTypeBTH:
+			add("bth", p.BTH.Warnings)
+		case layers.LayerTypeCIM:
+			add("cim", p.CIM.Warnings)
+		case layers.LayerTypeBTS:
+			add("bts", p.BTS.Warnings)
+		case layers.LayerTypePostcard:
+			add("postcard", p.Postcard.Warnings)
+		case layers.LayerTypeBFC:
+			add("bfc", p.BFC.Warnings)
+		case layers.LayerTypeFGCredit:
+			add("fgcredit", p.FGCredit.Warnings)
+		case layers.LayerTypeFGPause:
+			add("fgpause", p.FGPause.Warnings)
+		}
+	}
+	return out
+}
+
+// AppendFields appends the values of fields, tab-separated, as tshark's
+// -T fields does: several values of one field are joined by commas, a
+// missing field is empty.
+func (e *Encoder) AppendFields(dst []byte, f *Frame, fields []*Field) []byte {
+	for i, fd := range fields {
+		if i > 0 {
+			dst = append(dst, '\t')
+		}
+		e.vals = fd.get(f, e.vals[:0])
+		for j, v := range e.vals {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendValue(dst, v, false)
+		}
+	}
+	return dst
+}
+
+// AppendHex appends a hex dump of data in the style of tcpdump -x.
+func AppendHex(dst []byte, data []byte) []byte {
+	var line [16]byte
+	for off := 0; off < len(data); off += 16 {
+		n := copy(line[:], data[off:])
+		dst = append(dst, "\t0x"...)
+		dst = append(dst, hexDigits[off>>12&15], hexDigits[off>>8&15], hexDigits[off>>4&15], hexDigits[off&15])
+		dst = append(dst, ':')
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				dst = append(dst, ' ')
+			}
+			dst = hex.AppendEncode(dst, line[i:i+1])
+		}
+		dst = append(dst, '\n')
+	}
+	return dst
+}

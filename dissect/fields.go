@@ -1,0 +1,370 @@
+package dissect
+
+import (
+	"net"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// Kind is the type of a field's values.
+type Kind uint8
+
+// The kinds of field.
+const (
+	KindUint   Kind = iota // U
+	KindBool               // U is 0 or 1
+	KindIP                 // A
+	KindMAC                // B, 6 octets
+	KindString             // S (BTS origin names)
+)
+
+func (k Kind) String() string {
+	return [...]string{"uint", "bool", "ip", "mac", "string"}[k]
+}
+
+// Value is one value of a field. Only the member its Kind names is set; B
+// aliases the frame's buffer.
+type Value struct {
+	Kind Kind
+	U    uint64
+	A    netip.Addr
+	B    []byte
+	S    string
+}
+
+// Frame is one decoded frame with its capture metadata.
+type Frame struct {
+	Number    int
+	Time      time.Time
+	Interface int
+	Len       int
+	CapLen    int
+	P         *layers.Parser
+	// Err is the decode error of the frame, if any (the frame is malformed).
+	Err error
+}
+
+// Field is a named field of a protocol.
+type Field struct {
+	Name  string // full name, e.g. "bts.pause_us"
+	Short string // name within the protocol, e.g. "pause_us"
+	Kind  Kind
+	// Entry marks the fields of a list of entries (Floodgate), nested in
+	// JSON under "entries".
+	Entry bool
+	// Hex asks text renderings to print the number in hex.
+	Hex bool
+	get func(f *Frame, dst []Value) []Value
+}
+
+// Values appends the field's values in f to dst.
+func (fd *Field) Values(f *Frame, dst []Value) []Value { return fd.get(f, dst) }
+
+// Proto is a protocol of the name space.
+type Proto struct {
+	Name   string
+	Fields []*Field
+	// present reports whether f holds the protocol.
+	present func(f *Frame) bool
+}
+
+// Present reports whether frame f holds the protocol.
+func (p *Proto) Present(f *Frame) bool { return p.present(f) }
+
+func u(v uint64) Value { return Value{Kind: KindUint, U: v} }
+
+func b(v bool) Value {
+	if v {
+		return Value{Kind: KindBool, U: 1}
+	}
+	return Value{Kind: KindBool}
+}
+
+func ip(a netip.Addr) Value { return Value{Kind: KindIP, A: a} }
+
+func mac(m net.HardwareAddr) Value { return Value{Kind: KindMAC, B: m} }
+
+// one adapts a single-valued getter.
+func one(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
+	return func(f *Frame, dst []Value) []Value { return append(dst, get(f.P)) }
+}
+
+// when adapts a getter that has a value only when ok(p).
+func when(ok func(p *layers.Parser) bool, get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
+	return func(f *Frame, dst []Value) []Value {
+		if !ok(f.P) {
+			return dst
+		}
+		return append(dst, get(f.P))
+	}
+}
+
+func has(t gopacket.LayerType) func(f *Frame) bool {
+	return func(f *Frame) bool { return f.P.Has(t) || f.P.Failed == t && f.Err != nil }
+}
+
+func addrOf(b []byte) netip.Addr {
+	a, _ := netip.AddrFromSlice(b)
+	return a.Unmap()
+}
+
+func quoteFlow(p *layers.Parser) (layers.Flow, bool) {
+	switch {
+	case p.Has(layers.LayerTypeBTS):
+		return p.BTS.Flow, true
+	case p.Has(layers.LayerTypePostcard):
+		return p.Postcard.Flow, true
+	case p.Has(layers.LayerTypeCIM):
+		return p.CIM.Flow, p.CIM.HasFlow
+	}
+	return layers.Flow{}, false
+}
+
+// QuoteFlow returns the flow a BTS, postcard or CIM in f is about.
+func QuoteFlow(f *Frame) (layers.Flow, bool) { return quoteFlow(f.P) }
+
+func flowField(short string, k Kind, get func(fl layers.Flow) (Value, bool)) *Field {
+	return &Field{Short: short, Kind: k, get: func(f *Frame, dst []Value) []Value {
+		fl, ok := quoteFlow(f.P)
+		if !ok {
+			return dst
+		}
+		if v, ok := get(fl); ok {
+			dst = append(dst, v)
+		}
+		return dst
+	}}
+}
+
+func isIPv4(p *layers.Parser) bool { return p.Has(glayers.LayerTypeIPv4) }
+
+// Protos is the registry, in the order protocols appear in a frame.
+var Protos = []*Proto{
+	{Name: "eth", present: has(glayers.LayerTypeEthernet), Fields: []*Field{
+		{Short: "src", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.SrcMAC) })},
+		{Short: "dst", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.DstMAC) })},
+		{Short: "type", Kind: KindUint, Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Eth.EthernetType)) })},
+	}},
+	{Name: "ip", present: func(f *Frame) bool {
+		return f.P.Has(glayers.LayerTypeIPv4) || f.P.Has(glayers.LayerTypeIPv6)
+	}, Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return u(4)
+			}
+			return u(6)
+		})},
+		{Short: "src", Kind: KindIP, get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return ip(addrOf(p.IPv4.SrcIP))
+			}
+			return ip(addrOf(p.IPv6.SrcIP))
+		})},
+		{Short: "dst", Kind: KindIP, get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return ip(addrOf(p.IPv4.DstIP))
+			}
+			return ip(addrOf(p.IPv6.DstIP))
+		})},
+		{Short: "dscp", get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return u(uint64(p.IPv4.TOS >> 2))
+			}
+			return u(uint64(p.IPv6.TrafficClass >> 2))
+		})},
+		{Short: "ecn", get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return u(uint64(p.IPv4.TOS & 3))
+			}
+			return u(uint64(p.IPv6.TrafficClass & 3))
+		})},
+		{Short: "ttl", get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return u(uint64(p.IPv4.TTL))
+			}
+			return u(uint64(p.IPv6.HopLimit))
+		})},
+		{Short: "proto", get: one(func(p *layers.Parser) Value {
+			if isIPv4(p) {
+				return u(uint64(p.IPv4.Protocol))
+			}
+			return u(uint64(p.IPv6.NextHeader))
+		})},
+	}},
+	{Name: "udp", present: has(glayers.LayerTypeUDP), Fields: []*Field{
+		{Short: "sport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.SrcPort)) })},
+		{Short: "dport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.DstPort)) })},
+	}},
+	{Name: "pause", present: has(layers.LayerTypePause), Fields: []*Field{
+		{Short: "opcode", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Opcode)) })},
+		{Short: "quanta", get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Quanta)) })},
+	}},
+	{Name: "pfc", present: has(layers.LayerTypePFC), Fields: pfcFields()},
+	{Name: "bth", present: has(layers.LayerTypeBTH), Fields: []*Field{
+		{Short: "opcode", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.Opcode)) })},
+		{Short: "se", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTH.SE) })},
+		{Short: "m", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTH.M) })},
+		{Short: "padcnt", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.PadCnt)) })},
+		{Short: "tver", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.TVer)) })},
+		{Short: "pkey", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.PKey)) })},
+		{Short: "fecn", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTH.FECN) })},
+		{Short: "becn", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTH.BECN) })},
+		{Short: "destqp", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.DestQP)) })},
+		{Short: "ackreq", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTH.AckReq) })},
+		{Short: "psn", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.PSN)) })},
+		{Short: "icrc", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.ICRC)) })},
+		{Short: "icrc_ok", Kind: KindBool, get: when(func(p *layers.Parser) bool { return p.BTH.ICRCChecked },
+			func(p *layers.Parser) Value { return b(p.BTH.ICRCOK) })},
+	}},
+	{Name: "reth", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.HasRETH() }, Fields: []*Field{
+		{Short: "va", Hex: true, get: one(func(p *layers.Parser) Value { return u(p.BTH.RETH.VA) })},
+		{Short: "rkey", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.RETH.RKey)) })},
+		{Short: "dmalen", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.RETH.DMALen)) })},
+	}},
+	{Name: "aeth", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.HasAETH() }, Fields: []*Field{
+		{Short: "syndrome", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.AETH.Syndrome)) })},
+		{Short: "msn", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.AETH.MSN)) })},
+	}},
+	{Name: "cnp", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.IsCNP() }, Fields: []*Field{
+		{Short: "destqp", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.CNP.DestQP)) })},
+	}},
+	{Name: "cim", present: has(layers.LayerTypeCIM), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.CIM.Version)) })},
+		{Short: "add", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.CIM.Add) })},
+		{Short: "ext", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.CIM.Ext) })},
+		{Short: "da", Kind: KindMAC, get: when(func(p *layers.Parser) bool { return len(p.CIM.DA) == 6 }, func(p *layers.Parser) Value { return mac(p.CIM.DA) })},
+		{Short: "sa", Kind: KindMAC, get: when(func(p *layers.Parser) bool { return len(p.CIM.SA) == 6 }, func(p *layers.Parser) Value { return mac(p.CIM.SA) })},
+		{Short: "vid", get: one(func(p *layers.Parser) Value { return u(uint64(p.CIM.VID)) })},
+		{Short: "msdu_len", get: one(func(p *layers.Parser) Value { return u(uint64(p.CIM.MSDULen)) })},
+		{Short: "pause_us", get: when(cimSFC, func(p *layers.Parser) Value { return u(uint64(p.CIM.SFC.PauseUS)) })},
+		{Short: "cacheable", Kind: KindBool, get: when(cimSFC, func(p *layers.Parser) Value { return b(p.CIM.SFC.Cacheable) })},
+		{Short: "origin", Kind: KindString, get: when(cimSFC, func(p *layers.Parser) Value { return origin(p.CIM.SFC.Origin) })},
+		{Short: "reporter", get: when(cimSFC, func(p *layers.Parser) Value { return u(uint64(p.CIM.SFC.Reporter)) })},
+	}},
+	{Name: "bts", present: has(layers.LayerTypeBTS), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.Version)) })},
+		{Short: "cacheable", Kind: KindBool, get: one(func(p *layers.Parser) Value { return b(p.BTS.Cacheable) })},
+		{Short: "origin", Kind: KindString, get: one(func(p *layers.Parser) Value { return origin(p.BTS.Origin) })},
+		{Short: "pause_us", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.PauseUS)) })},
+		{Short: "reporter", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.Reporter)) })},
+		{Short: "cp_port", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.CPPort)) })},
+		{Short: "cp_queue", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.CPQueue)) })},
+		{Short: "queue_depth", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTS.QueueDepth)) })},
+		{Short: "quote_len", get: one(func(p *layers.Parser) Value { return u(uint64(len(p.BTS.Quote))) })},
+	}},
+	{Name: "postcard", present: has(layers.LayerTypePostcard), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.Version)) })},
+		{Short: "port", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.Port)) })},
+		{Short: "switch_id", Kind: KindMAC, get: when(func(p *layers.Parser) bool { return len(p.Postcard.SwitchID) == 6 }, func(p *layers.Parser) Value { return mac(p.Postcard.SwitchID) })},
+		{Short: "rate_mbps", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.RateMbps)) })},
+		{Short: "window_ns", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.WindowNS)) })},
+		{Short: "ip_bytes", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.IPBytes)) })},
+		{Short: "q1_bytes", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.Q1Bytes)) })},
+		{Short: "recent_bytes", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.RecentBytes)) })},
+		{Short: "recent_marked_bytes", get: one(func(p *layers.Parser) Value { return u(uint64(p.Postcard.RecentMarkedBytes)) })},
+		{Short: "quote_len", get: one(func(p *layers.Parser) Value { return u(uint64(len(p.Postcard.Quote))) })},
+	}},
+	{Name: "bfc", present: has(layers.LayerTypeBFC), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.Version)) })},
+		{Short: "hashes", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.Hashes)) })},
+		{Short: "filter_len", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.FilterLen)) })},
+		{Short: "seq", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.Seq)) })},
+		{Short: "bits_set", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.BitsSet())) })},
+	}},
+	{Name: "fgcredit", present: has(layers.LayerTypeFGCredit), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGCredit.Version)) })},
+		{Short: "family", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGCredit.Family)) })},
+		{Short: "count", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGCredit.Count)) })},
+		{Short: "dst", Kind: KindIP, Entry: true, get: func(f *Frame, dst []Value) []Value {
+			for _, e := range f.P.FGCredit.Entries {
+				dst = append(dst, ip(e.Dst))
+			}
+			return dst
+		}},
+		{Short: "credits", Entry: true, get: func(f *Frame, dst []Value) []Value {
+			for _, e := range f.P.FGCredit.Entries {
+				dst = append(dst, u(uint64(e.Credits)))
+			}
+			return dst
+		}},
+	}},
+	{Name: "fgpause", present: has(layers.LayerTypeFGPause), Fields: []*Field{
+		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGPause.Version)) })},
+		{Short: "family", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGPause.Family)) })},
+		{Short: "count", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGPause.Count)) })},
+		{Short: "dst", Kind: KindIP, Entry: true, get: func(f *Frame, dst []Value) []Value {
+			for _, e := range f.P.FGPause.Entries {
+				dst = append(dst, ip(e.Dst))
+			}
+			return dst
+		}},
+		{Short: "pause_us", Entry: true, get: func(f *Frame, dst []Value) []Value {
+			for _, e := range f.P.FGPause.Entries {
+				dst = append(dst, u(uint64(e.PauseUS)))
+			}
+			return dst
+		}},
+	}},
+	{Name: "flow", present: func(f *Frame) bool { _, ok := quoteFlow(f.P); return ok }, Fields: []*Field{
+		flowField("src", KindIP, func(fl layers.Flow) (Value, bool) { return ip(fl.Src), true }),
+		flowField("dst", KindIP, func(fl layers.Flow) (Value, bool) { return ip(fl.Dst), true }),
+		flowField("proto", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.Proto)), true }),
+		flowField("sport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.SrcPort)), true }),
+		flowField("dport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.DstPort)), true }),
+		flowField("dscp", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.DSCP)), true }),
+		flowField("qp", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.QP)), fl.HasQP }),
+	}},
+}
+
+func cimSFC(p *layers.Parser) bool { return p.CIM.HasSFC }
+
+func origin(o layers.Origin) Value { return Value{Kind: KindString, S: o.String(), U: uint64(o)} }
+
+func pfcFields() []*Field {
+	fs := []*Field{
+		{Short: "opcode", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Opcode)) })},
+		{Short: "enable_vector", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.EnableVector)) })},
+	}
+	for i := 0; i < 8; i++ {
+		fs = append(fs, &Field{Short: "c" + string(rune('0'+i)), Kind: KindBool,
+			get: one(func(p *layers.Parser) Value { return b(p.PFC.Enabled(i)) })})
+	}
+	for i := 0; i < 8; i++ {
+		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)),
+			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
+	}
+	return fs
+}
+
+var (
+	byName  = map[string]*Field{}
+	byProto = map[string]*Proto{}
+	names   []string
+)
+
+func init() {
+	for _, p := range Protos {
+		byProto[p.Name] = p
+		for _, fd := range p.Fields {
+			fd.Name = p.Name + "." + fd.Short
+			byName[fd.Name] = fd
+			names = append(names, fd.Name)
+		}
+	}
+	sort.Strings(names)
+}
+
+// LookupField returns the field with the given full name.
+func LookupField(name string) (*Field, bool) { fd, ok := byName[name]; return fd, ok }
+
+// LookupProto returns the protocol with the given name.
+func LookupProto(name string) (*Proto, bool) { p, ok := byProto[name]; return p, ok }
+
+// FieldNames returns every field name, sorted.
+func FieldNames() []string { return append([]string(nil), names...) }

@@ -1,0 +1,296 @@
+package dissect
+
+import (
+	"strconv"
+
+	glayers "github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+var opNames = map[uint8]string{
+	0x00: "RC SEND First", 0x01: "RC SEND Middle", 0x02: "RC SEND Last", 0x03: "RC SEND Last Imm",
+	0x04: "RC SEND Only", 0x05: "RC SEND Only Imm", 0x06: "RC WRITE First", 0x07: "RC WRITE Middle",
+	0x08: "RC WRITE Last", 0x09: "RC WRITE Last Imm", 0x0a: "RC WRITE Only", 0x0b: "RC WRITE Only Imm",
+	0x0c: "RC READ Request", 0x0d: "RC READ Response First", 0x0e: "RC READ Response Middle",
+	0x0f: "RC READ Response Last", 0x10: "RC READ Response Only", 0x11: "RC ACK", 0x12: "RC ATOMIC ACK",
+	0x13: "RC CmpSwap", 0x14: "RC FetchAdd", 0x16: "RC SEND Last Inv", 0x17: "RC SEND Only Inv",
+	0x20: "UC SEND First", 0x21: "UC SEND Middle", 0x22: "UC SEND Last", 0x23: "UC SEND Last Imm",
+	0x24: "UC SEND Only", 0x25: "UC SEND Only Imm", 0x26: "UC WRITE First", 0x27: "UC WRITE Middle",
+	0x28: "UC WRITE Last", 0x29: "UC WRITE Last Imm", 0x2a: "UC WRITE Only", 0x2b: "UC WRITE Only Imm",
+	0x64: "UD SEND Only", 0x65: "UD SEND Only Imm", 0x81: "CNP",
+}
+
+// OpcodeName names a RoCEv2 opcode ("RC WRITE Only", "CNP", or "op 0x..").
+func OpcodeName(op uint8) string {
+	if n, ok := opNames[op]; ok {
+		return n
+	}
+	return "op 0x" + strconv.FormatUint(uint64(op), 16)
+}
+
+func appendFlow(dst []byte, fl layers.Flow) []byte {
+	dst = fl.Src.AppendTo(dst)
+	dst = append(dst, ':')
+	dst = strconv.AppendUint(dst, uint64(fl.SrcPort), 10)
+	dst = append(dst, " > "...)
+	dst = fl.Dst.AppendTo(dst)
+	dst = append(dst, ':')
+	dst = strconv.AppendUint(dst, uint64(fl.DstPort), 10)
+	dst = append(dst, " proto "...)
+	dst = strconv.AppendUint(dst, uint64(fl.Proto), 10)
+	dst = append(dst, " dscp "...)
+	dst = strconv.AppendUint(dst, uint64(fl.DSCP), 10)
+	if fl.HasQP {
+		dst = append(dst, " qp 0x"...)
+		dst = appendHex24(dst, fl.QP)
+	}
+	return dst
+}
+
+func appendHex24(dst []byte, v uint32) []byte {
+	for s := 20; s >= 0; s -= 4 {
+		dst = append(dst, hexDigits[v>>s&15])
+	}
+	return dst
+}
+
+func appendMAC(dst, m []byte) []byte { return AppendValue(dst, Value{Kind: KindMAC, B: m}, false) }
+
+func appendAddrs(dst []byte, p *layers.Parser) []byte {
+	switch {
+	case p.Has(glayers.LayerTypeIPv4):
+		dst = addrOf(p.IPv4.SrcIP).AppendTo(dst)
+		dst = append(dst, " > "...)
+		dst = addrOf(p.IPv4.DstIP).AppendTo(dst)
+	case p.Has(glayers.LayerTypeIPv6):
+		dst = addrOf(p.IPv6.SrcIP).AppendTo(dst)
+		dst = append(dst, " > "...)
+		dst = addrOf(p.IPv6.DstIP).AppendTo(dst)
+	case p.Has(glayers.LayerTypeEthernet):
+		dst = appendMAC(dst, p.Eth.SrcMAC)
+		dst = append(dst, " > "...)
+		dst = appendMAC(dst, p.Eth.DstMAC)
+	}
+	return dst
+}
+
+// AppendSummary appends the one-line description of f, without the frame
+// number, time and interface columns: addresses, protocol and its key
+// fields, "[malformed: reason]" for a decode error and "[N warnings]".
+func AppendSummary(dst []byte, f *Frame) []byte {
+	p := f.P
+	dst = appendAddrs(dst, p)
+	dst = append(dst, ' ', ' ')
+	switch {
+	case p.Has(layers.LayerTypeBTS):
+		m := &p.BTS
+		dst = append(dst, "BTS pause "...)
+		dst = strconv.AppendUint(dst, uint64(m.PauseUS), 10)
+		dst = append(dst, "us origin "...)
+		dst = append(dst, m.Origin.String()...)
+		if m.Cacheable {
+			dst = append(dst, " C"...)
+		}
+		dst = append(dst, " reporter "...)
+		dst = strconv.AppendUint(dst, uint64(m.Reporter), 10)
+		dst = append(dst, " depth "...)
+		dst = strconv.AppendUint(dst, uint64(m.QueueDepth), 10)
+		dst = append(dst, " flow "...)
+		dst = appendFlow(dst, m.Flow)
+	case p.Has(layers.LayerTypeCIM):
+		m := &p.CIM
+		dst = append(dst, "CIM "...)
+		if m.Add {
+			dst = append(dst, "add"...)
+		} else {
+			dst = append(dst, "del"...)
+		}
+		dst = append(dst, " vid "...)
+		dst = strconv.AppendUint(dst, uint64(m.VID), 10)
+		dst = append(dst, " msdu "...)
+		dst = strconv.AppendUint(dst, uint64(m.MSDULen), 10)
+		if m.HasSFC {
+			dst = append(dst, " sfc pause "...)
+			dst = strconv.AppendUint(dst, uint64(m.SFC.PauseUS), 10)
+			dst = append(dst, "us origin "...)
+			dst = append(dst, m.SFC.Origin.String()...)
+			if m.SFC.Cacheable {
+				dst = append(dst, " C"...)
+			}
+			dst = append(dst, " reporter "...)
+			dst = strconv.AppendUint(dst, uint64(m.SFC.Reporter), 10)
+		}
+		if m.HasFlow {
+			dst = append(dst, " flow "...)
+			dst = appendFlow(dst, m.Flow)
+		}
+	case p.Has(layers.LayerTypePostcard):
+		m := &p.Postcard
+		dst = append(dst, "POSTCARD switch "...)
+		dst = appendMAC(dst, m.SwitchID)
+		dst = append(dst, " port "...)
+		dst = strconv.AppendUint(dst, uint64(m.Port), 10)
+		dst = append(dst, " I_p "...)
+		dst = strconv.AppendUint(dst, uint64(m.IPBytes), 10)
+		dst = append(dst, " Q1 "...)
+		dst = strconv.AppendUint(dst, uint64(m.Q1Bytes), 10)
+		dst = append(dst, " flow "...)
+		dst = appendFlow(dst, m.Flow)
+	case p.Has(layers.LayerTypeBTH):
+		m := &p.BTH
+		dst = append(dst, "RoCEv2 "...)
+		dst = append(dst, OpcodeName(m.Opcode)...)
+		dst = append(dst, " qp 0x"...)
+		dst = appendHex24(dst, m.DestQP)
+		if !m.IsCNP() {
+			dst = append(dst, " psn "...)
+			dst = strconv.AppendUint(dst, uint64(m.PSN), 10)
+		}
+		if m.FECN {
+			dst = append(dst, " FECN"...)
+		}
+		if m.BECN {
+			dst = append(dst, " BECN"...)
+		}
+		if m.HasRETH() {
+			dst = append(dst, " len "...)
+			dst = strconv.AppendUint(dst, uint64(m.RETH.DMALen), 10)
+		}
+		if m.ICRCChecked && !m.ICRCOK {
+			dst = append(dst, " [bad ICRC]"...)
+		}
+	case p.Has(layers.LayerTypePause):
+		dst = append(dst, "PAUSE quanta "...)
+		dst = strconv.AppendUint(dst, uint64(p.Pause.Quanta), 10)
+	case p.Has(layers.LayerTypePFC):
+		m := &p.PFC
+		dst = append(dst, "PFC"...)
+		for i := 0; i < 8; i++ {
+			if m.Enabled(i) {
+				dst = append(dst, " p"...)
+				dst = append(dst, byte('0'+i), '=')
+				dst = strconv.AppendUint(dst, uint64(m.Times[i]), 10)
+			}
+		}
+		if m.EnableVector&0xff == 0 {
+			dst = append(dst, " (no priority enabled)"...)
+		}
+	case p.Has(layers.LayerTypeBFC):
+		m := &p.BFC
+		dst = append(dst, "BFC seq "...)
+		dst = strconv.AppendUint(dst, uint64(m.Seq), 10)
+		dst = append(dst, " k "...)
+		dst = strconv.AppendUint(dst, uint64(m.Hashes), 10)
+		dst = append(dst, " L "...)
+		dst = strconv.AppendUint(dst, uint64(m.FilterLen), 10)
+		dst = append(dst, " bits "...)
+		dst = strconv.AppendInt(dst, int64(m.BitsSet()), 10)
+	case p.Has(layers.LayerTypeFGCredit):
+		dst = append(dst, "FG-CREDIT"...)
+		for _, e := range p.FGCredit.Entries {
+			dst = append(dst, ' ')
+			dst = e.Dst.AppendTo(dst)
+			dst = append(dst, '=')
+			dst = strconv.AppendUint(dst, uint64(e.Credits), 10)
+		}
+	case p.Has(layers.LayerTypeFGPause):
+		dst = append(dst, "FG-DSTPAUSE"...)
+		for _, e := range p.FGPause.Entries {
+			dst = append(dst, ' ')
+			dst = e.Dst.AppendTo(dst)
+			dst = append(dst, '=')
+			dst = strconv.AppendUint(dst, uint64(e.PauseUS), 10)
+			dst = append(dst, "us"...)
+		}
+	case p.Has(glayers.LayerTypeUDP):
+		dst = append(dst, "UDP "...)
+		dst = strconv.AppendUint(dst, uint64(p.UDP.SrcPort), 10)
+		dst = append(dst, " > "...)
+		dst = strconv.AppendUint(dst, uint64(p.UDP.DstPort), 10)
+	case p.Has(glayers.LayerTypeEthernet):
+		dst = append(dst, "ethertype 0x"...)
+		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
+	}
+	if f.Err != nil {
+		dst = append(dst, " [malformed: "...)
+		dst = append(dst, f.Err.Error()...)
+		dst = append(dst, ']')
+	}
+	if n := countWarnings(f); n > 0 {
+		dst = append(dst, " ["...)
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, " warning"...)
+		if n > 1 {
+			dst = append(dst, 's')
+		}
+		dst = append(dst, ']')
+	}
+	return dst
+}
+
+func countWarnings(f *Frame) int {
+	n := 0
+	p := f.P
+	for _, t := range p.Decoded {
+		var w layers.Warnings
+		switch t {
+		case layers.LayerTypePause:
+			w = p.Pause.Warnings
+		case layers.LayerTypePFC:
+			w = p.PFC.Warnings
+		case layers.LayerTypeBTH:
+			w = p.BTH.Warnings
+		case layers.LayerTypeCIM:
+			w = p.CIM.Warnings
+		case layers.LayerTypeBTS:
+			w = p.BTS.Warnings
+		case layers.LayerTypePostcard:
+			w = p.Postcard.Warnings
+		case layers.LayerTypeBFC:
+			w = p.BFC.Warnings
+		case layers.LayerTypeFGCredit:
+			w = p.FGCredit.Warnings
+		case layers.LayerTypeFGPause:
+			w = p.FGPause.Warnings
+		}
+		for ; w != 0; w &= w - 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// AppendTree appends the verbose tree of f: every protocol and field, one
+// per line, then the warnings and the error.
+func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
+	for _, p := range Protos {
+		if !p.present(f) {
+			continue
+		}
+		dst = append(dst, "    "...)
+		dst = append(dst, p.Name...)
+		dst = append(dst, '\n')
+		for _, fd := range p.Fields {
+			e.vals = fd.get(f, e.vals[:0])
+			for _, v := range e.vals {
+				dst = append(dst, "        "...)
+				dst = append(dst, fd.Name...)
+				dst = append(dst, ": "...)
+				dst = AppendValue(dst, v, fd.Hex)
+				dst = append(dst, '\n')
+			}
+		}
+	}
+	for _, w := range FrameWarnings(f) {
+		dst = append(dst, "    warning: "...)
+		dst = append(dst, w...)
+		dst = append(dst, '\n')
+	}
+	if f.Err != nil {
+		dst = append(dst, "    error: "...)
+		dst = append(dst, f.Err.Error()...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}

@@ -1,0 +1,10 @@
+// Package pcapio opens packet captures for the project's tools: classic
+// pcap and pcapng (with per-frame interfaces and comments), gzip-compressed
+// or not, from a file or standard input, as one streaming Reader. It reads
+// frames one at a time into a reused buffer, so memory does not grow with
+// the length of the capture.
+//
+// Errors name the file and the frame: a truncated capture returns every
+// frame before the cut and then a *FrameError that says which frame number
+// was the last good one.
+package pcapio
