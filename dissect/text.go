@@ -1,8 +1,10 @@
 package dissect
 
 import (
+	"net/netip"
 	"strconv"
 
+	"github.com/gopacket/gopacket"
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
@@ -30,13 +32,9 @@ func OpcodeName(op uint8) string {
 }
 
 func appendFlow(dst []byte, fl layers.Flow) []byte {
-	dst = fl.Src.AppendTo(dst)
-	dst = append(dst, ':')
-	dst = strconv.AppendUint(dst, uint64(fl.SrcPort), 10)
+	dst = netip.AddrPortFrom(fl.Src, fl.SrcPort).AppendTo(dst)
 	dst = append(dst, " > "...)
-	dst = fl.Dst.AppendTo(dst)
-	dst = append(dst, ':')
-	dst = strconv.AppendUint(dst, uint64(fl.DstPort), 10)
+	dst = netip.AddrPortFrom(fl.Dst, fl.DstPort).AppendTo(dst)
 	dst = append(dst, " proto "...)
 	dst = strconv.AppendUint(dst, uint64(fl.Proto), 10)
 	dst = append(dst, " dscp "...)
@@ -82,6 +80,14 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	p := f.P
 	dst = appendAddrs(dst, p)
 	dst = append(dst, ' ', ' ')
+	if f.Err != nil && p.Failed != 0 {
+		if name, ok := failedNames[p.Failed]; ok {
+			// The layer that failed holds only part of its fields: name it
+			// and let the error say what is wrong.
+			dst = append(dst, name...)
+			return appendTail(dst, f)
+		}
+	}
 	switch {
 	case p.Has(layers.LayerTypeBTS):
 		m := &p.BTS
@@ -212,6 +218,18 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
 	}
+	return appendTail(dst, f)
+}
+
+var failedNames = map[gopacket.LayerType]string{
+	layers.LayerTypePause: "PAUSE", layers.LayerTypePFC: "PFC", layers.LayerTypeMACControl: "MAC Control",
+	layers.LayerTypeBTH: "RoCEv2", layers.LayerTypeCIM: "CIM", layers.LayerTypeBTS: "BTS",
+	layers.LayerTypePostcard: "POSTCARD", layers.LayerTypeBFC: "BFC", layers.LayerTypeFGCredit: "FG-CREDIT",
+	layers.LayerTypeFGPause: "FG-DSTPAUSE",
+}
+
+// appendTail appends the malformed and warnings marks.
+func appendTail(dst []byte, f *Frame) []byte {
 	if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
 		dst = append(dst, f.Err.Error()...)

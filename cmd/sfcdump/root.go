@@ -1,0 +1,29 @@
+package main
+
+import (
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd() *cobra.Command {
+	var verbose bool
+	root := &cobra.Command{
+		Use:   "sfcdump",
+		Short: "Inspect captures of datacenter congestion and pause signalling",
+		Long: `sfcdump reads packet captures (pcap, pcapng, gzip) and decodes the packets
+datacenter switches and NICs use to signal congestion and pause traffic:
+802.3x PAUSE, 802.1Qbb PFC, RoCEv2 (BTH, RETH, AETH, CNP, ICRC), 802.1Qcz CIM
+with the SFC pause TLV, SFC back-to-sender (BTS), PB-FS CC-postcards, BFC
+pause frames and Floodgate credit and dst-pause frames.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			if verbose {
+				logrus.SetLevel(logrus.DebugLevel)
+			}
+		},
+	}
+	root.PersistentFlags().BoolVar(&verbose, "debug", false, "log debug messages on stderr")
+	root.AddCommand(newReadCmd())
+	return root
+}
