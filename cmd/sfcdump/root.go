@@ -5,6 +5,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// subcommands holds the constructors of sfcdump's commands. Each command
+// lives in its own file and adds itself here from that file's init(), so
+// commands are added without touching this file.
+var subcommands []func() *cobra.Command
+
+func init() { subcommands = append(subcommands, newReadCmd) }
+
 func newRootCmd() *cobra.Command {
 	var verbose bool
 	root := &cobra.Command{
@@ -24,6 +31,8 @@ pause frames and Floodgate credit and dst-pause frames.`,
 		},
 	}
 	root.PersistentFlags().BoolVar(&verbose, "debug", false, "log debug messages on stderr")
-	root.AddCommand(newReadCmd())
+	for _, c := range subcommands {
+		root.AddCommand(c())
+	}
 	return root
 }
