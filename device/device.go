@@ -208,6 +208,10 @@ type Port struct {
 	RxFrames, RxBytes, TxFrames, TxBytes int64
 }
 
+// Index returns the port's position in the device's configuration, for
+// schemes that keep per-port state in slices.
+func (pt *Port) Index() int { return pt.idx }
+
 // Busy reports whether a frame is being transmitted.
 func (pt *Port) Busy() bool { return pt.txing != nil }
 
@@ -267,7 +271,7 @@ type Device struct {
 func NewSwitch(cfg Config) (*Device, error) { return newDevice(cfg, RoleSwitch) }
 
 func newDevice(cfg Config, role Role) (*Device, error) {
-	d := &Device{name: cfg.Name, role: role, sim: cfg.Sim, trace: cfg.Trace, codes: cfg.Codepoints.withDefaults(),
+	d := &Device{name: cfg.Name, role: role, sim: cfg.Sim, trace: cfg.Trace, codes: cfg.Codepoints.WithDefaults(),
 		drops: map[dropKey][2]int64{}, signals: map[Kind]int64{}, pauseIdx: map[pauseKey]int{}}
 	if d.sim == nil {
 		d.sim = NewSim()
@@ -399,6 +403,9 @@ func (d *Device) Port(id int) *Port {
 	}
 	return d.ports[d.byID[id]]
 }
+
+// BufferSize returns the shared buffer size in octets (0: unlimited).
+func (d *Device) BufferSize() int64 { return d.bufSize }
 
 // BufferUsed returns the octets held in the shared buffer now.
 func (d *Device) BufferUsed() int64 { return d.used }
@@ -575,20 +582,33 @@ func (d *Device) receive(pt *Port, p *Packet) {
 	d.Release(p)
 }
 
-// Release puts a frame a scheme took back on the path at OnEnqueue: the
-// enqueue hooks run, then buffer admission, then the frame joins queue
-// (OutPort, Queue).
+// Release puts a frame a scheme took (or that passed OnIngress) on the
+// path to its egress queue: shared-buffer admission (skipped when
+// p.Reserved), then the OnEnqueue hooks, then queue (OutPort, Queue).
+// When a scheme drops the frame in OnEnqueue, the schemes whose OnEnqueue
+// already ran see OnDepart for it, so their accounting stays balanced.
 func (d *Device) Release(p *Packet) {
-	for _, s := range d.schemes {
+	pt := d.Port(p.OutPort)
+	if pt == nil || p.Queue < 0 || p.Queue >= len(pt.Queues) {
+		d.drop(p, p.InPort, "bad queue")
+		return
+	}
+	if !d.admit(pt, p) {
+		return
+	}
+	for i, s := range d.schemes {
 		switch s.OnEnqueue(d, p) {
 		case Take:
 			return
 		case Drop:
+			for _, r := range d.schemes[:i] {
+				r.OnDepart(d, p)
+			}
 			d.drop(p, p.InPort, p.DropReason)
 			return
 		}
 	}
-	d.Enqueue(p)
+	d.push(pt, p)
 }
 
 // Enqueue admits a frame into egress queue (OutPort, Queue) without
@@ -599,22 +619,25 @@ func (d *Device) Enqueue(p *Packet) {
 		d.drop(p, p.InPort, "bad queue")
 		return
 	}
-	q := &pt.Queues[p.Queue]
+	if d.admit(pt, p) {
+		d.push(pt, p)
+	}
+}
+
+// admit applies the shared buffer and the dynamic threshold, and counts
+// the frame in the buffer.
+func (d *Device) admit(pt *Port, p *Packet) bool {
 	n := int64(len(p.Data))
 	if !p.Reserved && !p.counted {
+		q := &pt.Queues[p.Queue]
 		if d.bufSize > 0 && d.used+n > d.bufSize {
 			d.drop(p, p.InPort, "buffer full")
-			return
+			return false
 		}
 		if d.dt && float64(q.Bytes+n) > d.alpha*float64(d.bufSize-d.used) {
 			d.drop(p, p.InPort, "dynamic threshold")
-			return
+			return false
 		}
-	}
-	now := d.sim.now
-	p.Enqueued = now
-	if p.NotBefore < now {
-		p.NotBefore = now
 	}
 	if !p.counted {
 		p.counted = true
@@ -622,6 +645,17 @@ func (d *Device) Enqueue(p *Packet) {
 		if d.used > d.peak {
 			d.peak = d.used
 		}
+	}
+	return true
+}
+
+func (d *Device) push(pt *Port, p *Packet) {
+	q := &pt.Queues[p.Queue]
+	n := int64(len(p.Data))
+	now := d.sim.now
+	p.Enqueued = now
+	if p.NotBefore < now {
+		p.NotBefore = now
 	}
 	q.push(p)
 	q.EnqFrames++

@@ -100,7 +100,7 @@ func TestParseUnits(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	cp := Codepoints{}.withDefaults()
+	cp := Codepoints{}.WithDefaults()
 	v6a, v6b := netip.MustParseAddr("fd00::1"), netip.MustParseAddr("fd00::2")
 	mk := func(s UDPSpec) []byte {
 		b, err := BuildUDP(nil, s)

@@ -70,7 +70,8 @@ type Codepoints struct {
 	RoCEPort     uint16 // default 4791
 }
 
-func (c Codepoints) withDefaults() Codepoints {
+// WithDefaults returns c with every zero port replaced by its default.
+func (c Codepoints) WithDefaults() Codepoints {
 	if c.BTSPort == 0 {
 		c.BTSPort = DefaultBTSPort
 	}

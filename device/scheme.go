@@ -26,9 +26,11 @@ const (
 //   - OnIngress: a frame to forward arrived on a switch port; OutPort,
 //     Class and Queue are set from the forwarding table and the DSCP map.
 //     A scheme may change OutPort or Queue, drop, or take the frame.
-//   - OnEnqueue: the frame is about to join egress queue (OutPort, Queue),
-//     before buffer admission. Mark Packet.Reserved to admit it outside the
-//     shared buffer (PFC headroom).
+//     Mark Packet.Reserved here to admit it outside the shared buffer (PFC
+//     headroom).
+//   - OnEnqueue: the frame passed buffer admission and is about to join
+//     egress queue (OutPort, Queue); a scheme may still change Queue, drop
+//     or take it (a scheme that takes a frame here owns its buffer space).
 //   - OnDequeue: the frame starts transmission (TxStart is set).
 //   - OnDepart: its last bit has left; it no longer occupies the buffer.
 //   - OnTimer: a timer set with Device.After fired.
