@@ -104,7 +104,8 @@ func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	*m = BTS{}
 	if len(data) < btsHeaderLen {
 		df.SetTruncated()
-		return truncated("bts", btsFieldAt(len(data)), len(data), btsHeaderLen, len(data))
+		name, off := btsFieldAt(len(data))
+		return truncated("bts", name, off, btsHeaderLen, len(data))
 	}
 	m.Version = data[0] >> 4
 	if m.Version != BTSVersion {
@@ -147,14 +148,15 @@ var btsFieldOffsets = [...]struct {
 	name string
 }{{0, "version"}, {1, "origin"}, {2, "pause_us"}, {4, "reporter"}, {8, "cp_port"}, {10, "cp_queue"}, {11, "reserved"}, {12, "queue_depth"}}
 
-func btsFieldAt(n int) string {
-	name := "version"
+// btsFieldAt names the field that covers offset n, and its first octet.
+func btsFieldAt(n int) (string, int) {
+	name, off := "version", 0
 	for _, f := range btsFieldOffsets {
 		if f.off <= n {
-			name = f.name
+			name, off = f.name, f.off
 		}
 	}
-	return name
+	return name, off
 }
 
 // SerializeTo writes the BTS header and the Quote. The flags nibble is

@@ -88,7 +88,21 @@ func (m *CIM) CanDecode() gopacket.LayerClass { return LayerTypeCIM }
 // NextLayerType returns gopacket.LayerTypeZero.
 func (m *CIM) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
 
-var cimFields = [...]string{"version", "da", "da", "da", "da", "da", "da", "sa", "sa", "sa", "sa", "sa", "sa", "vid", "vid", "msdu_len", "msdu_len"}
+// cimFieldAt names the header field that covers offset n (< 17), and its
+// first octet.
+func cimFieldAt(n int) (string, int) {
+	switch {
+	case n < 1:
+		return "version", 0
+	case n < 7:
+		return "da", 1
+	case n < 13:
+		return "sa", 7
+	case n < 15:
+		return "vid", 13
+	}
+	return "msdu_len", 15
+}
 
 // DecodeFromBytes decodes a CIM PDU with its TLVs. An MSDU length outside
 // 48..512 decodes with WarnMSDULength; an MSDU that names no IP flow with
@@ -98,7 +112,8 @@ func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	*m = CIM{}
 	if len(data) < cimHeaderLen {
 		df.SetTruncated()
-		return truncated("cim", cimFields[len(data)], len(data), cimHeaderLen, len(data))
+		name, off := cimFieldAt(len(data))
+		return truncated("cim", name, off, cimHeaderLen, len(data))
 	}
 	m.Version = data[0] >> 4
 	if m.Version != 0 {

@@ -31,7 +31,9 @@ var (
 
 // DecodeError says what is wrong in a decoded or serialized layer and where:
 // the layer, the field (as named in wire.md's field table where it has a
-// name there) and the octet offset from the start of that layer.
+// name there) and the octet offset of that field's first octet from the
+// start of that layer. For ErrTruncated the field is the one the data ends
+// in (Detail says how many octets there were).
 type DecodeError struct {
 	Layer  string
 	Field  string

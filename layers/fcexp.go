@@ -88,11 +88,11 @@ func decodeFCExp(data []byte, p gopacket.PacketBuilder) error {
 func decodeFCHeader(layer string, data []byte, subtype uint8, need int, df gopacket.DecodeFeedback) (uint8, error) {
 	if len(data) < need {
 		df.SetTruncated()
-		field := "header"
+		field, off := "header", 0
 		if len(data) >= fcHeaderLen {
-			field = "body"
+			field, off = "body", fcHeaderLen
 		}
-		return 0, truncated(layer, field, len(data), need, len(data))
+		return 0, truncated(layer, field, off, need, len(data))
 	}
 	if m := binary.BigEndian.Uint16(data); m != FCMagic {
 		return 0, errAt(layer, "magic", 0, ErrBadValue, fmt.Sprintf("magic 0x%04x, want 0x4643", m))

@@ -2,10 +2,10 @@ package layers
 
 import (
 	"bytes"
-	"reflect"
 	"encoding/hex"
 	"net"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 

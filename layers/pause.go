@@ -46,6 +46,9 @@ func (m *Pause) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	*m = Pause{Padding: m.Padding[:0]}
 	if len(data) < 4 {
 		df.SetTruncated()
+		if len(data) < 2 {
+			return truncated("pause", "opcode", 0, 4, len(data))
+		}
 		return truncated("pause", "quanta", 2, 4, len(data))
 	}
 	m.Opcode = binary.BigEndian.Uint16(data)

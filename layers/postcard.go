@@ -65,13 +65,21 @@ func (m *Postcard) CanDecode() gopacket.LayerClass { return LayerTypePostcard }
 // NextLayerType returns gopacket.LayerTypeZero.
 func (m *Postcard) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
 
-var postcardFields = [...]string{"version", "version", "port", "port", "switch_id", "switch_id", "switch_id", "switch_id", "switch_id", "switch_id", "reserved", "reserved"}
+var postcardFields = [...]struct {
+	off  int
+	name string
+}{{0, "version"}, {2, "port"}, {4, "switch_id"}, {10, "reserved"}, {12, "rate_mbps"}, {16, "window_ns"},
+	{20, "ip_bytes"}, {24, "q1_bytes"}, {28, "recent_bytes"}, {32, "recent_marked_bytes"}}
 
-func postcardFieldAt(n int) string {
-	if n < len(postcardFields) {
-		return postcardFields[n]
+// postcardFieldAt names the field that covers offset n, and its first octet.
+func postcardFieldAt(n int) (string, int) {
+	name, off := "version", 0
+	for _, f := range postcardFields {
+		if f.off <= n {
+			name, off = f.name, f.off
+		}
 	}
-	return [...]string{"rate_mbps", "window_ns", "ip_bytes", "q1_bytes", "recent_bytes", "recent_marked_bytes"}[(n-12)/4]
+	return name, off
 }
 
 // DecodeFromBytes decodes a CC-postcard and names the quoted flow; a quote
@@ -80,7 +88,8 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 	*m = Postcard{}
 	if len(data) < postcardHeaderLen {
 		df.SetTruncated()
-		return truncated("postcard", postcardFieldAt(len(data)), len(data), postcardHeaderLen, len(data))
+		name, off := postcardFieldAt(len(data))
+		return truncated("postcard", name, off, postcardHeaderLen, len(data))
 	}
 	m.Version = data[0] >> 4
 	if m.Version != PostcardVersion {

@@ -193,11 +193,11 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	*m = BTH{netL: m.netL, udpL: m.udpL}
 	if len(data) < 12+4 {
 		df.SetTruncated()
-		field := "bth"
+		field, off := "bth", 0
 		if len(data) >= 12 {
-			field = "icrc"
+			field, off = "icrc", 12
 		}
-		return truncated("bth", field, min(len(data), 12), 16, len(data))
+		return truncated("bth", field, off, 16, len(data))
 	}
 	m.Opcode = data[0]
 	m.SE = data[1]&0x80 != 0
