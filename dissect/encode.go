@@ -226,7 +226,7 @@ func (e *Encoder) AppendFields(dst []byte, f *Frame, fields []*Field) []byte {
 		if i > 0 {
 			dst = append(dst, '\t')
 		}
-		e.vals = fd.get(f, e.vals[:0])
+		e.vals = fd.Values(f, e.vals[:0])
 		for j, v := range e.vals {
 			if j > 0 {
 				dst = append(dst, ',')

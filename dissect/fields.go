@@ -59,12 +59,22 @@ type Field struct {
 	// JSON under "entries".
 	Entry bool
 	// Hex asks text renderings to print the number in hex.
-	Hex bool
-	get func(f *Frame, dst []Value) []Value
+	Hex   bool
+	get   func(f *Frame, dst []Value) []Value
+	proto *Proto
 }
 
-// Values appends the field's values in f to dst.
-func (fd *Field) Values(f *Frame, dst []Value) []Value { return fd.get(f, dst) }
+// Values appends the field's values in f to dst; none when f does not hold
+// the field's protocol.
+func (fd *Field) Values(f *Frame, dst []Value) []Value {
+	if !fd.proto.present(f) {
+		return dst
+	}
+	return fd.get(f, dst)
+}
+
+// Proto returns the protocol the field belongs to.
+func (fd *Field) Proto() *Proto { return fd.proto }
 
 // Proto is a protocol of the name space.
 type Proto struct {
@@ -353,6 +363,7 @@ func init() {
 		byProto[p.Name] = p
 		for _, fd := range p.Fields {
 			fd.Name = p.Name + "." + fd.Short
+			fd.proto = p
 			byName[fd.Name] = fd
 			names = append(names, fd.Name)
 		}
