@@ -73,7 +73,16 @@ func Build(dst []byte, trigger []byte, s Signal, o BuildOptions) ([]byte, error)
 	if ip == nil || m.L4 == 0 {
 		return dst, fmt.Errorf("%w: %s frame", ErrTrigger, m.Kind)
 	}
-	quote := layers.Quote(ip)
+	s.Src, s.Dst, s.Quote = m.Dst, m.Src, layers.Quote(ip)
+	return AppendSignal(dst, s, m.SrcPort, o)
+}
+
+// AppendSignal appends to dst a BTS frame from s as it stands: IP source
+// s.Src, destination s.Dst, UDP source port sport, quote s.Quote (cut to
+// 64 octets). It is the builder behind Build and the CIM to BTS
+// conversion.
+func AppendSignal(dst []byte, s Signal, sport uint16, o BuildOptions) ([]byte, error) {
+	quote := layers.Quote(s.Quote)
 	l := layers.BTS{Version: layers.BTSVersion, Cacheable: s.Cacheable, Origin: s.Origin, PauseUS: s.PauseUS,
 		Reporter: s.Reporter, CPPort: s.CPPort, CPQueue: s.CPQueue, QueueDepth: s.QueueDepth, Quote: quote}
 	buf := gopacket.NewSerializeBufferExpectedSize(0, 16+len(quote))
@@ -88,8 +97,12 @@ func Build(dst []byte, trigger []byte, s Signal, o BuildOptions) ([]byte, error)
 	if port == 0 {
 		port = device.DefaultBTSPort
 	}
-	return device.BuildUDP(dst, device.UDPSpec{DstMAC: o.DstMAC, SrcMAC: o.SrcMAC, Src: m.Dst, Dst: m.Src, DSCP: dscp, TTL: 64,
-		SrcPort: m.SrcPort, DstPort: port, Payload: buf.Bytes()})
+	f, err := device.BuildUDP(dst, device.UDPSpec{DstMAC: o.DstMAC, SrcMAC: o.SrcMAC, Src: s.Src, Dst: s.Dst, DSCP: dscp, TTL: 64,
+		SrcPort: sport, DstPort: port, Payload: buf.Bytes()})
+	if err != nil {
+		return dst, fmt.Errorf("%w: addresses %v, %v", ErrTrigger, s.Src, s.Dst)
+	}
+	return f, nil
 }
 
 // Decode reads the Signal of a BTS frame (an Ethernet frame to UDP port
