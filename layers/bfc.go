@@ -170,6 +170,17 @@ func SetFilterBit(filter []byte, k int, vfid uint32, s int) {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// crc32c returns the CRC-32C (Castagnoli) of p, octet by octet with the
+// table: the keys are short, and unlike crc32.Checksum the loop lets them
+// stay on the caller's stack, so VFID and StageIndex do not allocate.
+func crc32c(p []byte) uint32 {
+	c := ^uint32(0)
+	for _, b := range p {
+		c = castagnoli[byte(c)^b] ^ c>>8
+	}
+	return ^c
+}
+
 // VFID returns the virtual flow id of f: CRC-32C (Castagnoli) of the flow
 // key src IP ‖ dst IP ‖ protocol (1) ‖ src port (2) ‖ dst port (2), 13
 // octets for IPv4 and 37 for IPv6. Every switch and NIC computes it alike.
@@ -189,7 +200,7 @@ func VFID(f Flow) uint32 {
 	k[n] = f.Proto
 	binary.BigEndian.PutUint16(k[n+1:], f.SrcPort)
 	binary.BigEndian.PutUint16(k[n+3:], f.DstPort)
-	return crc32.Checksum(k[:n+5], castagnoli)
+	return crc32c(k[:n+5])
 }
 
 // StageIndex returns the bit index of a flow in stage s of a filter of
@@ -199,7 +210,7 @@ func StageIndex(vfid uint32, s int, filterLen, k int) uint32 {
 	var b [5]byte
 	binary.BigEndian.PutUint32(b[:], vfid)
 	b[4] = byte(s)
-	return crc32.Checksum(b[:], castagnoli) % uint32(8*filterLen/k)
+	return crc32c(b[:]) % uint32(8*filterLen/k)
 }
 
 func decodeBFC(data []byte, p gopacket.PacketBuilder) error {

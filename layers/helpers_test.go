@@ -285,3 +285,61 @@ func sameValue(a, b reflect.Value, path string) string {
 	}
 	return ""
 }
+
+// roceOpcodes are the BTH opcodes this package defines extension headers
+// for: every RC and UC operation, UD SEND ONLY (with immediate) and CNP.
+var roceOpcodes = func() []uint8 {
+	var ops []uint8
+	for op := uint8(0x00); op <= 0x17; op++ {
+		if op != 0x15 { // reserved
+			ops = append(ops, op)
+		}
+	}
+	for op := uint8(0x20); op <= 0x2b; op++ {
+		ops = append(ops, op)
+	}
+	return append(ops, OpcodeUDSendOnly, OpcodeUDSendOnlyImm, OpcodeCNP)
+}()
+
+// roceFrame describes a RoCEv2 frame for build.
+type roceFrame struct {
+	v6        bool
+	tos       uint8 // IPv4 TOS or IPv6 traffic class
+	ttl       uint8 // 0: 64
+	flowLabel uint32
+	sport     uint16 // 0: 49152
+	dport     uint16 // 0: 4791
+	bth       BTH
+	payload   []byte
+}
+
+// layers returns the layers of the frame, the BTH told its IP and UDP.
+func (r roceFrame) layers() (*layers.Ethernet, gopacket.SerializableLayer, *layers.UDP, *BTH) {
+	sport, dport, ttl := r.sport, r.dport, r.ttl
+	if sport == 0 {
+		sport = 49152
+	}
+	if dport == 0 {
+		dport = RoCEv2Port
+	}
+	if ttl == 0 {
+		ttl = 64
+	}
+	eth, ip, udp := udpOver(r.v6, sport, dport)
+	switch x := ip.(type) {
+	case *layers.IPv4:
+		x.TOS, x.TTL = r.tos, ttl
+	case *layers.IPv6:
+		x.TrafficClass, x.FlowLabel, x.HopLimit = r.tos, r.flowLabel, ttl
+	}
+	bth := r.bth
+	bth.SetNetworkLayerForICRC(ip, udp)
+	return eth, ip, udp, &bth
+}
+
+// build serializes the frame with opts.
+func (r roceFrame) build(t testing.TB, opts gopacket.SerializeOptions) []byte {
+	t.Helper()
+	eth, ip, udp, bth := r.layers()
+	return serialize(t, opts, eth, ip, udp, bth, gopacket.Payload(r.payload))
+}

@@ -13,36 +13,63 @@ import (
 // octet 4) set to all-ones for the computation only. It is written least
 // significant octet first.
 
-var icrcLead = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+// icrcLead is the CRC-32 of the 8 leading octets of 0xFF.
+var icrcLead = crc32.ChecksumIEEE([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+
+// crcOnes continues crc over n octets of 0xFF (the masked fields), octet
+// by octet with the IEEE table, so that nothing is copied.
+func crcOnes(crc uint32, n int) uint32 {
+	c := ^crc
+	for ; n > 0; n-- {
+		c = crc32.IEEETable[byte(c)^0xff] ^ c>>8
+	}
+	return ^c
+}
+
+// crcOctet continues crc over the single octet b.
+func crcOctet(crc uint32, b byte) uint32 {
+	c := ^crc
+	return ^(crc32.IEEETable[byte(c)^b] ^ c>>8)
+}
 
 // icrcOver computes the ICRC from its pieces: the IP header (IPv4 with its
 // options, or the 40-octet IPv6 header), the 8-octet UDP header and the
-// RoCEv2 UDP payload without its 4-octet ICRC. It does not allocate.
+// RoCEv2 UDP payload without its 4-octet ICRC (at least the 12-octet BTH).
+// It runs the CRC over the unmasked runs of the input in place and over
+// the masked octets as 0xFF, so it neither copies nor allocates.
 func icrcOver(ipHdr, udpHdr, roce []byte) uint32 {
-	crc := crc32.Update(0, crc32.IEEETable, icrcLead[:])
-	var h [60]byte
-	n := copy(h[:], ipHdr)
-	if n > 0 && h[0]>>4 == 6 {
-		h[0] |= 0x0f // traffic class, high nibble
-		h[1], h[2], h[3] = 0xff, 0xff, 0xff
-		h[7] = 0xff // hop limit
-	} else if n >= 20 {
-		h[1] = 0xff // TOS
-		h[8] = 0xff // TTL
-		h[10], h[11] = 0xff, 0xff
+	tab := crc32.IEEETable
+	crc := icrcLead
+	switch {
+	case len(ipHdr) >= 8 && ipHdr[0]>>4 == 6:
+		crc = crcOctet(crc, ipHdr[0]|0x0f) // traffic class, high nibble
+		crc = crcOnes(crc, 3)              // traffic class low nibble, flow label
+		crc = crc32.Update(crc, tab, ipHdr[4:7])
+		crc = crcOnes(crc, 1) // hop limit
+		crc = crc32.Update(crc, tab, ipHdr[8:])
+	case len(ipHdr) >= 20 && ipHdr[0]>>4 != 6:
+		crc = crcOctet(crc, ipHdr[0])
+		crc = crcOnes(crc, 1) // TOS
+		crc = crc32.Update(crc, tab, ipHdr[2:8])
+		crc = crcOnes(crc, 1) // TTL
+		crc = crcOctet(crc, ipHdr[9])
+		crc = crcOnes(crc, 2) // header checksum
+		crc = crc32.Update(crc, tab, ipHdr[12:])
+	default:
+		crc = crc32.Update(crc, tab, ipHdr)
 	}
-	crc = crc32.Update(crc, crc32.IEEETable, h[:n])
-	var u [8]byte
-	copy(u[:], udpHdr)
-	u[6], u[7] = 0xff, 0xff
-	crc = crc32.Update(crc, crc32.IEEETable, u[:])
-	var b [12]byte
-	m := copy(b[:], roce)
-	if m > 4 {
-		b[4] = 0xff
+	u := min(len(udpHdr), 6)
+	crc = crc32.Update(crc, tab, udpHdr[:u])
+	for i := u; i < 6; i++ { // a short UDP header counts as zeros
+		crc = crcOctet(crc, 0)
 	}
-	crc = crc32.Update(crc, crc32.IEEETable, b[:m])
-	return crc32.Update(crc, crc32.IEEETable, roce[m:])
+	crc = crcOnes(crc, 2) // UDP checksum
+	if len(roce) <= 4 {
+		return crc32.Update(crc, tab, roce)
+	}
+	crc = crc32.Update(crc, tab, roce[:4])
+	crc = crcOnes(crc, 1) // BTH octet 4: FECN, BECN, reserved
+	return crc32.Update(crc, tab, roce[5:])
 }
 
 // ComputeICRC returns the ICRC of a RoCEv2 packet given from the first

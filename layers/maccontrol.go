@@ -49,6 +49,7 @@ func (m *MACControl) NextLayerType() gopacket.LayerType { return macControlNext(
 
 // DecodeFromBytes reads the opcode; it needs 2 octets.
 func (m *MACControl) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*m = MACControl{}
 	if len(data) < 2 {
 		df.SetTruncated()
 		return truncated("maccontrol", "opcode", 0, 2, len(data))

@@ -231,13 +231,17 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return errAt("bth", "padcnt", 1, ErrLength,
 			fmt.Sprintf("pad of %d octets, %d after the headers", m.PadCnt, end-12-el))
 	}
+	// Each extension header's Payload runs from its end to the pad, as
+	// gopacket expects of a layer: NewPacket decodes the BTH payload from
+	// the last extension layer's Payload.
+	padStart := end - int(m.PadCnt)
 	off := 12
 	if ext&extDETH != 0 {
-		m.DETH.decode(data[off : off+8])
+		m.DETH.decode(data[off:padStart])
 		off += 8
 	}
 	if ext&extRETH != 0 {
-		m.RETH.decode(data[off : off+16])
+		m.RETH.decode(data[off:padStart])
 		off += 16
 	}
 	otherStart := off
@@ -245,7 +249,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		off += 28
 	}
 	if ext&extAETH != 0 {
-		m.AETH.decode(data[off : off+4])
+		m.AETH.decode(data[off:padStart])
 		off += 4
 	}
 	if ext&extAtomicAck != 0 {
@@ -258,7 +262,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		m.OtherExt = data[otherStart:off]
 	}
 	if ext&extImm != 0 {
-		m.ImmDt.decode(data[off : off+4])
+		m.ImmDt.decode(data[off:padStart])
 		off += 4
 	}
 	if ext&extIETH != 0 {
@@ -266,10 +270,9 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		off += 4
 	}
 	if ext&extCNP != 0 {
-		m.CNP.decode(data[off:off+16], m)
+		m.CNP.decode(data[off:padStart], m)
 		off += 16
 	}
-	padStart := end - int(m.PadCnt)
 	m.Pad = data[padStart:end]
 	m.Contents = data[:12]
 	m.Payload = data[off:padStart]
@@ -484,7 +487,9 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 	if len(m.Payload) == 0 {
 		return nil
 	}
-	return p.NextDecoder(gopacket.LayerTypePayload)
+	// Not p.NextDecoder: it would decode the last extension layer's
+	// Payload, which for ATOMIC ACKNOWLEDGE still holds the AtomicAckETH.
+	return gopacket.LayerTypePayload.Decode(m.Payload, p)
 }
 
 // RETH is the RDMA extended transport header (16 octets): virtual address,
@@ -500,7 +505,7 @@ func (r *RETH) decode(b []byte) {
 	r.VA = binary.BigEndian.Uint64(b)
 	r.RKey = binary.BigEndian.Uint32(b[8:])
 	r.DMALen = binary.BigEndian.Uint32(b[12:])
-	r.Contents = b[:16]
+	r.Contents, r.Payload = b[:16], b[16:]
 }
 
 func (r *RETH) put(b []byte) {
@@ -520,12 +525,12 @@ func (r *RETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePay
 
 // DecodeFromBytes decodes a RETH on its own (16 octets); the rest is Payload.
 func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*r = RETH{}
 	if len(data) < 16 {
 		df.SetTruncated()
 		return truncated("reth", "reth", 0, 16, len(data))
 	}
 	r.decode(data)
-	r.Payload = data[16:]
 	return nil
 }
 
@@ -560,7 +565,7 @@ type AETH struct {
 func (a *AETH) decode(b []byte) {
 	a.Syndrome = b[0]
 	a.MSN = get24(b[1:])
-	a.Contents = b[:4]
+	a.Contents, a.Payload = b[:4], b[4:]
 }
 
 func (a *AETH) put(b []byte) error {
@@ -583,12 +588,12 @@ func (a *AETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePay
 
 // DecodeFromBytes decodes an AETH on its own (4 octets).
 func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*a = AETH{}
 	if len(data) < 4 {
 		df.SetTruncated()
 		return truncated("aeth", "aeth", 0, 4, len(data))
 	}
 	a.decode(data)
-	a.Payload = data[4:]
 	return nil
 }
 
@@ -619,7 +624,7 @@ type ImmDt struct {
 
 func (i *ImmDt) decode(b []byte) {
 	i.Data = binary.BigEndian.Uint32(b)
-	i.Contents = b[:4]
+	i.Contents, i.Payload = b[:4], b[4:]
 }
 
 // LayerType returns LayerTypeImmDt.
@@ -633,12 +638,12 @@ func (i *ImmDt) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePa
 
 // DecodeFromBytes decodes immediate data on its own (4 octets).
 func (i *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*i = ImmDt{}
 	if len(data) < 4 {
 		df.SetTruncated()
 		return truncated("immdt", "immdt", 0, 4, len(data))
 	}
 	i.decode(data)
-	i.Payload = data[4:]
 	return nil
 }
 
@@ -673,7 +678,7 @@ type DETH struct {
 func (d *DETH) decode(b []byte) {
 	d.QKey = binary.BigEndian.Uint32(b)
 	d.SrcQP = get24(b[5:])
-	d.Contents = b[:8]
+	d.Contents, d.Payload = b[:8], b[8:]
 }
 
 func (d *DETH) put(b []byte) error {
@@ -697,12 +702,12 @@ func (d *DETH) NextLayerType() gopacket.LayerType { return gopacket.LayerTypePay
 
 // DecodeFromBytes decodes a DETH on its own (8 octets).
 func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*d = DETH{}
 	if len(data) < 8 {
 		df.SetTruncated()
 		return truncated("deth", "deth", 0, 8, len(data))
 	}
 	d.decode(data)
-	d.Payload = data[8:]
 	return nil
 }
 
@@ -736,7 +741,7 @@ type CNP struct {
 }
 
 func (c *CNP) decode(b []byte, bth *BTH) {
-	c.Contents = b[:16]
+	c.Contents, c.Payload = b[:16], b[16:]
 	c.DestQP = bth.DestQP
 	c.Warnings = 0
 	if !allZero(b[:16]) {
@@ -760,11 +765,11 @@ func (c *CNP) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero
 // DecodeFromBytes decodes the 16 reserved octets on their own; DestQP is not
 // known there and is left 0.
 func (c *CNP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	*c = CNP{}
 	if len(data) < 16 {
 		df.SetTruncated()
 		return truncated("cnp", "reserved", 0, 16, len(data))
 	}
-	*c = CNP{}
 	c.Contents, c.Payload = data[:16], data[16:]
 	if !allZero(data[:16]) {
 		c.Warnings |= WarnReserved
