@@ -54,7 +54,7 @@ func (m MAC) String() string {
 // PortConfig describes one port.
 type PortConfig struct {
 	ID           int            // 0..65534, unique within the device
-	Speed        int64          // bit/s, 1 Mb/s .. 3.2 Tb/s
+	Speed        int64          // bit/s, 1 Mb/s .. 25.6 Tb/s
 	ServerFacing bool           // the port leads to a host (SFC C flag, SFC-P)
 	MAC          MAC            // this port's MAC; zero: derived from the device name and port id
 	PeerMAC      MAC            // the neighbour's MAC, destination of frames the device generates
@@ -325,7 +325,7 @@ func newDevice(cfg Config, role Role) (*Device, error) {
 		if err := CheckRange("device", fmt.Sprintf("ports[%d].id", i), int64(pc.ID), 0, 65534, ""); err != nil {
 			return nil, err
 		}
-		if err := CheckRange("device", fmt.Sprintf("port %d speed", pc.ID), pc.Speed, 1_000_000, 3_200_000_000_000, " bit/s"); err != nil {
+		if err := CheckRange("device", fmt.Sprintf("port %d speed", pc.ID), pc.Speed, 1_000_000, 25_600_000_000_000, " bit/s"); err != nil {
 			return nil, err
 		}
 		nq := pc.Queues
