@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"strconv"
 	"time"
-
-	"github.com/opensfc/sfc/layers"
 )
 
 // AppendValue appends v's text form: decimal numbers (hex when hex is set),
@@ -32,6 +30,31 @@ func AppendValue(dst []byte, v Value, hexNum bool) []byte {
 		return dst
 	case KindString:
 		return append(dst, v.S...)
+	case KindBytes:
+		for i, c := range v.B {
+			if i > 0 {
+				dst = append(dst, ':')
+			}
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	case KindTime:
+		return appendEpoch(dst, int64(v.U))
+	}
+	return dst
+}
+
+// appendEpoch appends ns nanoseconds as seconds with 9 decimals.
+func appendEpoch(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = append(dst, '.')
+	frac := ns % 1e9
+	for d := int64(1e8); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
 	}
 	return dst
 }
@@ -44,6 +67,8 @@ func appendJSONValue(dst []byte, v Value) []byte {
 		return strconv.AppendUint(dst, v.U, 10)
 	case KindBool:
 		return strconv.AppendBool(dst, v.U != 0)
+	case KindTime:
+		return appendEpoch(dst, int64(v.U))
 	}
 	dst = append(dst, '"')
 	dst = AppendValue(dst, v, false)
@@ -127,13 +152,13 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	if w := FrameWarnings(f); w != nil {
+	if countWarnings(f) > 0 {
+		// Warning texts and protocol names hold nothing JSON must escape.
 		dst = append(dst, `,"warnings":[`...)
-		for i, s := range w {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendJSONString(dst, s)
+		start := len(dst)
+		dst = AppendWarnings(dst, f, `"`, `",`)
+		if len(dst) > start {
+			dst = dst[:len(dst)-1]
 		}
 		dst = append(dst, ']')
 	}
@@ -184,35 +209,13 @@ func (e *Encoder) appendEntries(dst []byte, p *Proto, n int) []byte {
 }
 
 // FrameWarnings returns the warnings of every layer of f, each prefixed with
-// its protocol, or nil.
+// its protocol, or nil. It allocates; AppendWarnings does not.
 func FrameWarnings(f *Frame) []string {
 	var out []string
-	add := func(proto string, w layers.Warnings) {
+	for i := range f.P.Decoded {
+		proto, w := layerWarnings(f, i)
 		for _, s := range w.List() {
 			out = append(out, proto+": "+s)
-		}
-	}
-	p := f.P
-	for _, t := range p.Decoded {
-		switch t {
-		case layers.LayerTypePause:
-			add("pause", p.Pause.Warnings)
-		case layers.LayerTypePFC:
-			add("pfc", p.PFC.Warnings)
-		case layers.LayerTypeBTH:
-			add("bth", p.BTH.Warnings)
-		case layers.LayerTypeCIM:
-			add("cim", p.CIM.Warnings)
-		case layers.LayerTypeBTS:
-			add("bts", p.BTS.Warnings)
-		case layers.LayerTypePostcard:
-			add("postcard", p.Postcard.Warnings)
-		case layers.LayerTypeBFC:
-			add("bfc", p.BFC.Warnings)
-		case layers.LayerTypeFGCredit:
-			add("fgcredit", p.FGCredit.Warnings)
-		case layers.LayerTypeFGPause:
-			add("fgpause", p.FGPause.Warnings)
 		}
 	}
 	return out
@@ -226,13 +229,19 @@ func (e *Encoder) AppendFields(dst []byte, f *Frame, fields []*Field) []byte {
 		if i > 0 {
 			dst = append(dst, '\t')
 		}
-		e.vals = fd.Values(f, e.vals[:0])
-		for j, v := range e.vals {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendValue(dst, v, false)
+		dst = e.AppendField(dst, f, fd)
+	}
+	return dst
+}
+
+// AppendField appends the values of one field as AppendFields does.
+func (e *Encoder) AppendField(dst []byte, f *Frame, fd *Field) []byte {
+	e.vals = fd.Values(f, e.vals[:0])
+	for j, v := range e.vals {
+		if j > 0 {
+			dst = append(dst, ',')
 		}
+		dst = AppendValue(dst, v, false)
 	}
 	return dst
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -21,12 +22,19 @@ const (
 	KindBool               // U is 0 or 1
 	KindIP                 // A
 	KindMAC                // B, 6 octets
-	KindString             // S (BTS origin names)
+	KindString             // S (BTS origin names), U the number
+	KindBytes              // B, any length (quotes, MSDUs, payloads)
+	KindTime               // U, nanoseconds since the Unix epoch
 )
 
 func (k Kind) String() string {
-	return [...]string{"uint", "bool", "ip", "mac", "string"}[k]
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind" + strconv.Itoa(int(k))
 }
+
+var kindNames = [...]string{"uint", "bool", "ip", "mac", "string", "bytes", "time"}
 
 // Value is one value of a field. Only the member its Kind names is set; B
 // aliases the frame's buffer.
@@ -48,6 +56,10 @@ type Frame struct {
 	P         *layers.Parser
 	// Err is the decode error of the frame, if any (the frame is malformed).
 	Err error
+	// LinkBPS is the speed of the frame's interface in bit/s, used to show
+	// PAUSE and PFC quanta as time (1 quantum = 512 bit times); 0 when
+	// unknown.
+	LinkBPS uint64
 }
 
 // Field is a named field of a protocol.
@@ -59,9 +71,12 @@ type Field struct {
 	// JSON under "entries".
 	Entry bool
 	// Hex asks text renderings to print the number in hex.
-	Hex   bool
-	get   func(f *Frame, dst []Value) []Value
-	proto *Proto
+	Hex bool
+	// Quanta marks a time in pause quanta: the verbose tree adds its
+	// duration at the frame's link speed.
+	Quanta bool
+	get    func(f *Frame, dst []Value) []Value
+	proto  *Proto
 }
 
 // Values appends the field's values in f to dst; none when f does not hold
@@ -213,7 +228,7 @@ var Protos = []*Proto{
 	}},
 	{Name: "pause", present: has(layers.LayerTypePause), Fields: []*Field{
 		{Short: "opcode", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Opcode)) })},
-		{Short: "quanta", get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Quanta)) })},
+		{Short: "quanta", Quanta: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Quanta)) })},
 	}},
 	{Name: "pfc", present: has(layers.LayerTypePFC), Fields: pfcFields()},
 	{Name: "bth", present: has(layers.LayerTypeBTH), Fields: []*Field{
@@ -346,7 +361,7 @@ func pfcFields() []*Field {
 			get: one(func(p *layers.Parser) Value { return b(p.PFC.Enabled(i)) })})
 	}
 	for i := 0; i < 8; i++ {
-		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)),
+		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)), Quanta: true,
 			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
 	}
 	return fs
@@ -367,6 +382,10 @@ func init() {
 			byName[fd.Name] = fd
 			names = append(names, fd.Name)
 		}
+	}
+	register(FrameProto, FrameProto.Fields)
+	for _, x := range extraFields {
+		register(byProto[x.proto], []*Field{x.field})
 	}
 	sort.Strings(names)
 }

@@ -296,19 +296,44 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 				dst = append(dst, fd.Name...)
 				dst = append(dst, ": "...)
 				dst = AppendValue(dst, v, fd.Hex)
+				if fd.Quanta && f.LinkBPS > 0 {
+					dst = append(dst, " ("...)
+					dst = appendMicros(dst, QuantaNS(v.U, f.LinkBPS))
+					dst = append(dst, " us at "...)
+					dst = AppendSpeed(dst, f.LinkBPS)
+					dst = append(dst, ')')
+				}
 				dst = append(dst, '\n')
 			}
 		}
 	}
-	for _, w := range FrameWarnings(f) {
-		dst = append(dst, "    warning: "...)
-		dst = append(dst, w...)
-		dst = append(dst, '\n')
-	}
+	dst = AppendWarnings(dst, f, "    warning: ", "\n")
 	if f.Err != nil {
 		dst = append(dst, "    error: "...)
 		dst = append(dst, f.Err.Error()...)
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// appendMicros appends ns nanoseconds as microseconds with 3 decimals.
+func appendMicros(dst []byte, ns uint64) []byte {
+	dst = strconv.AppendUint(dst, ns/1000, 10)
+	dst = append(dst, '.')
+	r := ns % 1000
+	return append(dst, byte('0'+r/100), byte('0'+r/10%10), byte('0'+r%10))
+}
+
+// AppendSpeed appends a link speed in bit/s the way it is written on the
+// command line: 100G, 25G, 2.5G, 400M.
+func AppendSpeed(dst []byte, bps uint64) []byte {
+	switch {
+	case bps >= 1e9 && bps%1e9 == 0:
+		return append(strconv.AppendUint(dst, bps/1e9, 10), 'G')
+	case bps >= 1e9 && bps%1e8 == 0:
+		return append(strconv.AppendFloat(dst, float64(bps)/1e9, 'f', -1, 64), 'G')
+	case bps >= 1e6 && bps%1e6 == 0:
+		return append(strconv.AppendUint(dst, bps/1e6, 10), 'M')
+	}
+	return append(strconv.AppendUint(dst, bps, 10), "b/s"...)
 }

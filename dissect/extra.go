@@ -1,0 +1,133 @@
+package dissect
+
+import (
+	glayers "github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// FrameProto is the pseudo-protocol of a frame's capture metadata:
+// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch,
+// frame.malformed (the frame has a decode error) and frame.warnings (the
+// number of warnings). Every frame holds it. It is not in Protos: JSON
+// writes the metadata as its own "frame" object, and the verbose tree shows
+// it on the summary line; filters and -e name its fields like any other.
+var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true }, Fields: []*Field{
+	{Short: "number", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Number))) }},
+	{Short: "interface", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Interface))) }},
+	{Short: "len", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Len))) }},
+	{Short: "caplen", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.CapLen))) }},
+	{Short: "time_epoch", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
+		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.UnixNano())})
+	}},
+	{Short: "malformed", Kind: KindBool, get: func(f *Frame, dst []Value) []Value { return append(dst, b(f.Err != nil)) }},
+	{Short: "warnings", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(countWarnings(f)))) }},
+}}
+
+// extraFields are fields outside wire.md's table, kept out of their
+// protocol's Fields (so JSON, the verbose tree and the Wireshark
+// dissectors' field list stay exactly wire.md's) but known to LookupField,
+// for filters (`bts.quote contains 12:b7`) and -T fields.
+var extraFields = []struct {
+	proto string
+	field *Field
+}{
+	{"bts", &Field{Short: "quote", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.BTS.Quote) })}},
+	{"postcard", &Field{Short: "quote", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.Postcard.Quote) })}},
+	{"cim", &Field{Short: "msdu", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.CIM.MSDU) })}},
+	{"bth", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.BTH.Payload) })}},
+	{"udp", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.UDP.Payload) })}},
+	{"eth", &Field{Short: "vlan", get: when(func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeDot1Q) },
+		func(p *layers.Parser) Value { return u(uint64(p.Dot1Q.VLANIdentifier)) })}},
+	{"eth", &Field{Short: "pcp", get: when(func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeDot1Q) },
+		func(p *layers.Parser) Value { return u(uint64(p.Dot1Q.Priority)) })}},
+}
+
+// ExtraFields returns the names of the fields known to filters and -T
+// fields that JSON and the verbose tree leave out (frame metadata, raw
+// bytes, the VLAN tag), sorted as they are registered.
+func ExtraFields() []*Field {
+	out := append([]*Field(nil), FrameProto.Fields...)
+	for _, x := range extraFields {
+		out = append(out, x.field)
+	}
+	return out
+}
+
+func bytesV(b []byte) Value { return Value{Kind: KindBytes, B: b} }
+
+// register names fields of p and adds them to the lookup tables.
+func register(p *Proto, fs []*Field) {
+	byProto[p.Name] = p
+	for _, fd := range fs {
+		fd.Name = p.Name + "." + fd.Short
+		fd.proto = p
+		byName[fd.Name] = fd
+		names = append(names, fd.Name)
+	}
+}
+
+// warnText holds the text of each single warning bit, computed once so
+// that rendering warnings does not allocate.
+var warnText [16]string
+
+func init() {
+	for i := range warnText {
+		warnText[i] = layers.Warnings(1 << i).String()
+	}
+}
+
+// layerWarnings returns the protocol name and warnings of decoded layer i
+// of f's parser ("" when the layer carries none).
+func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
+	p := f.P
+	switch p.Decoded[i] {
+	case layers.LayerTypePause:
+		return "pause", p.Pause.Warnings
+	case layers.LayerTypePFC:
+		return "pfc", p.PFC.Warnings
+	case layers.LayerTypeBTH:
+		return "bth", p.BTH.Warnings
+	case layers.LayerTypeCIM:
+		return "cim", p.CIM.Warnings
+	case layers.LayerTypeBTS:
+		return "bts", p.BTS.Warnings
+	case layers.LayerTypePostcard:
+		return "postcard", p.Postcard.Warnings
+	case layers.LayerTypeBFC:
+		return "bfc", p.BFC.Warnings
+	case layers.LayerTypeFGCredit:
+		return "fgcredit", p.FGCredit.Warnings
+	case layers.LayerTypeFGPause:
+		return "fgpause", p.FGPause.Warnings
+	}
+	return "", 0
+}
+
+// AppendWarnings appends each warning of f as "proto: text", each preceded
+// by pre and followed by post, without allocating.
+func AppendWarnings(dst []byte, f *Frame, pre, post string) []byte {
+	for i := range f.P.Decoded {
+		proto, w := layerWarnings(f, i)
+		for bit := 0; w != 0; bit++ {
+			if w&1 != 0 {
+				dst = append(dst, pre...)
+				dst = append(dst, proto...)
+				dst = append(dst, ": "...)
+				dst = append(dst, warnText[bit]...)
+				dst = append(dst, post...)
+			}
+			w >>= 1
+		}
+	}
+	return dst
+}
+
+// QuantaNS returns the duration of quanta pause quanta at a link of bps
+// bit/s, in nanoseconds (1 quantum = 512 bit times); 0 when bps is 0.
+func QuantaNS(quanta uint64, bps uint64) uint64 {
+	if bps == 0 {
+		return 0
+	}
+	return quanta * 512 * 1e9 / bps
+}

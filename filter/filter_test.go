@@ -1,0 +1,235 @@
+package filter_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/sample"
+)
+
+// decoded returns the sample capture's frames decoded, each with its own
+// parser (so they can be kept), numbered from 1.
+func decoded(t testing.TB, frames []sample.Frame) []*dissect.Frame {
+	t.Helper()
+	var out []*dissect.Frame
+	for i, sf := range frames {
+		p := layers.NewParser()
+		f := &dissect.Frame{Number: i + 1, Time: sample.Start.Add(time.Duration(i) * time.Microsecond),
+			Interface: sf.Interface, Len: len(sf.Data), CapLen: len(sf.Data), P: p}
+		f.Err = p.Decode(sf.Data)
+		out = append(out, f)
+	}
+	return out
+}
+
+// The sample capture (sample.Frames): 1 PAUSE, 2 PFC (p3 65535, p5 0),
+// 3 WRITE v4 qp d2, 4 WRITE-imm v6 qp abcd, 5 ACK v6, 6 SEND v4 FECN,
+// 7 CNP v4, 8 CNP v6, 9 BTS v4 queue C 20us, 10 BTS v6 cache 12us,
+// 11 BTS v4 resume estimate, 12 CIM L2, 13 CIM v4, 14 CIM v6 no TLV,
+// 15 postcard v4, 16 postcard v6, 17 BFC, 18 FG credit v4 (2 entries),
+// 19 FG credit v6, 20 FG dst-pause v4, 21 FG dst-pause v6.
+var valid = []struct {
+	expr string
+	want string // matching frame numbers
+}{
+	{"bts", "9 10 11"},
+	{"pfc", "2"},
+	{"pause || pfc", "1 2"},
+	{"pause or pfc", "1 2"},
+	{"bts.pause_us > 10", "9 10"},
+	{"bts.pause_us >= 12 && bts.pause_us <= 12", "10"},
+	{"bts.pause_us == 0", "11"},
+	{"bts.pause_us != 0", "9 10"},
+	{"bts.pause_us < 0x14", "10 11"},
+	{"bts.pause_us gt 12 and bts.cacheable", "9"},
+	{"bts.origin == cache", "10"},
+	{"bts.origin == 2", "11"},
+	{`bts.origin == "queue"`, "9"},
+	{"bts.origin != queue", "10 11"},
+	{"cim.origin == queue", "12 13"},
+	{"cim", "12 13 14"},
+	{"cim.pause_us", "12 13"},
+	{"!cim.pause_us && cim", "14"},
+	{"cim.add == true && cim.vid == 100", "12"},
+	{"cim.sa == 02:00:00:00:00:01", "12 13 14"},
+	{"cim.da == 02-00-00-00-00-02 && cim.vid == 5", "14"},
+	{"eth.dst == 01:80:c2:00:00:01", "1 2"},
+	{"eth.src > 02:00:00:00:00:01", "1 2 12 17 18 19 20 21"},
+	{"ip.src == 10.0.0.1", "3 6"},
+	{"ip.src == 10.0.0.0/24 && bth", "3 6 7"},
+	{"ip.dst == fd00::1", "5 8 10 14 16"},
+	{"ip.src != fd00::/16 && ip", "3 6 7 9 11 13 15"},
+	{"ip.version == 6 && udp.dport == 1022", "16"},
+	{"flow.qp == 0xd2", "9 11 12 13 15"},
+	{"flow.src == fd00::1 && bts", "10"},
+	{"flow.dport == 4791 && !bts && !cim", "15 16"},
+	{"bth.destqp == 0xd2 && !cnp", "3 6"},
+	{"cnp.destqp == 0xabcd", "8"},
+	{"cnp", "7 8"},
+	{"bth.fecn", "6"},
+	{"bth.becn == 1", "7 8"},
+	{"bth.icrc_ok == false", ""},
+	{"bth.icrc_ok", "3 4 5 6 7 8"},
+	{"reth.dmalen >= 30", "3 4"},
+	{"aeth.syndrome == 0x1f", "5"},
+	{"pfc.c3 && pfc.time_c3 == 65535", "2"},
+	{"pfc.c5 && pfc.time_c5 == 0", "2"},
+	{"pfc.c0", ""},
+	{"pfc.enable_vector == 0x28", "2"},
+	{"pause.quanta == 0xffff", "1"},
+	{"fgcredit.dst == 10.0.1.7", "18"},
+	{"fgcredit.credits == 1078", "18"},
+	{"fgcredit.credits != 1078", "19"},
+	{"fgcredit.count == 2", "18"},
+	{"fgpause.pause_us == 65535", "20"},
+	{"fgpause.dst == fd00::2", "21"},
+	{"bfc.seq == 42 && bfc.bits_set > 0", "17"},
+	{"postcard.switch_id == 02:00:00:00:ff:01 && ip.version == 4", "15"},
+	{"postcard.rate_mbps == 100000", "15 16"},
+	{"bts.quote contains 12:b7", "9 10 11"},
+	{"bts.quote contains 0a000001", "9 11"},
+	{`bth.payload contains "hello"`, "6"},
+	{"bth.payload contains ab:ab:ab", "3"},
+	{"cim.msdu contains 00:00:d2", "12 13"},
+	{"udp.payload contains 12b7", "9 10 11 13 14 15 16"},
+	{"bts.origin contains cac", "10"},
+	{"frame.number <= 3", "1 2 3"},
+	{"frame.interface == 0", "3 4 6"},
+	{"frame.len == 60 && eth.type == 0x8808", "1 2"},
+	{"frame.time_epoch >= 1767225600.000019", "20 21"},
+	{"frame.malformed", ""},
+	{"!frame.malformed && frame.number == 1", "1"},
+	{"((bts)) && !(bts.origin == queue || bts.origin == cache)", "11"},
+	{"not bth and not (eth.type == 0x8808 or eth.type == 0x88b5) and !bts && !postcard && !cim", ""},
+	{"eth.vlan", ""},
+}
+
+func matching(t *testing.T, f *filter.Filter, frames []*dissect.Frame) string {
+	var got []string
+	for _, fr := range frames {
+		if f.Match(fr) {
+			got = append(got, fmt.Sprint(fr.Number))
+		}
+	}
+	return strings.Join(got, " ")
+}
+
+func TestValid(t *testing.T) {
+	frames := decoded(t, sample.Frames())
+	for _, tc := range valid {
+		f, err := filter.Compile(tc.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got := matching(t, f, frames); got != tc.want {
+			t.Errorf("%s: matches frames [%s], want [%s]", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestMalformed checks that a filter sees the fields decoded before a
+// frame's error, and frame.malformed.
+func TestMalformed(t *testing.T) {
+	frames := decoded(t, sample.Malformed())
+	for _, tc := range []struct{ expr, want string }{
+		{"frame.malformed", "1 2 3 4 5 8"},
+		{"frame.warnings > 0", "6 7"},
+		{"bth.icrc_ok == false", "6"},
+		{"bts.pause_us == 5", "1"},
+	} {
+		f := filter.MustCompile(tc.expr)
+		if got := matching(t, f, frames); got != tc.want {
+			t.Errorf("%s: matches [%s], want [%s]", tc.expr, got, tc.want)
+		}
+	}
+}
+
+var invalid = []struct {
+	expr string
+	col  int
+	msg  string
+}{
+	{"", 1, "empty filter"},
+	{"   ", 4, "empty filter"},
+	{"bts.pausus > 3", 1, `unknown field "bts.pausus"`},
+	{"btx", 1, `unknown field or protocol "btx"`},
+	{"bts.pause_us > ", 16, "expected a value"},
+	{"bts.pause_us > abc", 16, "not a number"},
+	{"bts.pause_us = 3", 14, "write =="},
+	{"bts & pfc", 5, "write &&"},
+	{"bts && ", 8, "expression ends"},
+	{"(bts || pfc", 1, "never closed"},
+	{"bts || pfc)", 11, "no ( to close"},
+	{"bts pfc", 5, "unexpected \"pfc\""},
+	{"bts == 1", 1, "is a protocol"},
+	{"ip.src == 10.0.0.300", 11, "not an IPv4 or IPv6 address"},
+	{"ip.src == 10.0.0.0/33", 11, "prefix"},
+	{"ip.src < 10.0.0.0/8", 8, "cannot be applied"},
+	{"cim.sa == 02:00:00:00:00", 11, "not a MAC address"},
+	{"bth.fecn == yes", 13, "not true, false"},
+	{"bth.fecn > 0", 10, "cannot be applied"},
+	{"bts.origin == nowhere", 15, "queue, cache, estimate"},
+	{"bts.pause_us contains 01", 14, "cannot be applied"},
+	{"bts.quote contains 1:2", 20, "two hex digits"},
+	{"bts.quote contains xyz", 20, "not a byte string"},
+	{"bts.quote > 01", 11, "cannot be applied"},
+	{`bth.payload contains "abc`, 22, "unterminated string"},
+	{"bts.pause_us == 1 && $", 22, "unexpected character"},
+	{"frame.time_epoch > yesterday", 20, "seconds since the epoch"},
+	{"&& bts", 1, "expected a field or protocol"},
+	{"(bts pfc)", 6, "expected ) or an operator"},
+	{"bts.pause_us == ==", 17, "expected a value"},
+}
+
+func TestInvalid(t *testing.T) {
+	for _, tc := range invalid {
+		f, err := filter.Compile(tc.expr)
+		if err == nil {
+			t.Errorf("%q compiled to %v; want an error", tc.expr, f)
+			continue
+		}
+		var se *filter.SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%q: error %T %v is not a *SyntaxError", tc.expr, err, err)
+			continue
+		}
+		if se.Column() != tc.col || !strings.Contains(se.Msg, tc.msg) {
+			t.Errorf("%q: column %d %q, want column %d containing %q", tc.expr, se.Column(), se.Msg, tc.col, tc.msg)
+		}
+		if !strings.Contains(se.Error(), fmt.Sprintf("column %d", tc.col)) || !strings.HasSuffix(se.Caret(), "^") {
+			t.Errorf("%q: bad rendering %q / %q", tc.expr, se.Error(), se.Caret())
+		}
+	}
+}
+
+func TestMatchDoesNotAllocate(t *testing.T) {
+	frames := decoded(t, sample.Frames())
+	f := filter.MustCompile("(bts.pause_us > 10 && flow.src == 10.0.0.0/8) || fgcredit.credits == 1078 || bts.quote contains 12:b7 || cim.sa == 02:00:00:00:00:01 || bts.origin == cache")
+	for _, fr := range frames {
+		f.Match(fr)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, fr := range frames {
+			f.Match(fr)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Match allocates %.1f times per capture", allocs)
+	}
+}
+
+func BenchmarkMatch(b *testing.B) {
+	frames := decoded(b, sample.Frames())
+	f := filter.MustCompile("bts.pause_us > 10 && flow.src == 10.0.0.0/8 || bth.destqp == 0xd2")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f.Match(frames[i%len(frames)])
+	}
+}
