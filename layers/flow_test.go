@@ -1,0 +1,217 @@
+package layers
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+	"net/netip"
+	"testing"
+)
+
+func TestDecodeQuote(t *testing.T) {
+	v4 := unhex(t, quoteIPv4Hex)
+	v6 := unhex(t, quoteIPv6Hex)
+	a4, b4 := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	a6, b6 := netip.MustParseAddr("fd00::1"), netip.MustParseAddr("fd00::2")
+	// IPv6 with a hop-by-hop (8 octets) and a fragment header before TCP.
+	v6ext := cat(at(v6[:40], 6, 0), unhex(t, "2c 00 0000 0000 0000"), unhex(t, "06 00 0001 00000001"),
+		unhex(t, "0050 1f90 00000001 00000000"))
+	for _, r := range []struct {
+		name   string
+		q      []byte
+		want   Flow
+		err    error
+		offset int
+	}{
+		{"ipv4-roce", v4, Flow{Src: a4, Dst: b4, Proto: 17, SrcPort: 49152, DstPort: 4791, DSCP: 26, QP: 0x123, HasQP: true}, nil, 0},
+		{"ipv4-bth-cut", v4[:20+8+11], Flow{Src: a4, Dst: b4, Proto: 17, SrcPort: 49152, DstPort: 4791, DSCP: 26}, nil, 0},
+		{"ipv4-udp-only", v4[:28], Flow{Src: a4, Dst: b4, Proto: 17, SrcPort: 49152, DstPort: 4791, DSCP: 26}, nil, 0},
+		{"ipv4-not-roce-port", at(v4, 22, 0x12, 0xb8), Flow{Src: a4, Dst: b4, Proto: 17, SrcPort: 49152, DstPort: 4792, DSCP: 26}, nil, 0},
+		{"ipv4-options", cat(at(v4[:20], 0, 0x46), unhex(t, "01010101"), v4[20:28]), Flow{Src: a4, Dst: b4, Proto: 17, SrcPort: 49152, DstPort: 4791, DSCP: 26}, nil, 0},
+		{"ipv4-options-cut", cat(at(v4[:20], 0, 0x46), unhex(t, "01010101"), v4[20:27]), Flow{}, ErrQuoteTooShort, 24},
+		{"ipv4-icmp-no-ports", at(v4, 9, 1), Flow{Src: a4, Dst: b4, Proto: 1, DSCP: 26}, nil, 0},
+		{"ipv4-tcp", at(v4, 9, 6), Flow{Src: a4, Dst: b4, Proto: 6, SrcPort: 49152, DstPort: 4791, DSCP: 26}, nil, 0},
+		{"ipv6-roce", v6, Flow{Src: a6, Dst: b6, Proto: 17, SrcPort: 49154, DstPort: 4791, DSCP: 1, QP: 0x456, HasQP: true}, nil, 0},
+		{"ipv6-dscp-63", at(v6, 0, 0x6f, 0xc0), Flow{Src: a6, Dst: b6, Proto: 17, SrcPort: 49154, DstPort: 4791, DSCP: 63, QP: 0x456, HasQP: true}, nil, 0},
+		{"ipv6-ext-headers", v6ext, Flow{Src: a6, Dst: b6, Proto: 6, SrcPort: 80, DstPort: 8080, DSCP: 1}, nil, 0},
+		{"ipv6-ext-cut", v6ext[:41], Flow{}, ErrQuoteTooShort, 40},
+		{"ipv6-l4-cut", v6ext[:56+7], Flow{}, ErrQuoteTooShort, 56},
+		{"empty", nil, Flow{}, ErrQuoteTooShort, 0},
+		{"ipv4-header-cut", v4[:19], Flow{}, ErrQuoteTooShort, 0},
+		{"ipv6-header-cut", v6[:39], Flow{}, ErrQuoteTooShort, 0},
+		{"ipv4-ihl-4", at(v4, 0, 0x44), Flow{}, ErrBadValue, 0},
+		{"version-0", make([]byte, 64), Flow{}, ErrVersion, 0},
+	} {
+		got, err := DecodeQuote(r.q)
+		if r.err != nil {
+			var de *DecodeError
+			if !errors.Is(err, r.err) || !errors.As(err, &de) || de.Offset != r.offset {
+				t.Errorf("%s: error %v, want %v at %d", r.name, err, r.err, r.offset)
+			}
+			continue
+		}
+		if err != nil || got != r.want {
+			t.Errorf("%s: %v %v, want %v", r.name, got, err, r.want)
+		}
+	}
+}
+
+func TestFlowString(t *testing.T) {
+	f, _ := DecodeQuote(unhex(t, quoteIPv6Hex))
+	if got, want := f.String(), "[fd00::1]:49154 > [fd00::2]:4791 proto 17 dscp 1 qp 0x000456"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+func TestQuoteAndCIMMSDU(t *testing.T) {
+	long := make([]byte, 1000)
+	if len(Quote(long)) != 64 || len(Quote(long[:20])) != 20 {
+		t.Error("Quote length")
+	}
+	if len(CIMMSDU(long)) != 512 || len(CIMMSDU(long[:100])) != 100 {
+		t.Error("CIMMSDU cut")
+	}
+	short := []byte{0x45, 1, 2}
+	m := CIMMSDU(short)
+	if len(m) != 48 || !bytes.Equal(m[:3], short) || !allZero(m[3:]) {
+		t.Errorf("CIMMSDU pad: %x", m)
+	}
+}
+
+// TestVFIDKeyLayout computes CRC-32C over the key wire.md §7.1 lays out,
+// written by hand, and compares with VFID; then the stage indexes.
+func TestVFIDKeyLayout(t *testing.T) {
+	c := crc32.MakeTable(crc32.Castagnoli)
+	for _, r := range []struct {
+		flow Flow
+		key  string // src IP, dst IP, protocol, src port, dst port
+	}{
+		{Flow{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), Proto: 17, SrcPort: 49152, DstPort: 4791, DSCP: 26, QP: 5, HasQP: true},
+			"0a000001 0a000002 11 c000 12b7"},
+		{Flow{Src: netip.MustParseAddr("fd00::1"), Dst: netip.MustParseAddr("fd00::2"), Proto: 6, SrcPort: 80, DstPort: 8080},
+			"fd000000000000000000000000000001 fd000000000000000000000000000002 06 0050 1f90"},
+	} {
+		key := unhex(t, r.key)
+		want := crc32.Checksum(key, c)
+		if got := VFID(r.flow); got != want {
+			t.Errorf("VFID(%v) = %08x, want CRC-32C(%x) = %08x", r.flow, got, key, want)
+		}
+		// DSCP and QP are not part of the key.
+		g := r.flow
+		g.DSCP, g.QP, g.HasQP = 0, 0, false
+		if VFID(g) != want {
+			t.Errorf("VFID depends on DSCP or QP")
+		}
+		for _, geo := range []struct{ l, k int }{{128, 4}, {16, 4}, {1024, 8}, {1, 1}} {
+			for s := 0; s < geo.k; s++ {
+				b := []byte{byte(want >> 24), byte(want >> 16), byte(want >> 8), byte(want), byte(s)}
+				if got, w := StageIndex(want, s, geo.l, geo.k), crc32.Checksum(b, c)%uint32(8*geo.l/geo.k); got != w {
+					t.Errorf("StageIndex(%08x, %d, %d, %d) = %d, want %d", want, s, geo.l, geo.k, got, w)
+				}
+			}
+		}
+	}
+	// A known value pins the polynomial: CRC-32C("123456789") = e3069283.
+	if got := crc32c([]byte("123456789")); got != 0xe3069283 {
+		t.Errorf("crc32c check value %08x", got)
+	}
+}
+
+// TestFilterMatches sets a flow's bit stage by stage: it matches only when
+// every stage holds it, and the bit lands where §7.1 says (octet b/8 of the
+// stage, mask 0x80 >> b%8).
+func TestFilterMatches(t *testing.T) {
+	f, _ := DecodeQuote(unhex(t, quoteIPv4Hex))
+	v := VFID(f)
+	const l, k = 128, 4
+	filter := make([]byte, l)
+	for s := 0; s < k; s++ {
+		if FilterMatches(filter, k, v) {
+			t.Fatalf("matches with %d of %d stages set", s, k)
+		}
+		SetFilterBit(filter, k, v, s)
+		i := StageIndex(v, s, l, k)
+		if filter[s*l/k+int(i/8)]&(0x80>>(i%8)) == 0 {
+			t.Fatalf("stage %d bit %d not at octet %d", s, i, s*l/k+int(i/8))
+		}
+	}
+	if !FilterMatches(filter, k, v) {
+		t.Fatal("no match with every stage set")
+	}
+	b := &BFC{Hashes: k, FilterLen: l, Filter: filter}
+	if !b.Matches(f) || b.BitsSet() > k {
+		t.Errorf("Matches %v bits %d", b.Matches(f), b.BitsSet())
+	}
+	for _, bad := range []struct {
+		f []byte
+		k int
+	}{{filter, 0}, {filter[:3], 4}, {filter[:6], 4}, {nil, 1}} {
+		if FilterMatches(bad.f, bad.k, v) {
+			t.Errorf("FilterMatches(len %d, k %d) matched", len(bad.f), bad.k)
+		}
+	}
+	all := bytes.Repeat([]byte{0xff}, l)
+	if !FilterMatches(all, k, 0) || (&BFC{Filter: all}).BitsSet() != 8*l {
+		t.Error("full filter")
+	}
+}
+
+// TestICRCFunctions checks ComputeICRC, FixICRC and PutICRC against the
+// wire.md vectors, and that every field the ICRC masks can change without
+// changing it, while any other does.
+func TestICRCFunctions(t *testing.T) {
+	for _, r := range []struct {
+		hex  string
+		ip   int // IP header length
+		want uint32
+	}{{cnpV4Hex, 20, 0x2339765c}, {cnpV6Hex, 40, 0xf4e67d0f}} {
+		pkt := unhex(t, r.hex)[14:]
+		got, err := ComputeICRC(pkt)
+		if err != nil || got != r.want {
+			t.Errorf("ComputeICRC %08x %v, want %08x", got, err, r.want)
+		}
+		var le [4]byte
+		PutICRC(le[:], r.want)
+		if !bytes.Equal(le[:], pkt[len(pkt)-4:]) {
+			t.Errorf("PutICRC %x, wire %x", le, pkt[len(pkt)-4:])
+		}
+		broken := bytes.Clone(pkt)
+		copy(broken[len(broken)-4:], []byte{0, 0, 0, 0})
+		if err := FixICRC(broken); err != nil || !bytes.Equal(broken, pkt) {
+			t.Errorf("FixICRC: %v %x", err, broken)
+		}
+		var masked []int
+		if r.ip == 20 {
+			masked = []int{1, 8, 10, 11} // TOS, TTL, checksum
+		} else {
+			masked = []int{1, 2, 3, 7} // traffic class low nibble and flow label, hop limit
+		}
+		masked = append(masked, r.ip+6, r.ip+7, r.ip+8+4) // UDP checksum, BTH octet 4
+		for i := 0; i < len(pkt)-4; i++ {
+			c := bytes.Clone(pkt)
+			c[i] ^= 0x01
+			if r.ip == 40 && i == 0 {
+				c[i] ^= 0x01 ^ 0x08 // the traffic class's high nibble
+			}
+			got, _ := ComputeICRC(c)
+			isMasked := false
+			for _, m := range masked {
+				isMasked = isMasked || m == i
+			}
+			if r.ip == 40 && i == 0 {
+				isMasked = true
+			}
+			if (got == r.want) != isMasked {
+				t.Errorf("IP header %d: flipping octet %d: ICRC %08x (masked %v)", r.ip, i, got, isMasked)
+			}
+		}
+	}
+	for _, bad := range [][]byte{nil, {0x45}, make([]byte, 20+8+12+3), at(make([]byte, 60), 0, 0x44), at(make([]byte, 60), 0, 0x55)} {
+		if _, err := ComputeICRC(bad); err == nil {
+			t.Errorf("ComputeICRC(%x) without error", bad)
+		}
+		if bad != nil && FixICRC(bad) == nil {
+			t.Errorf("FixICRC(%x) without error", bad)
+		}
+	}
+}
