@@ -1,0 +1,231 @@
+package layers
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+var (
+	ltEth  = layers.LayerTypeEthernet
+	ltIPv4 = layers.LayerTypeIPv4
+	ltIPv6 = layers.LayerTypeIPv6
+	ltUDP  = layers.LayerTypeUDP
+	ltPay  = gopacket.LayerTypePayload
+)
+
+// TestParserFrames decodes whole frames, good and bad, and checks what the
+// Parser reports: the layers, the error, the failed layer, truncation and
+// the checks that need two layers.
+func TestParserFrames(t *testing.T) {
+	pfcOther := at(unhex(t, pfcHex), 0, 0x02, 0, 0, 0, 0, 0x07)
+	pauseOther := at(unhex(t, pauseHex), 5, 0x02)
+	vlanPFC := func() []byte {
+		f := unhex(t, pfcHex)
+		return cat(f[:12], []byte{0x81, 0x00, 0x60, 0x64}, f[12:])
+	}()
+	cimBig := at(unhex(t, cimL2Hex), 14+15, 0x01, 0x00)
+	btsShort := serialize(t, optsFix, func() []gopacket.SerializableLayer {
+		return udpStack(false, DefaultBTSPort, &BTS{PauseUS: 9, Quote: unhex(t, quoteIPv4Hex)[:27]})
+	}()...)
+	otherMagic := at(unhex(t, bfcHex), 14, 0x12, 0x34)
+	unknownSub := at(unhex(t, bfcHex), 16, 0x09)
+	gate := at(unhex(t, pauseHex), 14, 0x00, 0x02)
+	arp := at(unhex(t, pauseHex), 12, 0x08, 0x06)
+	cnpBadICRC := at(unhex(t, cnpV6Hex), 14+40+8+28, 0, 0, 0, 0)
+	cnpUDPCut := at(unhex(t, cnpV4Hex), 14+20+4, 0x00, 0x18)
+	for _, r := range []struct {
+		name    string
+		frame   []byte
+		decoded []gopacket.LayerType
+		err     error // nil: no error
+		failed  gopacket.LayerType
+		trunc   bool
+		check   func(t *testing.T, p *Parser)
+	}{
+		{name: "pause-wrong-mac", frame: pauseOther, decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl, LayerTypePause},
+			check: func(t *testing.T, p *Parser) {
+				if p.Pause.Warnings != WarnDestMAC || p.Pause.Quanta != 0x1234 {
+					t.Errorf("pause %+v", p.Pause)
+				}
+			}},
+		{name: "pfc-wrong-mac", frame: pfcOther, decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl, LayerTypePFC},
+			check: func(t *testing.T, p *Parser) {
+				if p.PFC.Warnings != WarnDestMAC {
+					t.Errorf("warnings %v", p.PFC.Warnings)
+				}
+			}},
+		{name: "pfc-vlan", frame: vlanPFC, decoded: []gopacket.LayerType{ltEth, layers.LayerTypeDot1Q, LayerTypeMACControl, LayerTypePFC},
+			check: func(t *testing.T, p *Parser) {
+				if p.PFC.Warnings != 0 || p.PFC.EnableVector != 0x21 || p.Dot1Q.VLANIdentifier != 100 || p.Dot1Q.Priority != 3 {
+					t.Errorf("pfc %+v vlan %d", p.PFC, p.Dot1Q.VLANIdentifier)
+				}
+			}},
+		{name: "maccontrol-other-opcode", frame: gate, decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl, ltPay}},
+		{name: "unknown-ethertype", frame: arp, decoded: []gopacket.LayerType{ltEth, layers.LayerTypeARP}[:1]},
+		{name: "fcexp-other-magic", frame: otherMagic, decoded: []gopacket.LayerType{ltEth, LayerTypeFCExp, ltPay}},
+		{name: "fcexp-unknown-subtype", frame: unknownSub, decoded: []gopacket.LayerType{ltEth, LayerTypeFCExp, ltPay}},
+		{name: "cnp-bad-icrc", frame: cnpBadICRC, decoded: []gopacket.LayerType{ltEth, ltIPv6, ltUDP, LayerTypeBTH},
+			check: func(t *testing.T, p *Parser) {
+				if !p.BTH.ICRCChecked || p.BTH.ICRCOK || p.BTH.Warnings != WarnICRC {
+					t.Errorf("ICRC checked %v ok %v warnings %v", p.BTH.ICRCChecked, p.BTH.ICRCOK, p.BTH.Warnings)
+				}
+			}},
+		{name: "cnp-udp-length-cut", frame: cnpUDPCut, decoded: []gopacket.LayerType{ltEth, ltIPv4, ltUDP}, err: ErrLength, failed: LayerTypeBTH, trunc: true},
+		{name: "ethernet-short", frame: make([]byte, 13), decoded: nil, failed: ltEth, err: errAny},
+		{name: "cim-msdu-too-long", frame: cimBig, decoded: []gopacket.LayerType{ltEth}, err: ErrLength, failed: LayerTypeCIM, trunc: true,
+			check: func(t *testing.T, p *Parser) {
+				if p.CIM.MSDULen != 256 || !p.CIM.Add || p.CIM.VID != 100 {
+					t.Errorf("fields before the error lost: %+v", p.CIM)
+				}
+			}},
+		{name: "bts-quote-short", frame: btsShort, decoded: []gopacket.LayerType{ltEth, ltIPv4, ltUDP}, err: ErrQuoteTooShort, failed: LayerTypeBTS,
+			check: func(t *testing.T, p *Parser) {
+				if p.BTS.PauseUS != 9 || len(p.BTS.Quote) != 27 || p.BTS.Version != 1 {
+					t.Errorf("fields before the error lost: %+v", p.BTS)
+				}
+			}},
+		{name: "pfc-cut", frame: unhex(t, pfcHex)[:14+10], decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl}, err: ErrTruncated, failed: LayerTypePFC, trunc: true},
+		{name: "bfc-cut", frame: unhex(t, bfcHex)[:14+12+8], decoded: []gopacket.LayerType{ltEth, LayerTypeFCExp}, err: ErrLength, failed: LayerTypeBFC, trunc: true},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			p := NewParser()
+			p.Decode(unhex(t, cnpV4Hex)) // leave state behind
+			err := p.Decode(r.frame)
+			switch {
+			case r.err == nil && err != nil:
+				t.Fatalf("error %v", err)
+			case r.err == errAny && err == nil, r.err != nil && r.err != errAny && !errors.Is(err, r.err):
+				t.Fatalf("error %v, want %v", err, r.err)
+			}
+			if !slices.Equal(p.Decoded, r.decoded) {
+				t.Errorf("decoded %v, want %v", p.Decoded, r.decoded)
+			}
+			if p.Failed != r.failed && !(r.err == nil && p.Failed == gopacket.LayerTypeZero) {
+				t.Errorf("failed %v, want %v", p.Failed, r.failed)
+			}
+			if p.Truncated != r.trunc {
+				t.Errorf("truncated %v, want %v", p.Truncated, r.trunc)
+			}
+			for _, lt := range r.decoded {
+				if !p.Has(lt) || p.Layer(lt) == nil {
+					t.Errorf("Has/Layer(%v)", lt)
+				}
+			}
+			if r.check != nil {
+				r.check(t, p)
+			}
+			// NewPacket agrees on the warnings and the error.
+			pkt := gopacket.NewPacket(r.frame, layers.LayerTypeEthernet, gopacket.Default)
+			if (pkt.ErrorLayer() != nil) != (r.err != nil) {
+				t.Errorf("NewPacket error layer %v", pkt.ErrorLayer())
+			}
+			if r.failed != gopacket.LayerTypeZero && r.failed != ltEth && pkt.Layer(r.failed) == nil {
+				t.Errorf("NewPacket has no %v layer holding the fields before the error: %v", r.failed, pkt.Layers())
+			}
+			if l := pkt.Layer(lastOurs(r.decoded)); l != nil && r.err == nil {
+				if w, pw := warningsOf(l), warningsOf(p.Layer(l.LayerType()).(gopacket.Layer)); w != pw {
+					t.Errorf("NewPacket warnings %v, Parser %v", w, pw)
+				}
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")
+
+func lastOurs(ls []gopacket.LayerType) gopacket.LayerType {
+	for i := len(ls) - 1; i >= 0; i-- {
+		if ls[i] >= 1500 && ls[i] < 1600 && ls[i] != LayerTypeMACControl && ls[i] != LayerTypeFCExp {
+			return ls[i]
+		}
+	}
+	return gopacket.LayerTypeZero
+}
+
+// TestRegisterUDPPort moves the BTS to another port and back, as sfcdump's
+// "decode as" flag does, and checks NewPacket and Parser follow.
+func TestRegisterUDPPort(t *testing.T) {
+	build := func(port uint16) []byte {
+		return serialize(t, optsFix, udpStack(false, port, &BTS{PauseUS: 7, Quote: unhex(t, quoteIPv4Hex)})...)
+	}
+	t.Cleanup(func() {
+		UnregisterUDPPort(2021)
+		RegisterUDPPort(DefaultBTSPort, LayerTypeBTS)
+	})
+	decodes := func(port uint16) (gopacket.LayerType, gopacket.LayerType) {
+		frame := build(port)
+		p := NewParser()
+		if err := p.Decode(frame); err != nil {
+			t.Fatalf("port %d: %v", port, err)
+		}
+		pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
+		return p.Decoded[len(p.Decoded)-1], pkt.Layers()[len(pkt.Layers())-1].LayerType()
+	}
+	if a, b := decodes(2021); a != ltPay || b != ltPay {
+		t.Fatalf("port 2021 before registering: %v %v", a, b)
+	}
+	RegisterUDPPort(2021, LayerTypeBTS)
+	if a, b := decodes(2021); a != LayerTypeBTS || b != LayerTypeBTS {
+		t.Errorf("port 2021 after registering: %v %v", a, b)
+	}
+	if got := UDPPorts(LayerTypeBTS); !slices.Equal(got, []uint16{DefaultBTSPort, 2021}) {
+		t.Errorf("UDPPorts %v", got)
+	}
+	// Moving a port to another layer type takes it from the first.
+	RegisterUDPPort(2021, LayerTypePostcard)
+	if got := UDPPorts(LayerTypeBTS); !slices.Equal(got, []uint16{DefaultBTSPort}) {
+		t.Errorf("UDPPorts(BTS) %v", got)
+	}
+	if got := UDPPorts(LayerTypePostcard); !slices.Contains(got, 2021) {
+		t.Errorf("UDPPorts(Postcard) %v", got)
+	}
+	UnregisterUDPPort(DefaultBTSPort)
+	if a, b := decodes(DefaultBTSPort); a != ltPay || b != ltPay {
+		t.Errorf("port 1021 after unregistering: %v %v", a, b)
+	}
+	if got := UDPPorts(LayerTypeBTS); len(got) != 0 {
+		t.Errorf("UDPPorts %v", got)
+	}
+	RegisterUDPPort(DefaultBTSPort, LayerTypeBTS)
+	if a, b := decodes(DefaultBTSPort); a != LayerTypeBTS || b != LayerTypeBTS {
+		t.Errorf("port 1021 after registering again: %v %v", a, b)
+	}
+}
+
+// TestDefaultRegistrations pins the code points of wire.md.
+func TestDefaultRegistrations(t *testing.T) {
+	for _, r := range []struct {
+		et layers.EthernetType
+		lt gopacket.LayerType
+	}{{0x8808, LayerTypeMACControl}, {0x89a2, LayerTypeCIM}, {0x88b5, LayerTypeFCExp}} {
+		if got := r.et.LayerType(); got != r.lt {
+			t.Errorf("EtherType %#04x: %v, want %v", uint16(r.et), got, r.lt)
+		}
+	}
+	for _, r := range []struct {
+		port uint16
+		lt   gopacket.LayerType
+	}{{4791, LayerTypeBTH}, {35234, LayerTypeCIM}, {1021, LayerTypeBTS}, {1022, LayerTypePostcard}} {
+		if got := layers.UDPPort(r.port).LayerType(); got != r.lt {
+			t.Errorf("UDP %d: %v, want %v", r.port, got, r.lt)
+		}
+		if !slices.Contains(UDPPorts(r.lt), r.port) {
+			t.Errorf("UDPPorts(%v) = %v", r.lt, UDPPorts(r.lt))
+		}
+	}
+	if MACControlDst.String() != "01:80:c2:00:00:01" || HopByHopDst.String() != "01:80:c2:00:00:0e" {
+		t.Error("destination MACs")
+	}
+	if !IsMACControlDst(MACControlDst) || IsMACControlDst(HopByHopDst) || IsMACControlDst(nil) {
+		t.Error("IsMACControlDst")
+	}
+	for lt := gopacket.LayerType(1500); lt <= 1515; lt++ {
+		if lt.String() == "" || lt.String() == "Unknown" {
+			t.Errorf("layer type %d not registered", lt)
+		}
+	}
+}
