@@ -57,10 +57,14 @@ type Interface struct {
 type Reader struct {
 	name   string
 	closer io.Closer
+	count  *countingReader
+	size   int64
 	ng     *pcapgo.NgReader
 	pc     *pcapgo.Reader
 	n      int
 	frame  Frame
+	// checked counts the interfaces whose link type has been checked.
+	checked int
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
@@ -75,12 +79,19 @@ func Open(path string) (*Reader, error) {
 			return nil, err
 		}
 	}
-	r, err := NewReader(path, f)
+	cr := &countingReader{r: f}
+	r, err := NewReader(path, cr)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	r.closer = f
+	r.count = cr
+	if fi, ok := f.(*os.File); ok {
+		if st, err := fi.Stat(); err == nil && st.Mode().IsRegular() {
+			r.size = st.Size()
+		}
+	}
 	return r, nil
 }
 
@@ -118,6 +129,7 @@ func NewReader(name string, r io.Reader) (*Reader, error) {
 			return nil, fmt.Errorf("%s: interface %d: %w %v (want Ethernet)", name, i, ErrLinkType, lt)
 		}
 	}
+	rd.checked = rd.NInterfaces()
 	return rd, nil
 }
 
@@ -127,6 +139,28 @@ func isPcapMagic(m []byte) bool {
 		return true
 	}
 	return false
+}
+
+// countingReader counts the octets read from the file, for progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Progress returns how many octets of the file have been read and the
+// file's size (0 when unknown: standard input, a pipe, or a Reader made by
+// NewReader). For a gzip file both count compressed octets.
+func (r *Reader) Progress() (read, size int64) {
+	if r.count == nil {
+		return 0, 0
+	}
+	return r.count.n, r.size
 }
 
 // Name returns the name the reader was opened with.
@@ -181,6 +215,14 @@ func (r *Reader) Next() (*Frame, error) {
 		// pcapgo reads interfaces as they come; a frame that names one
 		// that does not exist is a broken capture.
 		return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("frame names interface %d, capture has %d", ci.InterfaceIndex, r.ng.NInterfaces())}
+	}
+	if r.ng != nil && r.ng.NInterfaces() > r.checked {
+		// An interface block after the first frames: check it too.
+		for ; r.checked < r.ng.NInterfaces(); r.checked++ {
+			if lt := r.Interface(r.checked).LinkType; lt != layers.LinkTypeEthernet {
+				return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("interface %d: %w %v (want Ethernet)", r.checked, ErrLinkType, lt)}
+			}
+		}
 	}
 	r.n++
 	r.frame.Number = r.n

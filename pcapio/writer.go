@@ -37,6 +37,19 @@ func NewWriter(w io.Writer, names ...string) (*Writer, error) {
 	return &Writer{w: nw, names: names}, nil
 }
 
+// AddInterface adds an Ethernet interface named name and returns its id.
+func (w *Writer) AddInterface(name string) (int, error) {
+	id, err := w.w.AddInterface(pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeEthernet, TimestampResolution: 9})
+	if err != nil {
+		return 0, err
+	}
+	w.names = append(w.names, name)
+	return id, nil
+}
+
+// NInterfaces returns the number of interfaces written so far.
+func (w *Writer) NInterfaces() int { return len(w.names) }
+
 // Write writes one frame on interface iface at time t, with comments.
 func (w *Writer) Write(iface int, t time.Time, data []byte, origLen int, comments ...string) error {
 	if origLen < len(data) {

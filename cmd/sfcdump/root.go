@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 )
@@ -31,6 +33,9 @@ pause frames and Floodgate credit and dst-pause frames.`,
 		},
 	}
 	root.PersistentFlags().BoolVar(&verbose, "debug", false, "log debug messages on stderr")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}

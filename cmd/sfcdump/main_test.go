@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// sfcdump runs the command in-process and returns its stdout, stderr and
+// exit status.
+func sfcdump(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/sfcdump -update to create it)", err)
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) || i < len(wl); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run go test ./cmd/sfcdump -update if the change is intended)", name, i+1, g, w)
+			}
+		}
+	}
+}
+
+const (
+	sampleCap    = "../../pcaps/sample.pcapng"
+	malformedCap = "../../pcaps/malformed.pcapng"
+)
+
+func TestReadGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"sample.txt", []string{"read", sampleCap}},
+		{"sample-verbose.txt", []string{"read", "-V", "--link-speed", "100G", "--link-speed", "port0=25G", sampleCap}},
+		{"sample.json", []string{"read", "-T", "json", sampleCap}},
+		{"sample-fields.tsv", []string{"read", "-T", "fields", "-e", "frame.number", "-e", "frame.interface", "-e", "bth.destqp",
+			"-e", "bts.pause_us", "-e", "bts.origin", "-e", "flow.src", "-e", "flow.qp", "-e", "fgcredit.credits", "-e", "pfc.time_c3", "-e", "cim.sa", sampleCap}},
+		{"sample-filter.txt", []string{"read", "-Y", "(bts || cim) && flow.qp == 0xd2 && !(bts.origin == estimate)", sampleCap}},
+		{"malformed.txt", []string{"read", malformedCap}},
+		{"malformed-verbose-hex.txt", []string{"read", "-V", "-x", malformedCap}},
+		{"malformed.json", []string{"read", "-T", "json", malformedCap}},
+		{"malformed-fields.tsv", []string{"read", "-T", "fields", "-e", "frame.number", "-e", "frame.malformed", "-e", "frame.warnings",
+			"-e", "bts.version", "-e", "bth.icrc_ok", "-e", "bth.icrc", malformedCap}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := sfcdump(t, tc.args...)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(dir, "trunc.pcapng")
+	os.WriteFile(trunc, data[:1500], 0o644)
+	notCap := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notCap, []byte("hello, this is not a capture"), 0o644)
+	// A classic pcap with link type 101 (raw IP).
+	rawIP := filepath.Join(dir, "raw.pcap")
+	os.WriteFile(rawIP, []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 101, 0, 0, 0}, 0o644)
+
+	out, errs, code := sfcdump(t, "read", trunc)
+	if code != 1 || strings.Count(out, "\n") != 8 || !strings.Contains(errs, "trunc.pcapng: after frame 8 (the last good one)") {
+		t.Errorf("truncated: exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errs)
+	}
+	for _, tc := range []struct{ file, msg string }{
+		{filepath.Join(dir, "missing.pcap"), "missing.pcap: no such file"},
+		{notCap, "notes.txt: not a pcap or pcapng capture"},
+		{rawIP, "raw.pcap: interface 0: unsupported link type"},
+	} {
+		out, errs, code := sfcdump(t, "read", tc.file, sampleCap)
+		if code != 2 || !strings.Contains(errs, tc.msg) || strings.Count(out, "\n") != 21 {
+			t.Errorf("%s: exit %d, stderr %q, %d lines (want 2, %q, the 21 frames of the next file)", tc.file, code, errs, strings.Count(out, "\n"), tc.msg)
+		}
+	}
+	for _, args := range [][]string{
+		{"read", "-Y", "bts.pause_us >", sampleCap},
+		{"read", "-T", "xml", sampleCap},
+		{"read", "-T", "fields", "-e", "bts.nothing", sampleCap},
+		{"read", "--decode-as", "udp.port==5000:http", sampleCap},
+		{"read", "--link-speed", "fast", sampleCap},
+		{"read"},
+		{"read", "--no-such-flag", sampleCap},
+	} {
+		out, errs, code := sfcdump(t, args...)
+		if code != 2 || out != "" || errs == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, a reason", args, code, out, errs)
+		}
+	}
+	_, errs, _ = sfcdump(t, "read", "-Y", "bts && pfc.time_c9 == 1", sampleCap)
+	if !strings.Contains(errs, "column 8: unknown field \"pfc.time_c9\"") || !strings.Contains(errs, "       ^") {
+		t.Errorf("bad filter report: %q", errs)
+	}
+}
+
+func TestReadWriteKeepsInterfacesAndComments(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bts.pcapng")
+	stdout, errs, code := sfcdump(t, "read", "-Y", "bts || pfc", "-w", out, sampleCap)
+	if code != 0 || stdout != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	got, _, _ := sfcdump(t, "read", "-V", out)
+	want, _, _ := sfcdump(t, "read", "-V", "-Y", "bts || pfc", sampleCap)
+	// Frame numbers and relative times restart in the new capture; the
+	// interfaces, comments and every field stay.
+	strip := func(s string) []string {
+		var lines []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "    ") {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	if g, w := strip(got), strip(want); strings.Join(g, "\n") != strings.Join(w, "\n") || len(g) < 50 {
+		t.Errorf("written capture reads back differently:\n%s\nwant\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+	}
+	if !strings.Contains(got, "frame.comment: BTS from a pause cache") || !strings.Contains(got, " port1 ") {
+		t.Errorf("comments or interface names lost:\n%s", got)
+	}
+}
+
+func TestReadGzipAndCount(t *testing.T) {
+	data, _ := os.ReadFile(sampleCap)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "sample.pcapng.gz")
+	os.WriteFile(path, gz.Bytes(), 0o644)
+	out, errs, code := sfcdump(t, "read", "-c", "2", "-Y", "cnp", path)
+	if code != 0 || errs != "" || out != "7 0.000006000 port1 10.0.0.2 > 10.0.0.1  RoCEv2 CNP qp 0x0000d2 BECN\n8 0.000007000 port1 fd00::2 > fd00::1  RoCEv2 CNP qp 0x00abcd BECN\n" {
+		t.Errorf("exit %d, stderr %q, out %q", code, errs, out)
+	}
+}
+
+func TestDecodeAs(t *testing.T) {
+	// Frame 9 of the sample is a BTS to port 1021; moved to another port
+	// it is plain UDP until --decode-as names the port.
+	data, _ := os.ReadFile(sampleCap)
+	path := filepath.Join(t.TempDir(), "moved.pcapng")
+	moved := bytes.ReplaceAll(data, []byte{0xc0, 0x00, 0x03, 0xfd}, []byte{0xc0, 0x00, 0x13, 0x88}) // sport 49152, dport 1021 -> 5000
+	os.WriteFile(path, moved, 0o644)
+	out, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "udp.dport", "-Y", "udp.dport == 5000", path)
+	if out != "9\t5000\n11\t5000\n" {
+		t.Fatalf("moved BTS frames: %q", out)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "bts.pause_us", "-Y", "udp.dport == 5000 && bts", "--decode-as", "udp.port==5000:bts", path)
+	if out != "20\n0\n" {
+		t.Errorf("--decode-as udp.port==5000:bts: %q", out)
+	}
+}

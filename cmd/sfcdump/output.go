@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// outputOptions are the flags read and capture share.
+type outputOptions struct {
+	count     int
+	filter    string
+	verbose   bool
+	hex       bool
+	format    string
+	fields    []string
+	write     string
+	print     bool
+	decodeAs  []string
+	linkSpeed []string
+}
+
+func (o *outputOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.IntVarP(&o.count, "count", "c", 0, "stop after N frames printed or written (0: all)")
+	f.StringVarP(&o.filter, "display-filter", "Y", "", "show only frames that match FILTER, e.g. 'bts.pause_us > 10 && flow.qp == 0xd2'")
+	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the full tree of every layer and field, warnings included")
+	f.BoolVarP(&o.hex, "hex", "x", false, "print a hex dump of each frame")
+	f.StringVarP(&o.format, "format", "T", "text", "output format: text, json (JSON Lines) or fields")
+	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field")
+	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (interfaces and comments kept); '-' for stdout")
+	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
+	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")
+	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for quanta-to-time: SPEED for every interface or IFACE=SPEED (name or index), e.g. 100G, port1=25G (repeatable; default 100G)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "fields"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("field", completeFields)
+	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
+	_ = cmd.RegisterFlagCompletionFunc("decode-as", cobra.FixedCompletions([]string{
+		"udp.port==1021:bts", "udp.port==1022:postcard", "udp.port==35234:cim", "udp.port==4791:bth"}, cobra.ShellCompDirectiveNoSpace))
+	_ = cmd.RegisterFlagCompletionFunc("link-speed", cobra.FixedCompletions([]string{"10G", "25G", "40G", "50G", "100G", "200G", "400G", "800G"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("write", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"pcapng"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+}
+
+// completeFields completes field and protocol names.
+func completeFields(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	out := dissect.FieldNames()
+	for _, p := range dissect.Protos {
+		out = append(out, p.Name)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// column is one -e field.
+type column struct{ field *dissect.Field }
+
+// source describes where frames come from: one capture file or one live
+// interface.
+type source struct {
+	index  int // order among the sources of a run
+	name   string
+	showIf bool // print the interface column
+	// ifName returns the name of interface i ("" when unnamed).
+	ifName func(i int) string
+	names  []string // cached ifName results, "if<N>" for unnamed
+	speeds []uint64
+}
+
+// ifaceName returns the cached display name of interface i.
+func (s *source) ifaceName(i int) string {
+	for len(s.names) <= i {
+		n := len(s.names)
+		name := ""
+		if s.ifName != nil {
+			name = s.ifName(n)
+		}
+		if name == "" {
+			name = "if" + strconv.Itoa(n)
+		}
+		s.names = append(s.names, name)
+	}
+	return s.names[i]
+}
+
+// printer filters, prints and writes frames for read and capture.
+type printer struct {
+	o       *outputOptions
+	w       *bufio.Writer
+	flt     *filter.Filter
+	cols    []column
+	speeds  linkSpeeds
+	enc     dissect.Encoder
+	buf     []byte
+	p       *layers.Parser
+	printed int
+	first   time.Time
+	started bool
+	quiet   bool // -w without -P
+
+	outPath  string
+	outFile  io.WriteCloser
+	out      *pcapio.Writer
+	outIface map[[2]int]int
+}
+
+// newPrinter checks the options (filter, format, fields, decode-as, link
+// speeds) before any frame is read: a mistake there is exit status 2.
+func newPrinter(stdout io.Writer, o *outputOptions) (*printer, error) {
+	pr := &printer{o: o, p: layers.NewParser()}
+	if o.filter != "" {
+		f, err := filter.Compile(o.filter)
+		if err != nil {
+			var se *filter.SyntaxError
+			if errors.As(err, &se) {
+				return nil, &exitError{2, fmt.Errorf("-Y: %v\n%s", err, indent(se.Caret()))}
+			}
+			return nil, &exitError{2, fmt.Errorf("-Y: %w", err)}
+		}
+		pr.flt = f
+	}
+	switch o.format {
+	case "text", "json":
+	case "fields":
+		if len(o.fields) == 0 {
+			return nil, &exitError{2, errors.New("-T fields needs at least one -e FIELD")}
+		}
+		for _, name := range o.fields {
+			fd, ok := dissect.LookupField(name)
+			if !ok {
+				return nil, &exitError{2, fmt.Errorf("-e %s: unknown field (see `sfcdump fields`)", name)}
+			}
+			pr.cols = append(pr.cols, column{field: fd})
+		}
+	default:
+		return nil, &exitError{2, fmt.Errorf("-T %s: unknown format (text, json, fields)", o.format)}
+	}
+	if len(o.fields) > 0 && o.format != "fields" {
+		return nil, &exitError{2, fmt.Errorf("-e needs -T fields")}
+	}
+	if err := applyDecodeAs(o.decodeAs); err != nil {
+		return nil, &exitError{2, err}
+	}
+	sp, err := parseLinkSpeeds(o.linkSpeed)
+	if err != nil {
+		return nil, &exitError{2, err}
+	}
+	pr.speeds = sp
+	pr.w = bufio.NewWriterSize(stdout, 1<<16)
+	if o.write != "" {
+		pr.outPath = o.write
+		pr.quiet = !o.print
+		if o.write == "-" {
+			pr.outFile = nopCloser{stdout}
+			if o.print {
+				return nil, &exitError{2, errors.New("-w - writes the capture to standard output: -P cannot print there too")}
+			}
+		} else {
+			f, err := os.Create(o.write)
+			if err != nil {
+				return nil, &exitError{2, fmt.Errorf("-w: %w", err)}
+			}
+			pr.outFile = f
+		}
+	}
+	return pr, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
+
+// done reports whether -c is reached.
+func (pr *printer) done() bool { return pr.o.count > 0 && pr.printed >= pr.o.count }
+
+// handle decodes one frame, and prints and writes it when it matches.
+func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
+	if !pr.started {
+		pr.first, pr.started = fr.Time, true
+	}
+	for len(src.speeds) <= fr.Interface {
+		i := len(src.speeds)
+		src.speeds = append(src.speeds, pr.speeds.of(i, src.ifaceName(i)))
+	}
+	f := dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
+		CapLen: len(fr.Data), P: pr.p, LinkBPS: src.speeds[fr.Interface]}
+	f.Err = pr.p.Decode(fr.Data)
+	if pr.flt != nil && !pr.flt.Match(&f) {
+		return nil
+	}
+	pr.printed++
+	if pr.outFile != nil {
+		if err := pr.writeFrame(src, fr); err != nil {
+			return err
+		}
+	}
+	if pr.quiet {
+		return nil
+	}
+	buf := pr.buf[:0]
+	switch pr.o.format {
+	case "json":
+		buf = pr.enc.AppendJSON(buf, &f)
+		if pr.o.hex {
+			buf = append(buf[:len(buf)-1], `,"raw":"`...)
+			buf = appendHexString(buf, fr.Data)
+			buf = append(buf, '"', '}')
+		}
+		buf = append(buf, '\n')
+	case "fields":
+		for i, c := range pr.cols {
+			if i > 0 {
+				buf = append(buf, '\t')
+			}
+			buf = pr.enc.AppendField(buf, &f, c.field)
+		}
+		buf = append(buf, '\n')
+	default:
+		buf = strconv.AppendInt(buf, int64(f.Number), 10)
+		buf = append(buf, ' ')
+		buf = appendRelTime(buf, f.Time.Sub(pr.first).Nanoseconds())
+		buf = append(buf, ' ')
+		if src.showIf {
+			buf = append(buf, src.ifaceName(f.Interface)...)
+			buf = append(buf, ' ')
+		}
+		buf = dissect.AppendSummary(buf, &f)
+		buf = append(buf, '\n')
+		if pr.o.verbose {
+			buf = append(buf, "    frame\n        frame.time: "...)
+			buf = f.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
+			buf = append(buf, "\n        frame.interface: "...)
+			buf = strconv.AppendInt(buf, int64(f.Interface), 10)
+			buf = append(buf, " ("...)
+			buf = append(buf, src.ifaceName(f.Interface)...)
+			if f.LinkBPS > 0 {
+				buf = append(buf, ", "...)
+				buf = dissect.AppendSpeed(buf, f.LinkBPS)
+			}
+			buf = append(buf, ")\n        frame.len: "...)
+			buf = strconv.AppendInt(buf, int64(f.Len), 10)
+			buf = append(buf, "\n        frame.caplen: "...)
+			buf = strconv.AppendInt(buf, int64(f.CapLen), 10)
+			buf = append(buf, '\n')
+			for _, c := range fr.Comments {
+				buf = append(buf, "        frame.comment: "...)
+				buf = appendOneLine(buf, c)
+				buf = append(buf, '\n')
+			}
+			buf = pr.enc.AppendTree(buf, &f)
+		}
+		if pr.o.hex {
+			buf = dissect.AppendHex(buf, fr.Data)
+		}
+	}
+	pr.buf = buf
+	_, err := pr.w.Write(buf)
+	return err
+}
+
+func appendOneLine(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\n' || c == '\r' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func appendHexString(dst, data []byte) []byte {
+	const digits = "0123456789abcdef"
+	for _, c := range data {
+		dst = append(dst, digits[c>>4], digits[c&15])
+	}
+	return dst
+}
+
+// writeFrame writes fr to the -w capture. The first frame of a source adds
+// all the interfaces that source has so far, in order, so a single input
+// keeps its interface ids.
+func (pr *printer) writeFrame(src *source, fr *pcapio.Frame) error {
+	key := [2]int{src.index, fr.Interface}
+	id, ok := pr.outIface[key]
+	if !ok {
+		if pr.outIface == nil {
+			pr.outIface = map[[2]int]int{}
+		}
+		for i := 0; i <= fr.Interface; i++ {
+			k := [2]int{src.index, i}
+			if _, ok := pr.outIface[k]; ok {
+				continue
+			}
+			var err error
+			if pr.out == nil {
+				pr.out, err = pcapio.NewWriter(pr.outFile, src.ifaceName(i))
+				pr.outIface[k] = 0
+			} else {
+				pr.outIface[k], err = pr.out.AddInterface(src.ifaceName(i))
+			}
+			if err != nil {
+				return fmt.Errorf("-w %s: %w", pr.outPath, err)
+			}
+		}
+		id = pr.outIface[key]
+	}
+	if err := pr.out.Write(id, fr.Time, fr.Data, fr.Len, fr.Comments...); err != nil {
+		return fmt.Errorf("-w %s: %w", pr.outPath, err)
+	}
+	return nil
+}
+
+// close flushes standard output and the -w capture (an empty capture when
+// nothing matched).
+func (pr *printer) close() error {
+	err := pr.w.Flush()
+	if pr.outFile != nil {
+		if pr.out == nil {
+			var e error
+			if pr.out, e = pcapio.NewWriter(pr.outFile, "if0"); e != nil && err == nil {
+				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+			}
+		}
+		if pr.out != nil {
+			if e := pr.out.Flush(); e != nil && err == nil {
+				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+			}
+		}
+		if e := pr.outFile.Close(); e != nil && err == nil {
+			err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+		}
+	}
+	return err
+}
+
+func appendRelTime(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = append(dst, '.')
+	frac := ns % 1e9
+	for d := int64(1e8); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
+	}
+	return dst
+}
