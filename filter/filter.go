@@ -241,7 +241,7 @@ type parser struct {
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) next() token  { t := p.toks[p.i]; p.i++; return t }
+func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
 
 func (p *parser) errAt(t token, msg string) error {
 	return &SyntaxError{Expr: p.expr, Pos: t.pos, Msg: msg}
