@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -187,5 +188,23 @@ func TestDecodeAs(t *testing.T) {
 	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "bts.pause_us", "-Y", "udp.dport == 5000 && bts", "--decode-as", "udp.port==5000:bts", path)
 	if out != "20\n0\n" {
 		t.Errorf("--decode-as udp.port==5000:bts: %q", out)
+	}
+}
+
+// TestSerialMatchesParallel checks the one-goroutine path (used on one CPU
+// and by capture) renders exactly what the parallel reader does.
+func TestSerialMatchesParallel(t *testing.T) {
+	for _, args := range [][]string{
+		{"read", "-V", "-x", sampleCap, malformedCap},
+		{"read", "-T", "json", "-Y", "bth || cim", sampleCap, malformedCap},
+		{"read", "-c", "5", "-Y", "ip.version == 6 || frame.malformed", sampleCap, malformedCap},
+	} {
+		par, _, _ := sfcdump(t, args...)
+		old := runtime.GOMAXPROCS(1)
+		ser, _, _ := sfcdump(t, args...)
+		runtime.GOMAXPROCS(old)
+		if par != ser || par == "" {
+			t.Errorf("%v: serial and parallel output differ:\n%s\n---\n%s", args, ser, par)
+		}
 	}
 }

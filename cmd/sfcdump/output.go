@@ -95,16 +95,32 @@ func (s *source) ifaceName(i int) string {
 	return s.names[i]
 }
 
+// formatter decodes, filters and renders frames. Each goroutine that
+// renders needs its own: it holds the parser and scratch space.
+type formatter struct {
+	o     *outputOptions
+	flt   *filter.Filter
+	cols  []column
+	enc   dissect.Encoder
+	p     *layers.Parser
+	frame dissect.Frame
+}
+
+// view is what rendering needs from a source, fixed for a run of frames:
+// the first frame's time and the interfaces' names and speeds.
+type view struct {
+	first  time.Time
+	showIf bool
+	names  []string
+	speeds []uint64
+}
+
 // printer filters, prints and writes frames for read and capture.
 type printer struct {
-	o       *outputOptions
+	formatter
 	w       *bufio.Writer
-	flt     *filter.Filter
-	cols    []column
 	speeds  linkSpeeds
-	enc     dissect.Encoder
 	buf     []byte
-	p       *layers.Parser
 	printed int
 	first   time.Time
 	started bool
@@ -119,7 +135,7 @@ type printer struct {
 // newPrinter checks the options (filter, format, fields, decode-as, link
 // speeds) before any frame is read: a mistake there is exit status 2.
 func newPrinter(stdout io.Writer, o *outputOptions) (*printer, error) {
-	pr := &printer{o: o, p: layers.NewParser()}
+	pr := &printer{formatter: formatter{o: o, p: layers.NewParser()}}
 	if o.filter != "" {
 		f, err := filter.Compile(o.filter)
 		if err != nil {
@@ -187,66 +203,99 @@ func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n  
 // done reports whether -c is reached.
 func (pr *printer) done() bool { return pr.o.count > 0 && pr.printed >= pr.o.count }
 
+// newFormatter returns a formatter like pr's, for another goroutine.
+func (pr *printer) newFormatter() *formatter {
+	fm := &formatter{o: pr.o, cols: pr.cols, p: layers.NewParser()}
+	if pr.flt != nil {
+		fm.flt = filter.MustCompile(pr.flt.String()) // compiled once already
+	}
+	return fm
+}
+
+// view returns the rendering view of src, after making sure it knows
+// interfaces up to iface.
+func (pr *printer) view(src *source, iface int) view {
+	for len(src.speeds) <= iface {
+		i := len(src.speeds)
+		src.speeds = append(src.speeds, pr.speeds.of(i, src.ifaceName(i)))
+	}
+	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds}
+}
+
 // handle decodes one frame, and prints and writes it when it matches.
 func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 	if !pr.started {
 		pr.first, pr.started = fr.Time, true
 	}
-	for len(src.speeds) <= fr.Interface {
-		i := len(src.speeds)
-		src.speeds = append(src.speeds, pr.speeds.of(i, src.ifaceName(i)))
-	}
-	f := dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
-		CapLen: len(fr.Data), P: pr.p, LinkBPS: src.speeds[fr.Interface]}
-	f.Err = pr.p.Decode(fr.Data)
-	if pr.flt != nil && !pr.flt.Match(&f) {
+	v := pr.view(src, fr.Interface)
+	buf, ok := pr.format(pr.buf[:0], &v, fr)
+	pr.buf = buf
+	if !ok {
 		return nil
 	}
 	pr.printed++
 	if pr.outFile != nil {
-		if err := pr.writeFrame(src, fr); err != nil {
+		if err := pr.writeFrame(src.index, v.names, fr); err != nil {
 			return err
 		}
 	}
 	if pr.quiet {
 		return nil
 	}
-	buf := pr.buf[:0]
-	switch pr.o.format {
+	_, err := pr.w.Write(buf)
+	return err
+}
+
+// format decodes fr and, when it passes the filter, appends its rendering
+// to buf (nothing when writing with -w and not -P) and returns true.
+func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool) {
+	// The frame lives in the formatter: field getters are called through
+	// function values, so a local would escape and cost an allocation.
+	f := &fm.frame
+	*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
+		CapLen: len(fr.Data), P: fm.p, LinkBPS: v.speeds[fr.Interface]}
+	f.Err = fm.p.Decode(fr.Data)
+	if fm.flt != nil && !fm.flt.Match(f) {
+		return buf, false
+	}
+	if fm.o.write != "" && !fm.o.print {
+		return buf, true
+	}
+	switch fm.o.format {
 	case "json":
-		buf = pr.enc.AppendJSON(buf, &f)
-		if pr.o.hex {
+		buf = fm.enc.AppendJSON(buf, f)
+		if fm.o.hex {
 			buf = append(buf[:len(buf)-1], `,"raw":"`...)
 			buf = appendHexString(buf, fr.Data)
 			buf = append(buf, '"', '}')
 		}
 		buf = append(buf, '\n')
 	case "fields":
-		for i, c := range pr.cols {
+		for i, c := range fm.cols {
 			if i > 0 {
 				buf = append(buf, '\t')
 			}
-			buf = pr.enc.AppendField(buf, &f, c.field)
+			buf = fm.enc.AppendField(buf, f, c.field)
 		}
 		buf = append(buf, '\n')
 	default:
 		buf = strconv.AppendInt(buf, int64(f.Number), 10)
 		buf = append(buf, ' ')
-		buf = appendRelTime(buf, f.Time.Sub(pr.first).Nanoseconds())
+		buf = appendRelTime(buf, f.Time.Sub(v.first).Nanoseconds())
 		buf = append(buf, ' ')
-		if src.showIf {
-			buf = append(buf, src.ifaceName(f.Interface)...)
+		if v.showIf {
+			buf = append(buf, v.names[f.Interface]...)
 			buf = append(buf, ' ')
 		}
-		buf = dissect.AppendSummary(buf, &f)
+		buf = dissect.AppendSummary(buf, f)
 		buf = append(buf, '\n')
-		if pr.o.verbose {
+		if fm.o.verbose {
 			buf = append(buf, "    frame\n        frame.time: "...)
 			buf = f.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
 			buf = append(buf, "\n        frame.interface: "...)
 			buf = strconv.AppendInt(buf, int64(f.Interface), 10)
 			buf = append(buf, " ("...)
-			buf = append(buf, src.ifaceName(f.Interface)...)
+			buf = append(buf, v.names[f.Interface]...)
 			if f.LinkBPS > 0 {
 				buf = append(buf, ", "...)
 				buf = dissect.AppendSpeed(buf, f.LinkBPS)
@@ -261,15 +310,13 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 				buf = appendOneLine(buf, c)
 				buf = append(buf, '\n')
 			}
-			buf = pr.enc.AppendTree(buf, &f)
+			buf = fm.enc.AppendTree(buf, f)
 		}
-		if pr.o.hex {
+		if fm.o.hex {
 			buf = dissect.AppendHex(buf, fr.Data)
 		}
 	}
-	pr.buf = buf
-	_, err := pr.w.Write(buf)
-	return err
+	return buf, true
 }
 
 func appendOneLine(dst []byte, s string) []byte {
@@ -294,24 +341,24 @@ func appendHexString(dst, data []byte) []byte {
 // writeFrame writes fr to the -w capture. The first frame of a source adds
 // all the interfaces that source has so far, in order, so a single input
 // keeps its interface ids.
-func (pr *printer) writeFrame(src *source, fr *pcapio.Frame) error {
-	key := [2]int{src.index, fr.Interface}
+func (pr *printer) writeFrame(srcIndex int, names []string, fr *pcapio.Frame) error {
+	key := [2]int{srcIndex, fr.Interface}
 	id, ok := pr.outIface[key]
 	if !ok {
 		if pr.outIface == nil {
 			pr.outIface = map[[2]int]int{}
 		}
 		for i := 0; i <= fr.Interface; i++ {
-			k := [2]int{src.index, i}
+			k := [2]int{srcIndex, i}
 			if _, ok := pr.outIface[k]; ok {
 				continue
 			}
 			var err error
 			if pr.out == nil {
-				pr.out, err = pcapio.NewWriter(pr.outFile, src.ifaceName(i))
+				pr.out, err = pcapio.NewWriter(pr.outFile, names[i])
 				pr.outIface[k] = 0
 			} else {
-				pr.outIface[k], err = pr.out.AddInterface(src.ifaceName(i))
+				pr.outIface[k], err = pr.out.AddInterface(names[i])
 			}
 			if err != nil {
 				return fmt.Errorf("-w %s: %w", pr.outPath, err)

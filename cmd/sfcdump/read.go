@@ -94,6 +94,14 @@ func readOne(pr *printer, index int, file string) error {
 	defer r.Close()
 	src := &source{index: index, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }}
+	if n := parallelism(); n > 0 {
+		err := pr.readParallel(src, r, n)
+		var fe *pcapio.FrameError
+		if errors.As(err, &fe) {
+			return &exitError{1, err}
+		}
+		return err
+	}
 	for !pr.done() {
 		fr, err := r.Next()
 		if err == io.EOF {

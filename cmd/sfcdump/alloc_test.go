@@ -1,0 +1,53 @@
+package main
+
+import (
+	"io"
+	"testing"
+
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// TestHandleDoesNotAllocate checks the per-frame path of every output
+// format: after the first pass over the sample, printing allocates nothing.
+func TestHandleDoesNotAllocate(t *testing.T) {
+	r, err := pcapio.Open(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var frames []pcapio.Frame
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			break
+		}
+		c := *fr
+		c.Data = append([]byte(nil), fr.Data...)
+		c.Comments = nil
+		frames = append(frames, c)
+	}
+	for _, o := range []outputOptions{
+		{format: "text"},
+		{format: "text", verbose: true, hex: true},
+		{format: "json"},
+		{format: "fields", fields: []string{"frame.number", "bth.destqp", "flow.src", "fgcredit.dst", "cim.sa"}},
+		{format: "text", filter: "bts.pause_us > 3 || pfc || fgcredit.credits == 1078"},
+	} {
+		pr, err := newPrinter(io.Discard, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &source{showIf: true, ifName: func(i int) string { return "port" }}
+		pass := func() {
+			for i := range frames {
+				if err := pr.handle(src, &frames[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		pass()
+		if n := testing.AllocsPerRun(20, pass); n != 0 {
+			t.Errorf("%+v: %.1f allocations per pass over the sample", o, n)
+		}
+	}
+}
