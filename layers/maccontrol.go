@@ -78,14 +78,18 @@ func decodeMACControl(data []byte, p gopacket.PacketBuilder) error {
 	return p.NextDecoder(macControlNext(binary.BigEndian.Uint16(data)))
 }
 
-// allZero reports whether b holds only zero octets.
+// allZero reports whether b holds only zero octets. It reads 8 octets at
+// a time: reserved pads are checked on every frame.
 func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
+	var acc uint64
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
 	}
-	return true
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc == 0
 }
 
 // checkLinkDst adds WarnDestMAC to w when the packet being built has an
