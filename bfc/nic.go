@@ -1,0 +1,76 @@
+package bfc
+
+import (
+	"math"
+
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/layers"
+)
+
+// NIC is the upstream side of behaviour.md §6 on a host: it keeps the
+// filter of the last BFC pause frame its switch sent (frames with an older
+// sequence number are ignored) and, as a device.FlowGate, holds back every
+// flow whose VFID matches it: a paused flow starts nothing until a later
+// frame clears its bit. It consumes BFC frames; malformed ones are dropped
+// as "bfc malformed".
+type NIC struct {
+	device.NopScheme
+
+	filter []byte
+	k      int
+	seq    uint32
+	have   bool
+	any    bool
+	rx     layers.BFC
+
+	// Counters.
+	FramesApplied int64
+	StaleFrames   int64
+}
+
+// NewNIC returns a BFC NIC scheme.
+func NewNIC() *NIC { return &NIC{} }
+
+// Attach checks that the device is a NIC.
+func (n *NIC) Attach(d *device.Device) error {
+	if d.Role() != device.RoleNIC {
+		return &device.ParamError{Scope: "bfc", Name: "nic", Value: d.Role().String(), Allowed: "a NIC device"}
+	}
+	return nil
+}
+
+// OnControl applies a BFC pause frame.
+func (n *NIC) OnControl(d *device.Device, p *device.Packet) device.Verdict {
+	if !isBFC(p.Data, &p.Meta) {
+		return device.Pass
+	}
+	v, changed := applyFrame(&n.rx, p, &n.filter, &n.k, &n.seq, &n.have, &n.any)
+	switch v {
+	case frameBad:
+		p.DropReason = "bfc malformed"
+		return device.Drop
+	case frameStale:
+		n.StaleFrames++
+	case frameApplied:
+		n.FramesApplied++
+	}
+	d.Free(p)
+	if changed {
+		d.Kick(device.WirePort)
+	}
+	return device.Take
+}
+
+// FlowBlockedUntil holds back a flow the current filter pauses, until a
+// later frame resumes it.
+func (n *NIC) FlowBlockedUntil(d *device.Device, f *device.Flow) int64 {
+	if n.Paused(f.Key) {
+		return math.MaxInt64
+	}
+	return 0
+}
+
+// Paused reports whether the current filter pauses the flow.
+func (n *NIC) Paused(k device.FlowKey) bool {
+	return n.any && layers.FilterMatches(n.filter, n.k, VFID(k))
+}
