@@ -206,6 +206,17 @@ func TestParserAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations per Parser.Decode", f.name, n)
 		}
 	}
+	// Nor does a plain DecodingLayerParser over Ethernet, IP, UDP and ours.
+	bp := newBenchParser()
+	for _, f := range fs {
+		if n := testing.AllocsPerRun(50, func() {
+			if err := bp.dlp.DecodeLayers(f.frame, &bp.decoded); err != nil {
+				panic(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per DecodeLayers", f.name, n)
+		}
+	}
 	// The helpers the models call per packet do not allocate either.
 	bts := btsBody(t)[16:]
 	bfcFilter := unhex(t, bfcHex)[14+12 : 14+12+16]

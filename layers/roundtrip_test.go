@@ -371,3 +371,44 @@ func TestBTSFromDataPacket(t *testing.T) {
 		t.Errorf("quote %x", p.BTS.Quote)
 	}
 }
+
+// TestExtensionLayersAlone: RETH, AETH, ImmDt, DETH and CNP serialize and
+// decode on their own too (NewPacket from their layer type), with the
+// payload after them.
+func TestExtensionLayersAlone(t *testing.T) {
+	for _, c := range []struct {
+		l   gopacket.SerializableLayer
+		hex string
+	}{
+		{&RETH{VA: 0x0102030405060708, RKey: 0x090a0b0c, DMALen: 0x0d0e0f10}, "0102030405060708 090a0b0c 0d0e0f10"},
+		{&AETH{Syndrome: 0x60, MSN: 0x0a0b0c}, "60 0a0b0c"},
+		{&ImmDt{Data: 0xdeadbeef}, "deadbeef"},
+		{&DETH{QKey: 0x80010000, SrcQP: 0x123456}, "80010000 00 123456"},
+		{&CNP{}, "00000000000000000000000000000000"},
+	} {
+		lt := c.l.LayerType()
+		got := serialize(t, optsFix, c.l, gopacket.Payload{0xaa, 0xbb})
+		if want := cat(unhex(t, c.hex), []byte{0xaa, 0xbb}); !bytes.Equal(got, want) {
+			t.Errorf("%v: %x, want %x", lt, got, want)
+		}
+		pkt := gopacket.NewPacket(got, lt, gopacket.Default)
+		l := pkt.Layer(lt)
+		if l == nil || pkt.ErrorLayer() != nil {
+			t.Errorf("%v: NewPacket %v %v", lt, pkt.Layers(), pkt.ErrorLayer())
+			continue
+		}
+		if again := serialize(t, optsNone, l.(gopacket.SerializableLayer)); !bytes.Equal(again, got[:len(got)-2]) {
+			t.Errorf("%v: decoded and re-encoded %x", lt, again)
+		}
+		if lt != LayerTypeCNP && (pkt.ApplicationLayer() == nil || !bytes.Equal(pkt.ApplicationLayer().Payload(), []byte{0xaa, 0xbb})) {
+			t.Errorf("%v: payload %v", lt, pkt.Layers())
+		}
+		if l.(gopacket.DecodingLayer).CanDecode() != lt {
+			t.Errorf("%v: CanDecode", lt)
+		}
+		pkt = gopacket.NewPacket(got[:1], lt, gopacket.Default)
+		if pkt.ErrorLayer() == nil {
+			t.Errorf("%v: 1 octet decoded without error", lt)
+		}
+	}
+}
