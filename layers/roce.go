@@ -28,7 +28,10 @@ import (
 // ImmDt, DETH and CNP by opcode and writes them from there on serialize, so a
 // RoCEv2 packet serializes as Ethernet, IP, UDP, BTH, payload. NewPacket
 // also adds each present extension header as its own layer (so
-// packet.Layer(LayerTypeRETH) works); DecodingLayerParser sees the BTH only.
+// packet.Layer(LayerTypeRETH) works), then the payload as a
+// gopacket.Payload; DecodingLayerParser sees the BTH only. An extension
+// header's Payload is what follows it up to the pad; the BTH's Payload is
+// what follows all of them.
 //
 // The ICRC is checked where the IP and UDP headers are known: by NewPacket,
 // and by this package's Parser. VerifyICRC checks it by hand.
