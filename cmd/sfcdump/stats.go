@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
+	"github.com/opensfc/sfc/stats"
+)
+
+func init() { subcommands = append(subcommands, newStatsCmd) }
+
+// scanOptions are the flags of the commands that scan whole captures
+// (stats, timeline).
+type scanOptions struct {
+	filter    string
+	decodeAs  []string
+	linkSpeed []string
+	progress  string
+}
+
+func (o *scanOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&o.filter, "display-filter", "Y", "", "take only frames that match FILTER")
+	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
+	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default 100G)")
+	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (on a terminal, for files over 64 MiB), always or never")
+	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
+	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// scanner reads captures frame by frame for stats and timeline.
+type scanner struct {
+	o      *scanOptions
+	flt    *filter.Filter
+	speeds linkSpeeds
+	p      *layers.Parser
+	frame  dissect.Frame
+	errOut io.Writer
+}
+
+func newScanner(o *scanOptions, errOut io.Writer) (*scanner, error) {
+	s := &scanner{o: o, p: layers.NewParser(), errOut: errOut}
+	if o.filter != "" {
+		f, err := filter.Compile(o.filter)
+		if err != nil {
+			var se *filter.SyntaxError
+			if errors.As(err, &se) {
+				return nil, &exitError{2, fmt.Errorf("-Y: %v\n%s", err, indent(se.Caret()))}
+			}
+			return nil, &exitError{2, err}
+		}
+		s.flt = f
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return nil, &exitError{2, fmt.Errorf("--progress %s: want auto, always or never", o.progress)}
+	}
+	if err := applyDecodeAs(o.decodeAs); err != nil {
+		return nil, &exitError{2, err}
+	}
+	sp, err := parseLinkSpeeds(o.linkSpeed)
+	if err != nil {
+		return nil, &exitError{2, err}
+	}
+	s.speeds = sp
+	return s, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// scan calls fn for every frame of every file that passes the filter. A
+// file that cannot be opened or breaks part-way is reported on stderr and
+// the others are still read; the returned error carries the worst status.
+func (s *scanner) scan(files []string, fn func(f *dissect.Frame, iface string)) error {
+	code := 0
+	for _, file := range files {
+		err := s.scanOne(file, fn)
+		if err == nil {
+			continue
+		}
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			return err
+		}
+		report(s.errOut, err)
+		code = max(code, ee.code)
+	}
+	if code != 0 {
+		return &exitError{code, errSilent}
+	}
+	return nil
+}
+
+func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) error {
+	r, err := pcapio.Open(file)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	defer r.Close()
+	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }}
+	var speeds []uint64
+	_, size := r.Progress()
+	show := s.o.progress == "always" || s.o.progress == "auto" && size > 64<<20 && isTerminal(s.errOut)
+	var lastShow time.Time
+	defer func() {
+		if show && !lastShow.IsZero() {
+			fmt.Fprintf(s.errOut, "\r\033[K")
+		}
+	}()
+	for n := 0; ; n++ {
+		if show && n&4095 == 0 {
+			if now := time.Now(); now.Sub(lastShow) > 200*time.Millisecond {
+				lastShow = now
+				read, size := r.Progress()
+				if size > 0 {
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %.0f%%\033[K", r.Name(), n, 100*float64(read)/float64(size))
+				} else {
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %d MiB\033[K", r.Name(), n, read>>20)
+				}
+			}
+		}
+		fr, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &exitError{1, err}
+		}
+		for len(speeds) <= fr.Interface {
+			i := len(speeds)
+			speeds = append(speeds, s.speeds.of(i, src.ifaceName(i)))
+		}
+		f := &s.frame
+		*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
+			CapLen: len(fr.Data), P: s.p, LinkBPS: speeds[fr.Interface]}
+		f.Err = s.p.Decode(fr.Data)
+		if s.flt != nil && !s.flt.Match(f) {
+			continue
+		}
+		fn(f, src.names[fr.Interface])
+	}
+}
+
+func newStatsCmd() *cobra.Command {
+	var o scanOptions
+	var asJSON bool
+	var top int
+	cmd := &cobra.Command{
+		Use:   "stats FILE...",
+		Short: "Summarise who paused whom, for how long and why",
+		Long: `stats reads captures and prints: frames per protocol; per flow the pause
+signals (BTS, CIM, Floodgate dst-pause), resumes, pause time requested and
+time actually paused; per interface and priority the PFC (and 802.3x PAUSE)
+frames, quanta, that time at the link speed, and time paused; a histogram of
+requested pause times; signals per reporter or switch; CNPs per queue pair;
+ICRC failures; malformed frames by reason.
+
+Paused time follows behaviour.md: a signal at t for d sets the pause end to
+t+d (a later signal overwrites it, 0 resumes now). Several files add up, in
+the order given; PFC rows are keyed by interface name.`,
+		Example: `  sfcdump stats pcaps/sample.pcapng
+  sfcdump stats --json pcaps/sample.pcapng | jq '.flows[0]'
+  sfcdump stats --link-speed port1=25G --top 5 capture.pcapng.gz
+  sfcdump stats -Y 'ip.dst == 10.0.0.0/16' capture.pcapng`,
+		Args:              minArgs(1),
+		ValidArgsFunction: completeCaptures,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := newScanner(&o, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			c := stats.New()
+			scanErr := sc.scan(args, c.Add)
+			r := c.Finish()
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else if err := r.WriteText(out, top); err != nil {
+				return err
+			}
+			return scanErr
+		},
+	}
+	o.addFlags(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	cmd.Flags().IntVar(&top, "top", 20, "rows shown in the per-flow, reporter and CNP tables (0: all; --json has all)")
+	return cmd
+}
