@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Fuzz every target of package fuzz (or the ones named) in turn, one after
+# the other, and report per target the time run, executions per second and
+# new corpus entries. Exits non-zero if any target finds a crasher (its
+# input is under fuzz/testdata/fuzz/FuzzXxx/; fix the bug, keep the file as
+# a regression input).
+#
+#   fuzz/run.sh [-smoke] [-time DURATION] [FuzzXxx ...]
+#
+#   -smoke         split a total budget, $FUZZ_TOTAL_BUDGET (default 240s),
+#                  across the targets, compile time included, so that CI's
+#                  fuzz step stays under 5 minutes
+#   -time D        fuzz each target for D (Go duration: 30s, 20m; default 60s)
+#
+# Environment: FUZZ_PARALLEL (workers, default 1: the CI machines have 2
+# shared cores), FUZZ_MINIMIZE_TIME (default 1s: Go minimizes every new
+# corpus entry for up to 60 s by default, time that shows as 0 execs/s),
+# FUZZ_LOG_DIR (default a temporary directory; each target's full output).
+#
+# New corpus entries go to Go's fuzz cache ($(go env GOCACHE)/fuzz), not to
+# the repository, so a later run starts from them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+smoke=0
+per=60s
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -smoke) smoke=1 ;;
+    -time) shift; per=${1:?-time needs a duration} ;;
+    -h|-help|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    Fuzz*) targets+=("$1") ;;
+    *) echo "run.sh: unknown argument $1 (try -help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+parallel=${FUZZ_PARALLEL:-1}
+minimize=${FUZZ_MINIMIZE_TIME:-1s}
+logdir=${FUZZ_LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sfc-fuzz.XXXXXX")}
+mkdir -p "$logdir"
+
+# seconds converts a Go duration as the fuzzer prints it (1h2m3s, 45s) to
+# seconds.
+seconds() {
+  awk -v d="$1" 'BEGIN { s = 0; n = ""
+    for (i = 1; i <= length(d); i++) { c = substr(d, i, 1)
+      if (c ~ /[0-9.]/) { n = n c } else if (c == "h") { s += n * 3600; n = "" }
+      else if (c == "m") { s += n * 60; n = "" } else if (c == "s") { s += n; n = "" } }
+    printf "%d", s + 0 }'
+}
+
+start=$(date +%s)
+# Compile (and run the seeds and regression inputs) once: a broken build or
+# a regression fails here, before any fuzzing time is spent.
+if ! go test -count=1 ./fuzz > "$logdir/seeds.log" 2>&1; then
+  cat "$logdir/seeds.log"
+  echo "run.sh: seed corpora or regression inputs fail (log: $logdir/seeds.log)" >&2
+  exit 1
+fi
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(go test -list '^Fuzz' ./fuzz | grep '^Fuzz')
+fi
+n=${#targets[@]}
+
+if [ $smoke = 1 ]; then
+  budget=$(seconds "${FUZZ_TOTAL_BUDGET:-240s}")
+  left=$(( budget - ($(date +%s) - start) ))
+  # Each target also spends ~3 s linking and gathering its baseline coverage.
+  each=$(( left / n - 3 ))
+  [ $each -lt 3 ] && each=3
+  per=${each}s
+fi
+
+echo "fuzzing ${n} targets for ${per} each, ${parallel} worker(s), logs in ${logdir}"
+declare -a rows
+fail=0
+for t in "${targets[@]}"; do
+  log="$logdir/$t.log"
+  t0=$(date +%s)
+  go test ./fuzz -run='^$' -fuzz="^${t}\$" -fuzztime="$per" -fuzzminimizetime="$minimize" \
+    -parallel="$parallel" > "$log" 2>&1
+  rc=$?
+  wall=$(( $(date +%s) - t0 ))
+  last=$(grep '^fuzz: elapsed:.*execs:' "$log" | tail -1)
+  el=$(seconds "$(sed -n 's/^fuzz: elapsed: \([^,]*\),.*/\1/p' <<<"$last")")
+  execs=$(sed -n 's/.*execs: \([0-9]*\).*/\1/p' <<<"$last")
+  newi=$(sed -n 's/.*new interesting: \([0-9]*\).*/\1/p' <<<"$last")
+  total=$(sed -n 's/.*(total: \([0-9]*\)).*/\1/p' <<<"$last")
+  execs=${execs:-0}; newi=${newi:-0}; total=${total:-0}; el=${el:-0}
+  rate=0
+  [ "$el" -gt 0 ] && rate=$(( execs / el ))
+  status=ok
+  if [ $rc -ne 0 ]; then
+    status=FAIL
+    fail=1
+    grep -E -- '--- FAIL|Failing input written|panic:|hang:|allocated|_test.go:[0-9]+:' "$log" | head -20 | sed 's/^/    /'
+  fi
+  printf '%-16s %-4s fuzzed %5ss (wall %4ss)  execs %9s  %7s execs/s  new corpus entries %5s (corpus %s)\n' \
+    "$t" "$status" "$el" "$wall" "$execs" "$rate" "$newi" "$total"
+  rows+=("$(printf '%-16s %-4s %8s %10s %9s %8s' "$t" "$status" "${el}s" "$execs" "$rate" "$newi")")
+done
+
+echo
+printf '%-16s %-4s %8s %10s %9s %8s\n' target res fuzzed execs execs/s new
+for r in "${rows[@]}"; do echo "$r"; done
+echo "total wall time $(( $(date +%s) - start ))s"
+if [ $fail = 1 ]; then
+  echo "run.sh: a target found a crasher: see above and fuzz/testdata/fuzz/" >&2
+  exit 1
+fi
