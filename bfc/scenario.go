@@ -17,7 +17,7 @@ import (
 // obey its pause frames; without it the switch only forwards (no pause,
 // unlimited buffer).
 type FanInConfig struct {
-	Hosts    int   // default 8
+	Hosts    int   // default 2
 	Flows    int   // default 8
 	Frames   int64 // per flow, default 40
 	FrameLen int   // default 1078
@@ -99,7 +99,7 @@ func (x *FanIn) onDepth(port, q int, t, v int64) {
 // NewFanIn builds the scenario; run it with Run.
 func NewFanIn(c FanInConfig) (*FanIn, error) {
 	if c.Hosts == 0 {
-		c.Hosts = 8
+		c.Hosts = 2
 	}
 	if c.Flows == 0 {
 		c.Flows = 8
@@ -204,7 +204,6 @@ func NewFanIn(c FanInConfig) (*FanIn, error) {
 	}
 	return x, nil
 }
-
 
 // Run runs the scenario until every frame is delivered.
 func (x *FanIn) Run() { x.Sim.Run() }
