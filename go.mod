@@ -6,6 +6,7 @@ require (
 	github.com/gopacket/gopacket v1.7.7
 	github.com/sirupsen/logrus v1.10.2
 	github.com/spf13/cobra v1.10.2
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

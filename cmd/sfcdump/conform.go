@@ -1,0 +1,391 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/conformance/scenario"
+)
+
+func init() { subcommands = append(subcommands, newConformCmd) }
+
+// errConformSilent ends a conform command with a status and no message
+// (the report already said everything).
+var errConformSilent = errors.New("")
+
+func newConformCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conform",
+		Short: "Replay conformance vectors against the reference models, or check a device's capture",
+		Long: `conform replays a vector (case.yaml, input.pcapng, expected.pcapng) through
+the reference models and compares their output with the expected capture
+(exact mode), or compares a capture of a vendor's device with the reference
+(device mode: tolerances and property checks). Exit status: 0 pass,
+1 deviations, 2 the vector or capture is unusable.
+
+See conformance/README.md for the vector format and how to capture a device.`,
+	}
+	cmd.AddCommand(newConformRunCmd(), newConformCheckCmd(), newConformGenCmd(), newConformScenarioCmd())
+	return cmd
+}
+
+// conformFormat writes reports as text or JSON.
+type conformFormat struct {
+	format   string
+	maxShown int
+	quiet    bool
+}
+
+func (f *conformFormat) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.format, "format", "T", "text", "report format: text or json")
+	cmd.Flags().IntVar(&f.maxShown, "max", 20, "deviations shown per check (all are counted)")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text: one line per vector unless it fails")
+}
+
+func (f *conformFormat) check() error {
+	if f.format != "text" && f.format != "json" {
+		return &usageError{fmt.Errorf("--format %q: want text or json", f.format)}
+	}
+	return nil
+}
+
+// vectorDirs expands args into vector directories: a directory holding a
+// case.yaml is a vector, any other directory is searched for vectors.
+func vectorDirs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a) // reported as unusable by the run
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a, conformance.CaseFile)); err == nil {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == conformance.CaseFile {
+				found = append(found, filepath.Dir(p))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			out = append(out, a) // unusable: no case.yaml anywhere
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func newConformRunCmd() *cobra.Command {
+	var f conformFormat
+	cmd := &cobra.Command{
+		Use:   "run DIR...",
+		Short: "Replay vectors through the reference models and compare in exact mode",
+		Long: `run replays each vector directory (or every vector under a directory) through
+the reference model its case.yaml describes and compares the output with
+expected.pcapng in exact mode. Exit status: 0 every vector passes, 1 some
+deviate, 2 some vector is unusable (missing files, bad case.yaml, frames on
+undefined ports, time going backwards, ...).`,
+		Example: `  sfcdump conform run pcaps/
+  sfcdump conform run pcaps/sfc/incast-first-bts -T json`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			dirs, err := vectorDirs(args)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			var reps []*conformance.Report
+			code := 0
+			for _, d := range dirs {
+				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown})
+				reps = append(reps, rep)
+				code = max(code, rep.ExitCode())
+			}
+			if err := f.write(cmd.OutOrStdout(), reps); err != nil {
+				return &exitError{2, err}
+			}
+			if code != 0 {
+				return &exitError{code, errConformSilent}
+			}
+			return nil
+		},
+	}
+	f.addFlags(cmd)
+	return cmd
+}
+
+func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
+	if f.format == "json" {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		if len(reps) == 1 {
+			return e.Encode(reps[0])
+		}
+		verdict := conformance.Pass
+		for _, r := range reps {
+			switch {
+			case r.Verdict == conformance.Unusable:
+				verdict = conformance.Unusable
+			case r.Verdict == conformance.Fail && verdict == conformance.Pass:
+				verdict = conformance.Fail
+			}
+		}
+		return e.Encode(struct {
+			Reports []*conformance.Report `json:"reports"`
+			Verdict string                `json:"verdict"`
+		}{reps, verdict})
+	}
+	pass := 0
+	for _, r := range reps {
+		if f.quiet && r.Verdict == conformance.Pass {
+			fmt.Fprintf(w, "PASS %s\n", r.Vector)
+			pass++
+			continue
+		}
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+		if r.Verdict == conformance.Pass {
+			pass++
+		}
+	}
+	if len(reps) > 1 {
+		fmt.Fprintf(w, "%d of %d vectors pass\n", pass, len(reps))
+	}
+	return nil
+}
+
+func newConformCheckCmd() *cobra.Command {
+	var f conformFormat
+	var casePath, input, dev string
+	cmd := &cobra.Command{
+		Use:   "check --case case.yaml --input in.pcapng --device out.pcapng",
+		Short: "Check a capture of a device's output against the reference (device mode)",
+		Long: `check replays the device's input capture through the reference model the case
+describes and compares the device's output capture with it in device mode:
+per-field tolerances (pause time, timestamps, queue depth) and property checks
+where the reference leaves the device a choice (suppression phase, Bloom
+false positives). Captures are pcapng with interface i = port i (or the
+interface names the case gives); a NIC's host side is interface "host".`,
+		Example: `  sfcdump conform check --case pcaps/sfc/incast-first-bts/case.yaml \
+      --input pcaps/sfc/incast-first-bts/input.pcapng --device dut.pcapng
+  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng -T json > report.json`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.check(); err != nil {
+				return err
+			}
+			if casePath == "" || input == "" || dev == "" {
+				return &usageError{errors.New("conform check needs --case, --input and --device")}
+			}
+			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown})
+			if err := f.write(cmd.OutOrStdout(), []*conformance.Report{rep}); err != nil {
+				return &exitError{2, err}
+			}
+			if c := rep.ExitCode(); c != 0 {
+				return &exitError{c, errConformSilent}
+			}
+			return nil
+		},
+	}
+	f.addFlags(cmd)
+	cmd.Flags().StringVar(&casePath, "case", "", "the case.yaml describing the device")
+	cmd.Flags().StringVar(&input, "input", "", "capture of every frame entering the device")
+	cmd.Flags().StringVar(&dev, "device", "", "capture of every frame the device sent")
+	return cmd
+}
+
+func newConformGenCmd() *cobra.Command {
+	var dryRun, inputs bool
+	var maxShown int
+	cmd := &cobra.Command{
+		Use:   "gen DIR...",
+		Short: "Regenerate vectors' expected.pcapng from the reference models, showing the diff first",
+		Long: `gen replays each vector's input through the reference model and writes the
+model's output as expected.pcapng. Before overwriting it prints the
+differences between the old expected capture and the new output (an
+exact-mode report). With --inputs it first regenerates case.yaml and
+input.pcapng from the scenario line in case.yaml.`,
+		Example: `  sfcdump conform gen pcaps/sfc/incast-first-bts
+  sfcdump conform gen --dry-run pcaps/
+  sfcdump conform gen --inputs pcaps/`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dirs, err := vectorDirs(args)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			out := cmd.OutOrStdout()
+			code := 0
+			for _, d := range dirs {
+				if inputs {
+					if err := regenInputs(d); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %s: %v\n", d, err)
+						code = 2
+						continue
+					}
+				}
+				res, err := conformance.GenerateVector(d, dryRun)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %v\n", err)
+					code = 2
+					continue
+				}
+				switch {
+				case res.Created:
+					fmt.Fprintf(out, "%s: created expected.pcapng (%d frames)\n", d, res.Frames)
+				case !res.Changed:
+					fmt.Fprintf(out, "%s: unchanged (%d frames)\n", d, res.Frames)
+				default:
+					verb := "rewrote"
+					if dryRun {
+						verb = "would rewrite"
+						code = max(code, 1)
+					}
+					fmt.Fprintf(out, "%s: %s expected.pcapng (%d frames); differences from the old one:\n", d, verb, res.Frames)
+					if res.Diff != nil {
+						_ = res.Diff.WriteText(indentWriter{out})
+					}
+				}
+			}
+			if code != 0 {
+				return &exitError{code, errConformSilent}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&dryRun, "dry-run", "n", false, "show the differences, write nothing (exit 1 when something would change)")
+	cmd.Flags().BoolVar(&inputs, "inputs", false, "first regenerate case.yaml and input.pcapng from the case's scenario line")
+	cmd.Flags().IntVar(&maxShown, "max", 50, "differences shown per check")
+	return cmd
+}
+
+// regenInputs remakes a vector's case.yaml and input.pcapng from the
+// scenario line its case.yaml records.
+func regenInputs(dir string) error {
+	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+	if err != nil {
+		return err
+	}
+	if c.Scenario == "" {
+		return errors.New("case.yaml has no scenario line to regenerate the input from")
+	}
+	v, err := scenario.MakeLine(c.Scenario)
+	if err != nil {
+		return err
+	}
+	return v.Write(dir)
+}
+
+type indentWriter struct{ w io.Writer }
+
+func (iw indentWriter) Write(p []byte) (int, error) {
+	s := "    " + strings.ReplaceAll(strings.TrimRight(string(p), "\n"), "\n", "\n    ") + "\n"
+	if _, err := io.WriteString(iw.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func newConformScenarioCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenario NAME [--flags] --out DIR",
+		Short: "Write a new vector's case.yaml and input.pcapng from a scenario",
+		Long: `scenario runs a scenario generator and writes case.yaml and input.pcapng into
+--out DIR; then 'sfcdump conform gen DIR' adds expected.pcapng. The case
+records the scenario line, so the vector can be regenerated and reviewed.
+'sfcdump conform scenario list' lists the scenarios; 'sfcdump conform
+scenario NAME --help' shows a scenario's flags.
+
+Scenarios: ` + scenarioNames(),
+		Example: `  sfcdump conform scenario incast --senders 8 --sync 2us --burst 32KB --out /tmp/v1
+  sfcdump conform scenario storm --pause --out /tmp/v2
+  sfcdump conform scenario mix --elephants 2 --mice 30 --seed 7 --out /tmp/v3
+  sfcdump conform gen /tmp/v1 /tmp/v2 /tmp/v3`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
+				return cmd.Help()
+			}
+			if args[0] == "list" {
+				for _, s := range scenario.List() {
+					fmt.Fprintf(out, "%-12s %s\n", s.Name, s.Summary)
+				}
+				return nil
+			}
+			name, rest := args[0], args[1:]
+			dir := ""
+			var sargs []string
+			for i := 0; i < len(rest); i++ {
+				a := rest[i]
+				switch {
+				case a == "--help" || a == "-h":
+					s, ok := scenario.Lookup(name)
+					if !ok {
+						return &usageError{fmt.Errorf("no scenario %q; known: %s", name, scenarioNames())}
+					}
+					s.Usage(out)
+					fmt.Fprintln(out, "  -out string\n    \tdirectory to write case.yaml and input.pcapng into (required)")
+					return nil
+				case a == "--out" || a == "-out":
+					if i+1 >= len(rest) {
+						return &usageError{errors.New("--out needs a directory")}
+					}
+					dir = rest[i+1]
+					i++
+				case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+					_, dir, _ = strings.Cut(a, "=")
+				default:
+					sargs = append(sargs, a)
+				}
+			}
+			if dir == "" {
+				return &usageError{errors.New("conform scenario needs --out DIR")}
+			}
+			v, err := scenario.Make(name, sargs)
+			if err != nil {
+				if errors.Is(err, scenario.ErrUsage) {
+					return &usageError{err}
+				}
+				return &exitError{1, err}
+			}
+			if err := v.Write(dir); err != nil {
+				return &exitError{1, err}
+			}
+			fmt.Fprintf(out, "%s: %d input frames; next: sfcdump conform gen %s\n", dir, len(v.Frames), dir)
+			return nil
+		},
+	}
+	return cmd
+}
+
+func scenarioNames() string {
+	var n []string
+	for _, s := range scenario.List() {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,276 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/opensfc/sfc/bts"
+	"github.com/opensfc/sfc/cim"
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/pfc"
+)
+
+// Model is the reference device a case describes, built from the
+// reference models (device plus the scheme packages) and ready for replay.
+type Model struct {
+	Case *Case
+	Dev  *device.Device
+	// SFC is the SFC switch scheme when one is attached (sfc, sfc-cache or
+	// cim on a switch).
+	SFC *bts.Switch
+	// PFC is the PFC switch scheme when pfc is on a switch.
+	PFC *pfc.Switch
+
+	obs *sfcObserver
+}
+
+// Firing is one decision of the reference SFC switch to signal a flow:
+// the rule of behaviour.md §1 step 3 fired for a data packet, and the
+// switch either sent a signal or suppressed it (Sent false) because the
+// flow was already in the suppression filter.
+type Firing struct {
+	Time    int64 // arrival of the data packet, ns
+	Flow    device.FlowKey
+	InPort  int
+	OutPort int
+	Depth   int64 // queue depth before the packet
+	Sent    bool
+}
+
+// sfcObserver wraps the SFC switch to see its decisions, sent or
+// suppressed, without changing them.
+type sfcObserver struct {
+	*bts.Switch
+	fire func(Firing)
+}
+
+func (o *sfcObserver) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
+	if o.fire == nil || p.Meta.Kind != device.KindData {
+		return o.Switch.OnIngress(d, p)
+	}
+	var qd int64
+	if pt := d.Port(p.OutPort); pt != nil && p.Queue >= 0 && p.Queue < len(pt.Queues) {
+		qd = pt.Queues[p.Queue].Bytes
+	}
+	sent := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
+	sup := o.Suppressed
+	v := o.Switch.OnIngress(d, p)
+	s2 := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
+	if s2 != sent || o.Suppressed != sup {
+		o.fire(Firing{Time: d.Now(), Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: p.OutPort, Depth: qd, Sent: s2 != sent})
+	}
+	return v
+}
+
+// BuildModel builds the reference device of c with its schemes attached.
+// A parameter a model rejects is reported as a *CaseError naming the key
+// and line in case.yaml.
+func BuildModel(c *Case) (*Model, error) {
+	cfg := device.Config{Name: c.Device.Name, Buffer: c.Device.Buffer, DynamicThreshold: c.Device.DynamicThreshold,
+		Alpha: c.Device.Alpha, ControlClass: c.Device.ControlClass, Codepoints: c.Device.Codepoints}
+	if cfg.Name == "" {
+		cfg.Name = "dut"
+	}
+	if c.Device.DSCPClass != nil {
+		cfg.DSCPClass = make([]uint8, 64)
+		for i := range cfg.DSCPClass {
+			cfg.DSCPClass[i] = uint8(i >> 3)
+		}
+		for k, v := range c.Device.DSCPClass {
+			cfg.DSCPClass[k] = uint8(v)
+		}
+	}
+	for _, p := range c.Ports {
+		cfg.Ports = append(cfg.Ports, device.PortConfig{ID: p.ID, Speed: p.Speed, ServerFacing: p.ServerFacing, MAC: p.MAC,
+			PeerMAC: p.PeerMAC, Prefixes: p.Prefixes, Queues: p.Queues})
+	}
+	var d *device.Device
+	var err error
+	if c.Role == device.RoleNIC {
+		d, err = device.NewNIC(cfg)
+	} else {
+		d, err = device.NewSwitch(cfg)
+	}
+	if err != nil {
+		return nil, c.modelError(err)
+	}
+	m := &Model{Case: c, Dev: d}
+	schemes, err := m.schemes()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range schemes {
+		if err := d.Attach(s); err != nil {
+			return nil, c.modelError(err)
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) schemes() ([]device.Scheme, error) {
+	c := m.Case
+	var out []device.Scheme
+	for _, s := range []string{SchemeBFC, SchemeFloodgate, SchemePBFS} {
+		if c.Has(s) {
+			return nil, c.errAt("schemes."+s, "scheme %s: its reference model is not in this build yet", s)
+		}
+	}
+	useCIM := c.Has(SchemeCIM)
+	if c.Role == device.RoleNIC {
+		switch {
+		case useCIM:
+			out = append(out, cim.NewNIC())
+		case c.Has(SchemeSFC):
+			out = append(out, bts.NewNIC())
+		}
+		if c.Has(SchemePFC) {
+			out = append(out, &pfc.Receiver{})
+		}
+		return out, nil
+	}
+	if c.Has(SchemeSFC) || c.Has(SchemeSFCCache) || useCIM {
+		p := bts.Params{Cache: c.Has(SchemeSFCCache), Port: c.Device.Codepoints.BTSPort}
+		if v, ok := c.Params["q_th"]; ok {
+			p.QTh = v.Int
+		}
+		if v, ok := c.Params["q_tg"]; ok {
+			p.QTg = v.Int
+		}
+		if v, ok := c.Params["base_rtt"]; ok {
+			p.BaseRTT = v.Int
+		}
+		if v, ok := c.Params["reset"]; ok {
+			p.Reset = v.Int
+		}
+		if v, ok := c.Params["estimator"]; ok {
+			p.Estimator = v.Bool
+		}
+		if v, ok := c.Params["estimator_window"]; ok {
+			p.EstimatorWindow = v.Int
+		}
+		if v, ok := c.Params["estimator_rate"]; ok {
+			p.EstimatorRate = v.Int
+		}
+		if v, ok := c.Params["bts_dscp"]; ok {
+			p.DSCP = uint8(v.Int)
+			p.DSCPZero = v.Int == 0
+		}
+		if v, ok := c.Params["reporter"]; ok {
+			p.Reporter = uint32(v.Int)
+		}
+		var sw *bts.Switch
+		if useCIM {
+			o := cim.Options{Port: c.Device.Codepoints.CIMPort, DSCP: p.DSCP, DSCPZero: p.DSCPZero}
+			if v, ok := c.Params["cim_l2"]; ok {
+				o.L2 = v.Bool
+			}
+			sw = cim.NewSwitch(p, o)
+			if v, ok := c.Params["cim_tlv"]; ok && !v.Bool {
+				sw.Emit = legacyCIMEmitter(o)
+			}
+		} else {
+			sw = bts.NewSwitch(p)
+		}
+		m.SFC = sw
+		m.obs = &sfcObserver{Switch: sw}
+		out = append(out, m.obs)
+	}
+	if c.Has(SchemeSFCP) {
+		var ports []int
+		for _, p := range c.Ports {
+			if p.SFCP {
+				ports = append(ports, p.ID)
+			}
+		}
+		if useCIM {
+			out = append(out, cim.NewSFCP(ports...))
+		} else {
+			out = append(out, &bts.SFCP{Ports: ports})
+		}
+	}
+	if c.Has(SchemePFC) {
+		p := pfc.Params{}
+		if v, ok := c.Params["xoff"]; ok {
+			p.XOFF = v.Int
+		}
+		if v, ok := c.Params["xon"]; ok {
+			p.XON = v.Int
+		}
+		if v, ok := c.Params["mtu"]; ok {
+			p.MTU = v.Int
+		}
+		if v, ok := c.Params["quanta"]; ok {
+			p.Quanta = uint16(v.Int)
+		}
+		if v, ok := c.Params["refresh"]; ok {
+			p.Refresh = v.Int
+		}
+		if v, ok := c.Params["headroom"]; ok {
+			p.Headroom = v.Int
+		}
+		if v, ok := c.Params["dynamic"]; ok {
+			p.Dynamic = v.Bool
+		}
+		if v, ok := c.Params["alpha_pfc"]; ok {
+			p.AlphaPFC = v.Float
+		}
+		if v, ok := c.Params["base_rtt"]; ok {
+			p.BaseRTT = v.Int
+		}
+		if v, ok := c.Params["priorities"]; ok {
+			for _, x := range v.Ints {
+				p.Priorities |= 1 << x
+			}
+		}
+		m.PFC = pfc.NewSwitch(p)
+		out = append(out, m.PFC, &pfc.Receiver{})
+	}
+	return out, nil
+}
+
+// legacyCIMEmitter sends plain 802.1Qcz CIMs (no SFC pause TLV) where SFC
+// would send a BTS: cim.Emitter without the TLV.
+func legacyCIMEmitter(o cim.Options) bts.Emitter {
+	return func(d *device.Device, out *device.Port, trigger *device.Packet, s bts.Signal) ([]byte, error) {
+		oo := o
+		oo.SrcMAC, oo.DstMAC = out.MAC, out.PeerMAC
+		if oo.Port == 0 {
+			oo.Port = d.Codepoints().CIMPort
+		}
+		return cim.Build(nil, trigger.Data, nil, oo)
+	}
+}
+
+// modelError turns a model's *device.ParamError into a *CaseError at the
+// key of case.yaml it comes from, when that can be told.
+func (c *Case) modelError(err error) error {
+	var pe *device.ParamError
+	if !errors.As(err, &pe) {
+		return &CaseError{File: c.File, Msg: err.Error()}
+	}
+	name := pe.Name
+	if name == "dscp" {
+		name = "bts_dscp"
+	}
+	key := "params." + name
+	if _, ok := c.lines[key]; !ok {
+		key = ""
+		switch {
+		case strings.HasPrefix(pe.Name, "port ") && strings.HasSuffix(pe.Name, " speed"):
+			var id int
+			fmt.Sscanf(pe.Name, "port %d speed", &id)
+			for i, p := range c.Ports {
+				if p.ID == id {
+					key = fmt.Sprintf("ports[%d].speed", i)
+				}
+			}
+		case pe.Scope == "device":
+			if _, ok := c.lines["device."+pe.Name]; ok {
+				key = "device." + pe.Name
+			}
+		}
+	}
+	msg := fmt.Sprintf("%s = %s: allowed %s (%s model)", pe.Name, pe.Value, pe.Allowed, pe.Scope)
+	return &CaseError{File: c.File, Line: c.lines[key], Key: key, Msg: msg}
+}

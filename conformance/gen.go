@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// InterfaceNames returns the capture interface names of a vector for c:
+// interface i is port i ("port<i>", or the port's own interface name);
+// a NIC's interface 1 is its host side, "host". Ids with no port get a
+// placeholder name ("unused<i>") so that indexes stay equal to port ids.
+func (c *Case) InterfaceNames() []string {
+	if c.Role == device.RoleNIC {
+		n := "port0"
+		if c.Ports[0].Interface != "" {
+			n = c.Ports[0].Interface
+		}
+		return []string{n, "host"}
+	}
+	maxID := 0
+	for _, p := range c.Ports {
+		maxID = max(maxID, p.ID)
+	}
+	names := make([]string, maxID+1)
+	for i := range names {
+		names[i] = fmt.Sprintf("unused%d", i)
+	}
+	for _, p := range c.Ports {
+		names[p.ID] = fmt.Sprintf("port%d", p.ID)
+		if p.Interface != "" {
+			names[p.ID] = p.Interface
+		}
+	}
+	return names
+}
+
+// Generate replays input through the reference model of c and writes
+// every frame the model sends to w as pcapng: interface = egress port,
+// timestamp = epoch + the time its first bit leaves; generated signals
+// carry the comment "generated <kind>". It returns the number of frames
+// written. The output is byte-identical on every run.
+func Generate(c *Case, input string, w io.Writer) (int64, error) {
+	m, err := BuildModel(c)
+	if err != nil {
+		return 0, err
+	}
+	var ep epochRef
+	in, err := openStream(c, input, &ep)
+	if err != nil {
+		return 0, err
+	}
+	defer in.close()
+	pw, err := pcapio.NewWriter(w, c.InterfaceNames()...)
+	if err != nil {
+		return 0, err
+	}
+	var n, inputs int64
+	var werr error
+	m.Dev.OnOutput(func(o device.Out) {
+		if werr != nil {
+			return
+		}
+		n++
+		t := time.Unix(0, ep.ns+o.Time).UTC()
+		if o.Generated {
+			werr = pw.Write(o.Port, t, o.Frame, len(o.Frame), "generated "+o.Kind.String())
+		} else {
+			werr = pw.Write(o.Port, t, o.Frame, len(o.Frame))
+		}
+	})
+	if err := replay(m, in, &inputs, nil); err != nil {
+		return n, err
+	}
+	if werr != nil {
+		return n, werr
+	}
+	return n, pw.Flush()
+}
+
+// GenResult says what GenerateVector did.
+type GenResult struct {
+	Dir     string
+	Frames  int64
+	Changed bool // the new expected.pcapng differs from the old one
+	Created bool // there was no expected.pcapng before
+	// Diff is the exact-mode comparison of the old expected.pcapng with
+	// the model's new output (nil when there was none): its deviations
+	// are the differences.
+	Diff *Report
+}
+
+// GenerateVector regenerates dir/expected.pcapng from the model. It first
+// compares the existing expected capture with the model in exact mode (the
+// diff), then, unless dryRun, writes the new file when it differs.
+func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
+	c, err := loadCaseIn(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &GenResult{Dir: dir}
+	input, expected := filepath.Join(dir, InputFile), filepath.Join(dir, ExpectedFile)
+	if _, err := os.Stat(expected); err == nil {
+		rep, err := RunExact(c, input, expected, Options{MaxShown: 50})
+		rep.Vector = dir
+		if err != nil && !IsUnusable(err) {
+			return nil, err
+		}
+		if err != nil {
+			rep.Verdict, rep.Error = Unusable, err.Error()
+		}
+		res.Diff = rep
+		res.Changed = err != nil || rep.Verdict != Pass
+	} else {
+		res.Created, res.Changed = true, true
+	}
+	tmp, err := os.CreateTemp(dir, ".expected-*.pcapng")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	n, err := Generate(c, input, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Frames = n
+	if !res.Changed {
+		// Same frames; keep the file unless its bytes differ (comments,
+		// interface names).
+		old, err1 := os.ReadFile(expected)
+		cur, err2 := os.ReadFile(tmp.Name())
+		res.Changed = err1 != nil || err2 != nil || string(old) != string(cur)
+	}
+	if dryRun || !res.Changed {
+		return res, nil
+	}
+	return res, os.Rename(tmp.Name(), expected)
+}

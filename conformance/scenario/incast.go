@@ -1,0 +1,97 @@
+package scenario
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/opensfc/sfc/device"
+)
+
+func init() {
+	register(&Scenario{Name: "incast", Summary: "N senders on their own switch ports send bursts to one receiver, starting within a synchronization window", setup: incastSetup})
+}
+
+// lineTimes returns the arrival time of frame k of a back-to-back train
+// of size-octet frames at bps starting at start: start + ceil(k × wire
+// time), so trains keep exact line rate.
+func lineTime(start int64, k int64, size int, bps int64) int64 {
+	return start + ceilDiv(k*device.WireBits(size)*device.Second, bps)
+}
+
+func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
+	senders := fs.Int("senders", 4, "number of senders (ports 0..N-1); the receiver is port N")
+	flows := fs.Int("flows", 1, "flows per sender, interleaved frame by frame")
+	burst := bytesFlag(fs, "burst", "64KB", "octets each flow sends")
+	sync := durFlag(fs, "sync", "0", "senders start at seeded random times within this window (the first at 0)")
+	recvSpeed := fs.String("recv-speed", "", "speed of the receiver's port (default --speed)")
+	uplink := fs.Bool("uplink", false, "add a network-facing uplink port N+1 with the default route")
+	load := fs.Float64("load", 1, "fraction of line rate each sender sends at")
+	return func() (*Vector, error) {
+		n := *senders
+		if n < 1 || n > 250 {
+			return nil, fmt.Errorf("%w: --senders %d: want 1..250", ErrUsage, n)
+		}
+		if *flows < 1 || *flows > 64 {
+			return nil, fmt.Errorf("%w: --flows %d: want 1..64", ErrUsage, *flows)
+		}
+		if *load <= 0 || *load > 1 {
+			return nil, fmt.Errorf("%w: --load %g: want (0, 1]", ErrUsage, *load)
+		}
+		size := int(g.size.v)
+		if size < 64 || size > 9000 {
+			return nil, fmt.Errorf("%w: --size %d: want 64..9000 octets", ErrUsage, size)
+		}
+		d := g.doc("switch", "sfc")
+		for i := 0; i < n; i++ {
+			d.ports = append(d.ports, g.hostPort(i))
+		}
+		rp := g.hostPort(n)
+		if *recvSpeed != "" {
+			if _, err := device.ParseRate(*recvSpeed); err != nil {
+				return nil, fmt.Errorf("%w: --recv-speed: %v", ErrUsage, err)
+			}
+			rp.speed = *recvSpeed
+		}
+		d.ports = append(d.ports, rp)
+		if *uplink {
+			d.ports = append(d.ports, g.uplinkPort(n+1))
+		}
+		d.desc = g.desc
+		if d.desc == "" {
+			d.desc = fmt.Sprintf("%d-to-1 incast, %s per flow, %d flow(s) per sender, sync window %s, schemes %v", n, burst.s, *flows, sync.s, d.schemes)
+		}
+		r := g.rng()
+		starts := make([]int64, n)
+		first := int64(-1)
+		for i := range starts {
+			if sync.v > 0 {
+				starts[i] = r.Int64N(sync.v + 1)
+			}
+			if first < 0 || starts[i] < first {
+				first = starts[i]
+			}
+		}
+		frames := ceilDiv(burst.v, int64(size))
+		bps := g.speed.v
+		recv := Host(n, g.ipv6)
+		var out []Frame
+		for i := 0; i < n; i++ {
+			fl := make([]*flow, *flows)
+			for j := range fl {
+				fl[j] = &flow{src: Host(i, g.ipv6), dst: recv, srcMAC: HostMAC(i), dstMAC: SwitchMAC(i),
+					sport: uint16(49152 + i*64 + j), qp: uint32(0x1000 + i*64 + j), dscp: uint8(g.dscp), size: size}
+			}
+			total := frames * int64(*flows)
+			for k := int64(0); k < total; k++ {
+				f := fl[k%int64(*flows)]
+				b, err := f.next()
+				if err != nil {
+					return nil, err
+				}
+				t := lineTime(starts[i]-first, k, size, int64(float64(bps)**load))
+				out = append(out, Frame{Port: i, T: t, Data: b, Step: fmt.Sprintf("sender %d flow %d frame %d", i, k%int64(*flows), k/int64(*flows))})
+			}
+		}
+		return d.finish(out)
+	}
+}

@@ -1,0 +1,493 @@
+package scenario
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// Epoch is the capture time of model time 0 in every vector a scenario
+// writes.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ErrUsage is wrapped by errors about a scenario's name or flags.
+var ErrUsage = errors.New("scenario usage")
+
+// Frame is one input frame: the port (capture interface) it arrives on,
+// its arrival time in ns since the epoch, its bytes and the scenario step
+// it belongs to (its pcapng comment).
+type Frame struct {
+	Port int
+	T    int64
+	Data []byte
+	Step string
+}
+
+// Vector is what a scenario makes: the case (as case.yaml text and parsed)
+// and the input frames in arrival order.
+type Vector struct {
+	CaseYAML []byte
+	Case     *conformance.Case
+	Frames   []Frame
+}
+
+// Scenario is a named generator of vectors.
+type Scenario struct {
+	Name    string
+	Summary string
+	// setup declares the scenario's own flags on fs and returns the
+	// function that builds the vector once the flags are parsed.
+	setup func(fs *flag.FlagSet, g *common) func() (*Vector, error)
+}
+
+var registry []*Scenario
+
+func register(s *Scenario) { registry = append(registry, s) }
+
+// List returns the scenarios, by name.
+func List() []*Scenario {
+	out := slices.Clone(registry)
+	slices.SortFunc(out, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Lookup returns the scenario called name.
+func Lookup(name string) (*Scenario, bool) {
+	for _, s := range registry {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Usage writes the scenario's flags and their defaults to w.
+func (s *Scenario) Usage(w io.Writer) {
+	fs, _, _ := s.flags()
+	fs.SetOutput(w)
+	fmt.Fprintf(w, "%s: %s\n\nflags:\n", s.Name, s.Summary)
+	fs.PrintDefaults()
+}
+
+func (s *Scenario) flags() (*flag.FlagSet, func() (*Vector, error), *common) {
+	fs := flag.NewFlagSet(s.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g := &common{name: s.Name}
+	g.declare(fs)
+	build := s.setup(fs, g)
+	return fs, build, g
+}
+
+// Make runs the scenario called name with command-line args (its flags)
+// and returns the vector. The same arguments always give the same vector.
+func Make(name string, args []string) (*Vector, error) {
+	s, ok := Lookup(name)
+	if !ok {
+		var names []string
+		for _, x := range List() {
+			names = append(names, x.Name)
+		}
+		return nil, fmt.Errorf("%w: no scenario %q; known: %s", ErrUsage, name, strings.Join(names, ", "))
+	}
+	fs, build, g := s.flags()
+	g.args = args
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: %s: unexpected argument %q", ErrUsage, name, fs.Arg(0))
+	}
+	v, err := build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, nil
+}
+
+// MakeLine runs a scenario from one command line ("incast --senders 4").
+func MakeLine(line string) (*Vector, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil, fmt.Errorf("%w: empty scenario line", ErrUsage)
+	}
+	return Make(f[0], f[1:])
+}
+
+// Write writes the vector's case.yaml and input.pcapng into dir (made if
+// needed).
+func (v *Vector) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, conformance.CaseFile), v.CaseYAML, 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, conformance.InputFile))
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = v.WriteInput(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// WriteInput writes the input frames as pcapng, interface = port.
+func (v *Vector) WriteInput(w io.Writer) error {
+	pw, err := pcapio.NewWriter(w, v.Case.InterfaceNames()...)
+	if err != nil {
+		return err
+	}
+	for _, f := range v.Frames {
+		var cm []string
+		if f.Step != "" {
+			cm = []string{f.Step}
+		}
+		if err := pw.Write(f.Port, Epoch.Add(time.Duration(f.T)), f.Data, len(f.Data), cm...); err != nil {
+			return err
+		}
+	}
+	return pw.Flush()
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, " ") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+
+// qty is a flag holding a quantity with a unit, kept as written.
+type qty struct {
+	s     string
+	v     int64
+	parse func(string) (int64, error)
+}
+
+func (q *qty) String() string { return q.s }
+func (q *qty) Set(s string) error {
+	v, err := q.parse(s)
+	if err != nil {
+		return err
+	}
+	q.s, q.v = s, v
+	return nil
+}
+
+func bytesFlag(fs *flag.FlagSet, name, def, usage string) *qty {
+	q := &qty{parse: device.ParseBytes}
+	_ = q.Set(def)
+	fs.Var(q, name, usage)
+	return q
+}
+
+func durFlag(fs *flag.FlagSet, name, def, usage string) *qty {
+	q := &qty{parse: device.ParseDuration}
+	_ = q.Set(def)
+	fs.Var(q, name, usage)
+	return q
+}
+
+func rateFlag(fs *flag.FlagSet, name, def, usage string) *qty {
+	q := &qty{parse: device.ParseRate}
+	_ = q.Set(def)
+	fs.Var(q, name, usage)
+	return q
+}
+
+// common holds the flags every scenario has and the case being built.
+type common struct {
+	name     string
+	args     []string
+	desc     string
+	schemes  string
+	params   multi
+	tols     multi
+	volatile string
+	speed    *qty
+	end      *qty
+	seed     uint64
+	ipv6     bool
+	dscp     int
+	size     *qty
+}
+
+func (g *common) declare(fs *flag.FlagSet) {
+	fs.StringVar(&g.desc, "desc", "", "one-line description of the vector (default: made from the flags)")
+	fs.StringVar(&g.schemes, "scheme", "", "schemes on, comma-separated (sfc, sfc-cache, sfc-p, cim, pfc, ...)")
+	fs.Var(&g.params, "param", "scheme parameter key=value for case.yaml (repeatable), e.g. q_th=100KB")
+	fs.Var(&g.tols, "tol", "tolerance key=value for case.yaml (repeatable), e.g. time=500ns")
+	fs.StringVar(&g.volatile, "volatile", "", "fields exact mode ignores, comma-separated")
+	g.speed = rateFlag(fs, "speed", "100G", "link speed of every port")
+	g.end = durFlag(fs, "end", "0", "run the model at least until this time (0: until idle)")
+	fs.Uint64Var(&g.seed, "seed", 1, "seed of the scenario's random choices")
+	fs.BoolVar(&g.ipv6, "ipv6", false, "IPv6 addresses instead of IPv4")
+	fs.IntVar(&g.dscp, "dscp", 26, "DSCP of data traffic")
+	g.size = bytesFlag(fs, "size", "1078B", "captured length of a data frame")
+}
+
+func (g *common) rng() *rand.Rand { return rand.New(rand.NewPCG(g.seed, 0x5fc)) }
+
+// Addressing of the generated topologies: the host behind switch port i
+// is 10.0.i.1 (fd00:0:0:i::1) with MAC 02:00:00:00:00:i; switch port i has
+// MAC 02:5f:00:00:00:i; remote host j behind an uplink is 10.1.j.1
+// (fd00:1:0:j::1).
+
+// Host returns the address of the host behind port i.
+func Host(i int, v6 bool) netip.Addr {
+	if v6 {
+		return netip.AddrFrom16([16]byte{0xfd, 0, 0, 0, 0, 0, byte(i >> 8), byte(i), 15: 1})
+	}
+	return netip.AddrFrom4([4]byte{10, 0, byte(i), 1})
+}
+
+// Remote returns the address of remote host j (behind an uplink).
+func Remote(j int, v6 bool) netip.Addr {
+	if v6 {
+		return netip.AddrFrom16([16]byte{0xfd, 0, 0, 1, 0, 0, byte(j >> 8), byte(j), 15: 1})
+	}
+	return netip.AddrFrom4([4]byte{10, 1, byte(j), 1})
+}
+
+func hostPrefix(i int, v6 bool) netip.Prefix {
+	if v6 {
+		return netip.PrefixFrom(Host(i, true), 64).Masked()
+	}
+	return netip.PrefixFrom(Host(i, false), 24).Masked()
+}
+
+// HostMAC is the MAC of the host behind port i; SwitchMAC of port i.
+func HostMAC(i int) device.MAC   { return device.MAC{2, 0, 0, 0, byte(i >> 8), byte(i)} }
+func SwitchMAC(i int) device.MAC { return device.MAC{2, 0x5f, 0, 0, byte(i >> 8), byte(i)} }
+
+// UplinkMAC is the MAC of the router behind an uplink port i.
+func UplinkMAC(i int) device.MAC { return device.MAC{2, 0, 0, 0xff, byte(i >> 8), byte(i)} }
+
+// port describes one port of a generated case.
+type port struct {
+	id           int
+	speed        string
+	serverFacing bool
+	mac, peer    device.MAC
+	prefixes     []string
+	sfcp         bool
+}
+
+// caseDoc is a case.yaml under construction.
+type caseDoc struct {
+	desc, scenario, role string
+	schemes              []string
+	end                  string
+	ports                []port
+	params               [][2]string
+	tols                 [][2]string
+	volatile             []string
+	device               [][2]string
+}
+
+func (g *common) doc(role string, defSchemes string) *caseDoc {
+	d := &caseDoc{scenario: g.name + " " + strings.Join(g.args, " "), role: role}
+	d.scenario = strings.TrimSpace(d.scenario)
+	s := g.schemes
+	if s == "" {
+		s = defSchemes
+	}
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			d.schemes = append(d.schemes, x)
+		}
+	}
+	if g.end.v > 0 {
+		d.end = g.end.s
+	}
+	for _, kv := range g.params {
+		k, v, _ := strings.Cut(kv, "=")
+		d.params = append(d.params, [2]string{k, v})
+	}
+	for _, kv := range g.tols {
+		k, v, _ := strings.Cut(kv, "=")
+		d.tols = append(d.tols, [2]string{k, v})
+	}
+	for _, x := range strings.Split(g.volatile, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			d.volatile = append(d.volatile, x)
+		}
+	}
+	return d
+}
+
+func (d *caseDoc) has(s string) bool { return slices.Contains(d.schemes, s) }
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// yaml renders the case.
+func (d *caseDoc) yaml() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Conformance vector made by a scenario: regenerate the input with\n#   sfcdump conform scenario %s --out DIR\n", d.scenario)
+	fmt.Fprintf(&b, "description: %s\n", quote(d.desc))
+	fmt.Fprintf(&b, "scenario: %s\n", quote(d.scenario))
+	fmt.Fprintf(&b, "role: %s\n", d.role)
+	fmt.Fprintf(&b, "schemes: [%s]\n", strings.Join(d.schemes, ", "))
+	fmt.Fprintf(&b, "epoch: %s\n", Epoch.Format(time.RFC3339Nano))
+	if d.end != "" {
+		fmt.Fprintf(&b, "end: %s\n", d.end)
+	}
+	if len(d.device) > 0 {
+		b.WriteString("device:\n")
+		for _, kv := range d.device {
+			fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
+		}
+	}
+	b.WriteString("ports:\n")
+	for _, p := range d.ports {
+		fmt.Fprintf(&b, "  - id: %d\n    speed: %s\n", p.id, p.speed)
+		if p.serverFacing {
+			b.WriteString("    server_facing: true\n")
+		}
+		if p.mac != (device.MAC{}) {
+			fmt.Fprintf(&b, "    mac: %s\n", p.mac)
+		}
+		if p.peer != (device.MAC{}) {
+			fmt.Fprintf(&b, "    peer_mac: %s\n", p.peer)
+		}
+		if len(p.prefixes) > 0 {
+			fmt.Fprintf(&b, "    prefixes: [%s]\n", strings.Join(p.prefixes, ", "))
+		}
+		if p.sfcp {
+			b.WriteString("    sfc_p: true\n")
+		}
+	}
+	if len(d.params) > 0 {
+		b.WriteString("params:\n")
+		for _, kv := range d.params {
+			fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
+		}
+	}
+	if len(d.tols) > 0 {
+		b.WriteString("tolerances:\n")
+		for _, kv := range d.tols {
+			fmt.Fprintf(&b, "  %s: %s\n", kv[0], kv[1])
+		}
+	}
+	if len(d.volatile) > 0 {
+		fmt.Fprintf(&b, "volatile: [%s]\n", strings.Join(d.volatile, ", "))
+	}
+	return []byte(b.String())
+}
+
+// finish parses the case it built (so a scenario never writes an invalid
+// one) and sorts the frames by time (stable: same-time frames keep the
+// order they were made in).
+func (d *caseDoc) finish(frames []Frame) (*Vector, error) {
+	text := d.yaml()
+	c, err := conformance.ParseCase("case.yaml", text)
+	if err != nil {
+		return nil, fmt.Errorf("the case it made is invalid: %w", err)
+	}
+	slices.SortStableFunc(frames, func(a, b Frame) int {
+		switch {
+		case a.T < b.T:
+			return -1
+		case a.T > b.T:
+			return 1
+		}
+		return 0
+	})
+	return &Vector{CaseYAML: text, Case: c, Frames: frames}, nil
+}
+
+// hostPort is a server-facing switch port with one host behind it.
+func (g *common) hostPort(i int) port {
+	return port{id: i, speed: g.speed.s, serverFacing: true, mac: SwitchMAC(i), peer: HostMAC(i),
+		prefixes: []string{hostPrefix(i, g.ipv6).String()}}
+}
+
+// uplinkPort is a network-facing port with the default route.
+func (g *common) uplinkPort(i int) port {
+	pf := "0.0.0.0/0"
+	if g.ipv6 {
+		pf = "::/0"
+	}
+	return port{id: i, speed: g.speed.s, mac: SwitchMAC(i), peer: UplinkMAC(i), prefixes: []string{pf}}
+}
+
+// flow is one RoCEv2 flow of generated traffic.
+type flow struct {
+	src, dst       netip.Addr
+	srcMAC, dstMAC device.MAC
+	sport          uint16
+	qp             uint32
+	dscp           uint8
+	psn            uint32
+	id             uint16
+	size           int
+}
+
+// RoCEFrame builds a RoCEv2 RC SEND ONLY frame of size captured octets
+// from src to dst with a valid ICRC (and, over IPv4, UDP checksum 0 as
+// RoCEv2 senders do). The payload is size minus the headers, at least 0.
+func RoCEFrame(srcMAC, dstMAC device.MAC, src, dst netip.Addr, dscp uint8, sport uint16, qp, psn uint32, ipID uint16, size int) ([]byte, error) {
+	hdr := 14 + 20 + 8
+	if src.Is6() {
+		hdr = 14 + 40 + 8
+	}
+	n := max(size-hdr-12-4, 0)
+	pl := make([]byte, 12+n+4)
+	pl[0] = 0x04 // RC SEND ONLY
+	pl[1] = 0    // SE 0, M 0, PadCnt 0, TVer 0
+	pl[2], pl[3] = 0xff, 0xff
+	pl[5], pl[6], pl[7] = byte(qp>>16), byte(qp>>8), byte(qp)
+	pl[9], pl[10], pl[11] = byte(psn>>16), byte(psn>>8), byte(psn)
+	for i := 0; i < n; i++ {
+		pl[12+i] = byte(i)
+	}
+	spec := device.UDPSpec{DstMAC: dstMAC, SrcMAC: srcMAC, Src: src, Dst: dst, DSCP: dscp, ID: ipID, SrcPort: sport, DstPort: layers.RoCEv2Port, Payload: pl}
+	f, err := device.BuildUDP(nil, spec)
+	if err != nil {
+		return nil, err
+	}
+	ip := f[14:]
+	if err := layers.FixICRC(ip); err != nil {
+		return nil, err
+	}
+	if src.Is4() {
+		ip[20+6], ip[20+7] = 0, 0
+		return f, nil
+	}
+	// IPv6 needs the UDP checksum: build again with the ICRC in place.
+	copy(pl[len(pl)-4:], ip[len(ip)-4:])
+	spec.Payload = pl
+	return device.BuildUDP(nil, spec)
+}
+
+// next returns the flow's next frame and advances PSN and IP id.
+func (f *flow) next() ([]byte, error) {
+	b, err := RoCEFrame(f.srcMAC, f.dstMAC, f.src, f.dst, f.dscp, f.sport, f.qp, f.psn, f.id, f.size)
+	f.psn = (f.psn + 1) & 0xffffff
+	f.id++
+	return b, err
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
