@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/opensfc/sfc/stats"
+	"github.com/opensfc/sfc/timeline"
+)
+
+func init() { subcommands = append(subcommands, newTimelineCmd) }
+
+func newTimelineCmd() *cobra.Command {
+	var o scanOptions
+	var out, title string
+	var rows int
+	var width float64
+	cmd := &cobra.Command{
+		Use:   "timeline FILE... -o OUT.svg|OUT.png",
+		Short: "Draw pauses over time: one row per paused flow or interface and priority",
+		Long: `timeline draws a picture with time across and one row per paused flow (BTS,
+CIM, Floodgate dst-pause) or per interface and PFC priority (802.3x PAUSE as
+"all"): a bar for each pause interval (as stats computes them), a marker for
+each signal (coloured by kind, hollow for a resume), and below them one row
+per congestion point with the queue depth its BTS or postcards carry, as a
+line scaled to the row (the row label gives the maximum).
+
+The format follows the output's extension: .svg or .png. The most paused
+rows are drawn first; --rows bounds how many.`,
+		Example: `  sfcdump timeline pcaps/sample.pcapng -o sample.svg
+  sfcdump timeline --link-speed port1=25G -Y 'ip.dst == 10.0.0.2 || pfc' capture.pcapng -o pauses.png
+  sfcdump timeline --rows 10 --width 16 big.pcapng.gz -o top10.svg`,
+		Args:              minArgs(1),
+		ValidArgsFunction: completeCaptures,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return &usageError{errors.New("timeline: -o OUT.svg or -o OUT.png is required")}
+			}
+			format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+			if format != "svg" && format != "png" {
+				return &usageError{fmt.Errorf("timeline: -o %s: the name must end in .svg or .png", out)}
+			}
+			sc, err := newScanner(&o, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			tl := timeline.New()
+			c := stats.New()
+			c.Observer = tl
+			scanErr := sc.scan(args, c.Add)
+			c.Finish()
+			topts := timeline.Options{MaxRows: rows, Width: vg.Length(width) * vg.Inch, Title: title}
+			if topts.Title == "" {
+				topts.Title = "sfcdump timeline: " + strings.Join(args, ", ")
+			}
+			var buf bytes.Buffer
+			if err := tl.Render(&buf, format, topts); err != nil {
+				return &exitError{1, err}
+			}
+			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+				return &exitError{1, fmt.Errorf("timeline: %w", err)}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", out, len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
+			return scanErr
+		},
+	}
+	o.addFlags(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "picture to write: `OUT.svg` or OUT.png")
+	f.StringVar(&title, "title", "", "title of the picture (default: the files read)")
+	f.IntVar(&rows, "rows", 40, "most pause rows drawn (the most paused first)")
+	f.Float64Var(&width, "width", 11, "width of the picture in inches (96 pixels each in PNG)")
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"svg", "png"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+	return cmd
+}

@@ -1,0 +1,373 @@
+// Package timeline draws the pauses of a capture: time across, one row per
+// paused flow or (interface, priority), a bar for every pause interval, a
+// marker for every signal (coloured by kind; a hollow marker is a resume),
+// and, in rows of their own, the queue depth BTS and postcards carry, as a
+// line per congestion point.
+//
+// A Timeline is a stats.Observer: set it as a stats.Collector's Observer,
+// feed the Collector, then Render. Memory stays bounded whatever the
+// capture's length: each row keeps at most MaxPerRow intervals, markers and
+// depth points; past that, neighbouring intervals merge, every other
+// marker is dropped and depth points merge keeping the larger, so the
+// picture stays faithful at the resolution it is drawn at.
+//
+// Drawing uses gonum.org/v1/plot (pure Go), to SVG or PNG.
+package timeline
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/opensfc/sfc/stats"
+)
+
+// MaxPerRow bounds the intervals, markers and depth points a row keeps.
+const MaxPerRow = 4096
+
+type interval struct{ from, to int64 }
+
+type marker struct {
+	t      int64
+	kind   stats.Kind
+	resume bool
+}
+
+type point struct {
+	t int64
+	v uint64
+}
+
+type row struct {
+	label     string
+	pfc       bool
+	intervals []interval
+	markers   []marker
+	skip      int // keep every skip-th marker (after thinning)
+	seen      int
+	pausedNS  int64
+	signals   int
+}
+
+type series struct {
+	label  string
+	points []point
+	max    uint64
+}
+
+// Timeline collects what to draw. The zero value is not ready: use New.
+type Timeline struct {
+	rows        []*row
+	series      []*series
+	first, last int64
+	started     bool
+}
+
+// New returns an empty Timeline.
+func New() *Timeline { return &Timeline{} }
+
+var _ stats.Observer = (*Timeline)(nil)
+
+func (tl *Timeline) see(t int64) {
+	if !tl.started {
+		tl.first, tl.last, tl.started = t, t, true
+	}
+	tl.first = min(tl.first, t)
+	tl.last = max(tl.last, t)
+}
+
+// Row implements stats.Observer.
+func (tl *Timeline) Row(id int, label string, pfc bool) {
+	for len(tl.rows) <= id {
+		tl.rows = append(tl.rows, &row{skip: 1})
+	}
+	tl.rows[id].label, tl.rows[id].pfc = label, pfc
+}
+
+// Interval implements stats.Observer.
+func (tl *Timeline) Interval(id int, from, to time.Time) {
+	r := tl.rows[id]
+	iv := interval{from.UnixNano(), to.UnixNano()}
+	tl.see(iv.from)
+	tl.see(iv.to)
+	r.pausedNS += iv.to - iv.from
+	if n := len(r.intervals); n > 0 && r.intervals[n-1].to >= iv.from {
+		r.intervals[n-1].to = max(r.intervals[n-1].to, iv.to)
+		return
+	}
+	if len(r.intervals) == MaxPerRow {
+		// Merge neighbours pairwise: half as many, gaps between pairs closed.
+		out := r.intervals[:0]
+		for i := 0; i+1 < len(r.intervals); i += 2 {
+			out = append(out, interval{r.intervals[i].from, r.intervals[i+1].to})
+		}
+		r.intervals = out
+	}
+	r.intervals = append(r.intervals, iv)
+}
+
+// Signal implements stats.Observer.
+func (tl *Timeline) Signal(id int, t time.Time, kind stats.Kind, d time.Duration) {
+	r := tl.rows[id]
+	tl.see(t.UnixNano())
+	if d != 0 {
+		r.signals++
+	}
+	r.seen++
+	if r.seen%r.skip != 0 {
+		return
+	}
+	if len(r.markers) == MaxPerRow {
+		out := r.markers[:0]
+		for i := 0; i < len(r.markers); i += 2 {
+			out = append(out, r.markers[i])
+		}
+		r.markers = out
+		r.skip *= 2
+	}
+	r.markers = append(r.markers, marker{t.UnixNano(), kind, d == 0})
+}
+
+// Series implements stats.Observer.
+func (tl *Timeline) Series(id int, label string) {
+	for len(tl.series) <= id {
+		tl.series = append(tl.series, &series{})
+	}
+	tl.series[id].label = label
+}
+
+// Depth implements stats.Observer.
+func (tl *Timeline) Depth(id int, t time.Time, v uint64) {
+	s := tl.series[id]
+	tl.see(t.UnixNano())
+	s.max = max(s.max, v)
+	if len(s.points) == MaxPerRow {
+		out := s.points[:0]
+		for i := 0; i+1 < len(s.points); i += 2 {
+			a, b := s.points[i], s.points[i+1]
+			if b.v > a.v {
+				a.v = b.v
+			}
+			out = append(out, a)
+		}
+		s.points = out
+	}
+	s.points = append(s.points, point{t.UnixNano(), v})
+}
+
+// Options shape the picture.
+type Options struct {
+	// MaxRows bounds the pause rows drawn (the most paused first); 0: 40.
+	MaxRows int
+	// Width of the picture; 0: 11 inches. The height follows the rows.
+	Width vg.Length
+	// Title; empty: "sfcdump timeline".
+	Title string
+}
+
+// Rows returns the labels of the rows Render draws, top to bottom: pause
+// rows (flows, then interfaces and priorities, each group most paused
+// first), then queue-depth rows ("depth <congestion point>").
+func (tl *Timeline) Rows(o Options) []string {
+	var out []string
+	for _, r := range tl.drawn(o) {
+		out = append(out, r.label)
+	}
+	for _, s := range tl.series {
+		out = append(out, depthLabel(s))
+	}
+	return out
+}
+
+func depthLabel(s *series) string {
+	return fmt.Sprintf("depth %s (max %d B)", s.label, s.max)
+}
+
+func (tl *Timeline) drawn(o Options) []*row {
+	n := o.MaxRows
+	if n <= 0 {
+		n = 40
+	}
+	rows := slices.Clone(tl.rows)
+	slices.SortStableFunc(rows, func(a, b *row) int {
+		if a.pfc != b.pfc {
+			if a.pfc {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(b.pausedNS, a.pausedNS), cmp.Compare(b.signals, a.signals))
+	})
+	if len(rows) > n {
+		// Keep the most paused overall, in their group order.
+		keep := slices.Clone(rows)
+		slices.SortStableFunc(keep, func(a, b *row) int { return cmp.Compare(b.pausedNS, a.pausedNS) })
+		keep = keep[:n]
+		rows = slices.DeleteFunc(rows, func(r *row) bool { return !slices.Contains(keep, r) })
+	}
+	return rows
+}
+
+// kindColors colours markers and bars by signal kind.
+var kindColors = map[stats.Kind]color.RGBA{
+	stats.KindBTS:      {R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	stats.KindCIM:      {R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	stats.KindDstPause: {R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+	stats.KindPFC:      {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	stats.KindPause:    {R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
+}
+
+var (
+	flowBar  = color.RGBA{R: 0xf4, G: 0xa5, B: 0xa5, A: 0xff}
+	pfcBar   = color.RGBA{R: 0xa6, G: 0xc8, B: 0xe6, A: 0xff}
+	depthRGB = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+)
+
+// unit picks the time unit of the axis for a span.
+func unit(span int64) (float64, string) {
+	switch {
+	case span < 10e3:
+		return 1, "ns"
+	case span < 10e6:
+		return 1e3, "µs"
+	case span < 10e9:
+		return 1e6, "ms"
+	}
+	return 1e9, "s"
+}
+
+// Render draws the timeline in format "svg" or "png" to w.
+func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
+	format = strings.ToLower(format)
+	if format != "svg" && format != "png" {
+		return fmt.Errorf("timeline: format %q: want svg or png", format)
+	}
+	rows := tl.drawn(o)
+	nrows := len(rows) + len(tl.series)
+	if nrows == 0 {
+		return fmt.Errorf("timeline: nothing to draw: the capture holds no pause signal, PFC frame or queue depth")
+	}
+	span := tl.last - tl.first
+	div, name := unit(max(span, 1))
+	x := func(t int64) float64 { return float64(t-tl.first) / div }
+
+	p := plot.New()
+	p.Title.Text = o.Title
+	if p.Title.Text == "" {
+		p.Title.Text = "sfcdump timeline"
+	}
+	p.X.Label.Text = fmt.Sprintf("time since %s (%s)", time.Unix(0, tl.first).UTC().Format(time.RFC3339Nano), name)
+	labels := make([]string, nrows)
+	// Row i is drawn at y = nrows-1-i, so the first row is on top.
+	y := func(i int) float64 { return float64(nrows - 1 - i) }
+	for i, r := range rows {
+		labels[nrows-1-i] = r.label
+	}
+	for j, s := range tl.series {
+		labels[nrows-1-len(rows)-j] = depthLabel(s)
+	}
+	p.NominalY(labels...)
+	p.Y.Tick.Label.Font.Size = font.Length(8)
+	p.X.Min, p.X.Max = 0, max(x(tl.last), 1e-9)
+	p.Add(&layer{tl: tl, rows: rows, x: x, y: y})
+	p.Legend.Top, p.Legend.Left = true, false
+	p.Legend.TextStyle.Font.Size = font.Length(8)
+	for k := stats.KindBTS; k <= stats.KindPause; k++ {
+		p.Legend.Add(k.String()+" signal", thumb{draw.GlyphStyle{Color: kindColors[k], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
+	}
+	p.Legend.Add("resume", thumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}})
+	if len(tl.series) > 0 {
+		p.Legend.Add("queue depth", thumb{draw.GlyphStyle{Color: depthRGB, Radius: vg.Points(2), Shape: draw.SquareGlyph{}}})
+	}
+	width := o.Width
+	if width == 0 {
+		width = 11 * vg.Inch
+	}
+	height := vg.Length(nrows)*0.3*vg.Inch + 1.4*vg.Inch
+	wt, err := p.WriterTo(width, height, format)
+	if err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	if _, err := wt.WriteTo(w); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	return nil
+}
+
+// thumb is a legend entry drawn as one glyph.
+type thumb struct{ sty draw.GlyphStyle }
+
+// Thumbnail implements plot.Thumbnailer.
+func (t thumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(t.sty, c.Center()) }
+
+// layer is the plot.Plotter that draws bars, markers and depth lines.
+type layer struct {
+	tl   *Timeline
+	rows []*row
+	x    func(int64) float64
+	y    func(int) float64
+}
+
+// Plot implements plot.Plotter.
+func (l *layer) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	const half = 0.3
+	for i, r := range l.rows {
+		yc := l.y(i)
+		bar := flowBar
+		if r.pfc {
+			bar = pfcBar
+		}
+		for _, iv := range r.intervals {
+			x0, x1 := tx(l.x(iv.from)), tx(l.x(iv.to))
+			if x1-x0 < 0.5 {
+				x1 = x0 + 0.5 // a pause shorter than a pixel still shows
+			}
+			y0, y1 := ty(yc-half), ty(yc+half)
+			c.FillPolygon(bar, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
+		}
+		for _, m := range r.markers {
+			pt := vg.Point{X: tx(l.x(m.t)), Y: ty(yc)}
+			if !c.Contains(pt) {
+				continue
+			}
+			sty := draw.GlyphStyle{Color: kindColors[m.kind], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+			if m.resume {
+				sty.Shape = draw.RingGlyph{}
+			}
+			c.DrawGlyph(sty, pt)
+		}
+	}
+	for j, s := range l.tl.series {
+		yc := l.y(len(l.rows) + j)
+		if len(s.points) == 0 {
+			continue
+		}
+		scale := float64(max(s.max, 1))
+		line := make([]vg.Point, 0, len(s.points))
+		for _, pt := range s.points {
+			line = append(line, vg.Point{X: tx(l.x(pt.t)), Y: ty(yc - half + 2*half*float64(pt.v)/scale)})
+		}
+		sty := draw.LineStyle{Color: depthRGB, Width: vg.Points(1)}
+		if len(line) == 1 {
+			c.DrawGlyph(draw.GlyphStyle{Color: depthRGB, Radius: vg.Points(2), Shape: draw.SquareGlyph{}}, line[0])
+			continue
+		}
+		c.StrokeLines(sty, c.ClipLinesXY(line)...)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (l *layer) DataRange() (xmin, xmax, ymin, ymax float64) {
+	n := len(l.rows) + len(l.tl.series)
+	return 0, l.x(l.tl.last), -0.5, float64(n) - 0.5
+}
