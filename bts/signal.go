@@ -69,12 +69,16 @@ func Build(dst []byte, trigger []byte, s Signal, o BuildOptions) ([]byte, error)
 	var m device.Meta
 	cp := device.Codepoints{}
 	device.Parse(trigger, &m, &cp)
+	return build(dst, nil, trigger, &m, s, o)
+}
+
+func build(dst []byte, buf gopacket.SerializeBuffer, trigger []byte, m *device.Meta, s Signal, o BuildOptions) ([]byte, error) {
 	ip := m.IPPacket(trigger)
 	if ip == nil || m.L4 == 0 {
 		return dst, fmt.Errorf("%w: %s frame", ErrTrigger, m.Kind)
 	}
 	s.Src, s.Dst, s.Quote = m.Dst, m.Src, layers.Quote(ip)
-	return AppendSignal(dst, s, m.SrcPort, o)
+	return appendSignal(dst, buf, s, m.SrcPort, o)
 }
 
 // AppendSignal appends to dst a BTS frame from s as it stands: IP source
@@ -82,10 +86,20 @@ func Build(dst []byte, trigger []byte, s Signal, o BuildOptions) ([]byte, error)
 // 64 octets). It is the builder behind Build and the CIM to BTS
 // conversion.
 func AppendSignal(dst []byte, s Signal, sport uint16, o BuildOptions) ([]byte, error) {
+	return appendSignal(dst, nil, s, sport, o)
+}
+
+// appendSignal is AppendSignal serializing the BTS through buf (reused by
+// the caller to stay allocation-free; nil makes a new one).
+func appendSignal(dst []byte, buf gopacket.SerializeBuffer, s Signal, sport uint16, o BuildOptions) ([]byte, error) {
 	quote := layers.Quote(s.Quote)
 	l := layers.BTS{Version: layers.BTSVersion, Cacheable: s.Cacheable, Origin: s.Origin, PauseUS: s.PauseUS,
 		Reporter: s.Reporter, CPPort: s.CPPort, CPQueue: s.CPQueue, QueueDepth: s.QueueDepth, Quote: quote}
-	buf := gopacket.NewSerializeBufferExpectedSize(0, 16+len(quote))
+	if buf == nil {
+		buf = gopacket.NewSerializeBufferExpectedSize(0, 16+len(quote))
+	} else if err := buf.Clear(); err != nil {
+		return dst, err
+	}
 	if err := l.SerializeTo(buf, gopacket.SerializeOptions{}); err != nil {
 		return dst, err
 	}

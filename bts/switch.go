@@ -3,6 +3,7 @@ package bts
 import (
 	"net/netip"
 
+	"github.com/gopacket/gopacket"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/pfc"
@@ -71,6 +72,7 @@ type Switch struct {
 	period   int64
 	est      map[netip.Addr]*dre
 	buf      []byte
+	ser      gopacket.SerializeBuffer
 
 	// Counters.
 	Sent       [3]int64 // by origin: queue, cache, estimate
@@ -257,7 +259,10 @@ func (s *Switch) emit(d *device.Device, p *device.Packet, sig Signal) {
 		if dst == (device.MAC{}) {
 			copy(dst[:], p.Data[6:12])
 		}
-		f, err = Build(s.buf[:0], p.Data, sig, BuildOptions{SrcMAC: out.MAC, DstMAC: dst, DSCP: s.P.DSCP, DSCPZero: s.P.DSCPZero, Port: s.P.Port})
+		if s.ser == nil {
+			s.ser = gopacket.NewSerializeBuffer()
+		}
+		f, err = build(s.buf[:0], s.ser, p.Data, &p.Meta, sig, BuildOptions{SrcMAC: out.MAC, DstMAC: dst, DSCP: s.P.DSCP, DSCPZero: s.P.DSCPZero, Port: s.P.Port})
 		s.buf = f[:0]
 	}
 	if err != nil || d.Send(out.ID, f) != nil {
