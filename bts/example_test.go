@@ -1,0 +1,42 @@
+package bts_test
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/opensfc/sfc/bts"
+	"github.com/opensfc/sfc/device"
+)
+
+// An SFC ToR with 375 KB queued toward a 100 Gb/s server port answers the
+// next packet with a 20 µs BTS: (375,000 − 125,000) × 8 / 10^11 s.
+func Example() {
+	recv := netip.MustParseAddr("10.0.1.1")
+	d, _ := device.NewSwitch(device.Config{Name: "tor", Ports: []device.PortConfig{
+		{ID: 0, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/16")}},
+		{ID: 1, Speed: 100 * device.Gbps, ServerFacing: true, Prefixes: []netip.Prefix{netip.PrefixFrom(recv, 32)}},
+	}})
+	sfc := bts.NewSwitch(bts.Params{Reporter: 1})
+	if err := d.Attach(sfc); err != nil {
+		panic(err)
+	}
+	d.OnOutput(func(o device.Out) {
+		if o.Kind == device.KindBTS {
+			s, _ := bts.Decode(o.Frame, 0)
+			fmt.Printf("BTS to %v at %d ns: pause %d us, origin %v, C %v, depth %d\n", s.Dst, o.Time, s.PauseUS, s.Origin, s.Cacheable, s.QueueDepth)
+		}
+	})
+	fill, _ := device.BuildUDP(nil, device.UDPSpec{Src: netip.MustParseAddr("10.0.9.9"), Dst: recv, SrcPort: 1, DstPort: 2, Len: 1000})
+	for i := 0; i < 251; i++ { // up to qd = 250 KB = Q_th: no BTS yet
+		_ = d.Input(0, 0, fill)
+	}
+	for i := 0; i < 124; i++ { // the 252nd sees 251 KB > Q_th: a BTS; then suppressed
+		_ = d.Input(0, 0, fill)
+	}
+	pkt, _ := device.BuildUDP(nil, device.UDPSpec{Src: netip.MustParseAddr("10.0.0.7"), Dst: recv, SrcPort: 3, DstPort: 4, Len: 1000})
+	_ = d.Input(0, 0, pkt)
+	d.Flush()
+	// Output:
+	// BTS to 10.0.9.9 at 0 ns: pause 11 us, origin queue, C true, depth 251000
+	// BTS to 10.0.0.7 at 12 ns: pause 20 us, origin queue, C true, depth 375000
+}
