@@ -14,4 +14,21 @@
 // (sport, dport), so filters can name the outer headers. Floodgate entries
 // are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
 // fgpause.pause_us, one value per entry; JSON nests them as "entries".
+//
+// Names added to wire.md's table, known to LookupField (so to filters and
+// -T fields) but kept out of JSON and the verbose tree (ExtraFields lists
+// them):
+//
+//	frame.number, frame.interface, frame.len, frame.caplen    capture metadata
+//	frame.time_epoch                                          KindTime
+//	frame.malformed (bool), frame.warnings (count)            decode outcome
+//	bts.quote, postcard.quote                                 KindBytes: the quote
+//	cim.msdu                                                  KindBytes: the encapsulated MSDU
+//	bth.payload                                               KindBytes: the RoCEv2 payload
+//	udp.payload                                               KindBytes: the UDP payload
+//	eth.vlan, eth.pcp                                         the 802.1Q tag, when present
+//
+// Byte values render as colon-separated hex (12:b7:...), as tshark does.
+// PAUSE and PFC quanta (Field.Quanta) show their duration at the frame's
+// link speed (Frame.LinkBPS) in the verbose tree.
 package dissect

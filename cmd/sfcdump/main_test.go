@@ -208,3 +208,43 @@ func TestSerialMatchesParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpAndCompletion checks every command has examples in its help, and
+// that shell completion works for commands, flags and field names.
+func TestHelpAndCompletion(t *testing.T) {
+	root := newRootCmd()
+	for _, c := range append(root.Commands(), root) {
+		if c.Name() == "help" || c.Name() == "completion" || c.Hidden {
+			continue
+		}
+		for _, sub := range append(c.Commands(), c) {
+			if sub.Runnable() && sub.Example == "" && sub.Name() != "help" {
+				t.Errorf("%s has no examples in its help", sub.CommandPath())
+			}
+		}
+	}
+	out, _, code := sfcdump(t, "read", "--help")
+	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--display-filter") {
+		t.Errorf("read --help: exit %d\n%s", code, out)
+	}
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		if out, _, code := sfcdump(t, "completion", sh); code != 0 || len(out) < 500 {
+			t.Errorf("completion %s: exit %d, %d octets", sh, code, len(out))
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "st"}, "stats"},
+		{[]string{"__complete", "read", "-T", ""}, "fields"},
+		{[]string{"__complete", "read", "-e", "bts.pa"}, "bts.pause_us"},
+		{[]string{"__complete", "stats", "--progress", ""}, "always"},
+		{[]string{"__complete", "read", "--decode-as", ""}, "udp.port==1021:bts"},
+	} {
+		out, _, _ := sfcdump(t, tc.args...)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %q lacks %q", tc.args, out, tc.want)
+		}
+	}
+}
