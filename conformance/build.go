@@ -254,6 +254,9 @@ func (c *Case) modelError(err error) error {
 		name = "bts_dscp"
 	}
 	key := "params." + name
+	if _, ok := c.lines[key]; !ok && name == "q_tg" {
+		key = "params.q_th" // the default Q_tg is above the Q_th set
+	}
 	if _, ok := c.lines[key]; !ok {
 		key = ""
 		switch {

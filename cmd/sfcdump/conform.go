@@ -317,7 +317,8 @@ func newConformScenarioCmd() *cobra.Command {
 --out DIR; then 'sfcdump conform gen DIR' adds expected.pcapng. The case
 records the scenario line, so the vector can be regenerated and reviewed.
 'sfcdump conform scenario list' lists the scenarios; 'sfcdump conform
-scenario NAME --help' shows a scenario's flags.
+scenario NAME --help' shows a scenario's flags; 'sfcdump conform scenario
+corpus --out pcaps' rewrites the inputs of every vector of the corpus.
 
 Scenarios: ` + scenarioNames(),
 		Example: `  sfcdump conform scenario incast --senders 8 --sync 2us --burst 32KB --out /tmp/v1
@@ -364,6 +365,13 @@ Scenarios: ` + scenarioNames(),
 			}
 			if dir == "" {
 				return &usageError{errors.New("conform scenario needs --out DIR")}
+			}
+			if name == "corpus" {
+				if err := scenario.WriteCorpus(dir); err != nil {
+					return &exitError{1, err}
+				}
+				fmt.Fprintf(out, "%s: wrote the inputs of %d vectors; next: sfcdump conform gen %s\n", dir, len(scenario.Corpus), dir)
+				return nil
 			}
 			v, err := scenario.Make(name, sargs)
 			if err != nil {

@@ -119,13 +119,75 @@ func Make(name string, args []string) (*Vector, error) {
 	return v, nil
 }
 
-// MakeLine runs a scenario from one command line ("incast --senders 4").
+// MakeLine runs a scenario from one command line ("incast --senders 4
+// --desc \"a b\""): words split at spaces, double quotes group words
+// and a backslash escapes the next character inside them.
 func MakeLine(line string) (*Vector, error) {
-	f := strings.Fields(line)
+	f, err := SplitLine(line)
+	if err != nil {
+		return nil, err
+	}
 	if len(f) == 0 {
 		return nil, fmt.Errorf("%w: empty scenario line", ErrUsage)
 	}
 	return Make(f[0], f[1:])
+}
+
+// SplitLine splits a scenario line into words as MakeLine does.
+func SplitLine(line string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case quoted && ch == '\\' && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+		case ch == '"':
+			quoted = !quoted
+			in = true
+		case !quoted && (ch == ' ' || ch == '\t'):
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("%w: unbalanced quote in %q", ErrUsage, line)
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// JoinLine renders words as one line SplitLine splits back into them.
+func JoinLine(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w != "" && !strings.ContainsAny(w, " \t\"\\") {
+			b.WriteString(w)
+			continue
+		}
+		b.WriteByte('"')
+		for j := 0; j < len(w); j++ {
+			if w[j] == '"' || w[j] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(w[j])
+		}
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // Write writes the vector's case.yaml and input.pcapng into dir (made if
@@ -305,8 +367,7 @@ type caseDoc struct {
 }
 
 func (g *common) doc(role string, defSchemes string) *caseDoc {
-	d := &caseDoc{scenario: g.name + " " + strings.Join(g.args, " "), role: role}
-	d.scenario = strings.TrimSpace(d.scenario)
+	d := &caseDoc{scenario: JoinLine(append([]string{g.name}, g.args...)), role: role}
 	s := g.schemes
 	if s == "" {
 		s = defSchemes

@@ -34,6 +34,9 @@ func parseSignals(s string) ([]sigSpec, error) {
 		at, fl, _ := strings.Cut(rest, ":")
 		var sp sigSpec
 		pv, err := device.ParseDuration(p)
+		if p == "0" {
+			pv, err = 0, nil
+		}
 		if err != nil || pv%1000 != 0 || pv/1000 > 0xFFFF {
 			return nil, fmt.Errorf("%w: signal %q: pause must be whole µs up to 65535us", ErrUsage, item)
 		}

@@ -1,0 +1,140 @@
+package conformance_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/conformance/scenario"
+)
+
+const pcaps = "../pcaps"
+
+// vectors lists every vector directory under pcaps/.
+func vectors(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(pcaps, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == conformance.CaseFile {
+			out = append(out, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatal("no vectors under pcaps/")
+	}
+	return out
+}
+
+func rel(dir string) string {
+	r, _ := filepath.Rel(pcaps, dir)
+	return filepath.ToSlash(r)
+}
+
+// TestCorpusExact replays every vector of the corpus through the reference
+// models and requires the expected capture in exact mode.
+func TestCorpusExact(t *testing.T) {
+	for _, dir := range vectors(t) {
+		t.Run(rel(dir), func(t *testing.T) {
+			rep, err := conformance.RunVector(dir, conformance.Options{})
+			if err != nil {
+				t.Fatalf("unusable: %v", err)
+			}
+			if rep.Verdict != conformance.Pass {
+				var b strings.Builder
+				rep.WriteText(&b)
+				t.Fatalf("exact mode fails:\n%s", b.String())
+			}
+			if rep.Frames.Input == 0 || rep.Frames.Model == 0 || rep.Frames.Expected != rep.Frames.Model {
+				t.Errorf("frames %+v", rep.Frames)
+			}
+		})
+	}
+}
+
+// TestCorpusMadeByScenarios checks that every vector is listed in
+// scenario.Corpus and that its case.yaml and input.pcapng are exactly
+// what its scenario line makes, so every vector can be regenerated and
+// reviewed.
+func TestCorpusMadeByScenarios(t *testing.T) {
+	listed := map[string]scenario.Entry{}
+	for _, e := range scenario.Corpus {
+		listed[e.Dir] = e
+	}
+	for _, dir := range vectors(t) {
+		if _, ok := listed[rel(dir)]; !ok {
+			t.Errorf("%s is not in scenario.Corpus", rel(dir))
+		}
+	}
+	for _, e := range scenario.Corpus {
+		t.Run(e.Dir, func(t *testing.T) {
+			dir := filepath.Join(pcaps, filepath.FromSlash(e.Dir))
+			v, err := scenario.MakeLine(e.Line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Scenario != e.Line {
+				t.Errorf("case.yaml scenario line\n  %s\nwant\n  %s", c.Scenario, e.Line)
+			}
+			if c.Description == "" || strings.Contains(c.Description, "\n") {
+				t.Errorf("description %q: want one line", c.Description)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, conformance.CaseFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, v.CaseYAML) {
+				t.Errorf("case.yaml differs from what its scenario makes; run: sfcdump conform scenario corpus --out pcaps")
+			}
+			var in bytes.Buffer
+			if err := v.WriteInput(&in); err != nil {
+				t.Fatal(err)
+			}
+			old, err := os.ReadFile(filepath.Join(dir, conformance.InputFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(old, in.Bytes()) {
+				t.Errorf("input.pcapng differs from what its scenario makes; run: sfcdump conform scenario corpus --out pcaps")
+			}
+		})
+	}
+}
+
+// TestGenerateIsDeterministic regenerates expected outputs and requires
+// them byte-identical to the files, run after run.
+func TestGenerateIsDeterministic(t *testing.T) {
+	for _, dir := range vectors(t) {
+		c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, conformance.ExpectedFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for run := 0; run < 2; run++ {
+			var b bytes.Buffer
+			if _, err := conformance.Generate(c, filepath.Join(dir, conformance.InputFile), &b); err != nil {
+				t.Fatalf("%s: %v", rel(dir), err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Fatalf("%s: run %d: generated output differs from expected.pcapng", rel(dir), run)
+			}
+		}
+	}
+}

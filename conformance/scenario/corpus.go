@@ -1,0 +1,61 @@
+package scenario
+
+import (
+	"path/filepath"
+)
+
+// Entry is one vector of the corpus under pcaps/: its directory (relative
+// to pcaps/) and the scenario line that makes its case.yaml and input.
+type Entry struct {
+	Dir  string
+	Line string
+}
+
+// Corpus lists every vector under pcaps/ (conformance.md "The corpus").
+// `sfcdump conform scenario corpus --out pcaps` rewrites their inputs and
+// `sfcdump conform gen pcaps` their expected outputs; the conformance
+// tests check that each input is exactly what its line makes.
+var Corpus = []Entry{
+	// SFC switch, behaviour.md §1.
+	{"sfc/incast-first-bts", `incast --senders 4 --burst 12KB --sync 500ns --param q_th=20KB --param q_tg=10KB --param reporter=7 --desc "SFC switch, 4-to-1 incast: the first BTS to each sender once the queue passes Q_th (origin queue, C set, depth quoted)"`},
+	{"sfc/suppression-reset", `incast --senders 3 --burst 48KB --param q_th=15KB --param q_tg=5KB --param reset=2us --desc "SFC switch, 3-to-1 incast: each flow is signalled once per 2us reset period while the queue stays above Q_th"`},
+	{"sfc/incast-ipv6", `incast --ipv6 --senders 3 --flows 2 --burst 8KB --sync 1us --seed 3 --param q_th=16KB --param q_tg=8KB --desc "SFC switch over IPv6, 3 senders with 2 flows each, seeded sync window: BTS per 5-tuple and QP"`},
+	{"sfc/incast-estimator", `incast --senders 4 --burst 16KB --sync 300ns --param q_th=200KB --param estimator=true --param estimator_window=2us --desc "SFC switch with the incast estimator: estimate-origin BTS before the queue reaches Q_th"`},
+	{"sfc/flow-mix", `mix --hosts 5 --receivers 1 --elephants 2 --mice 16 --elephant 32KB --mouse 2KB --duration 10us --seed 5 --param q_th=8KB --param q_tg=4KB --desc "SFC switch, seeded flow mix of 2 elephants and 16 mice from 4 senders to one receiver: every flow that meets the queue above Q_th is signalled, mice included"`},
+	{"sfc/nic-pause-resume", `nic --flows 2 --frames 20 --signals 3us@500ns,0@2us --desc "SFC NIC: a BTS pauses one flow for 3us, a pause-0 BTS resumes it early; the other flow keeps the line"`},
+	{"sfc/nic-overwrite", `nic --flows 3 --frames 12 --signals 10us@300ns,2us@600ns:1,1us@900ns --desc "SFC NIC: a later BTS overwrites an earlier pause (10us cut to 1us), flows matched by 5-tuple and QP"`},
+	// SFC pause cache, behaviour.md §1 (near-source).
+	{"sfc-cache/sender-tor-hit", `sender-tor --hosts 2 --signals 20us@5us --duration 30us --desc "SFC sender-side ToR with the pause cache: a remote BTS with C set fills the cache; later packets of both hosts to that receiver get cache-origin BTS"`},
+	{"sfc-cache/not-cacheable", `sender-tor --hosts 2 --signals 20us@5us --cacheable=false --duration 20us --desc "SFC sender-side ToR with the pause cache: a remote BTS without C is forwarded but fills no cache entry"`},
+	// SFC-P, behaviour.md §3.
+	{"sfc-p/bts-to-pfc", `sender-tor --scheme sfc,sfc-p --hosts 2 --signals 20us@3us,50us@6us:1,0@9us --duration 12us --desc "SFC-P at the sender-side ToR: BTS to local hosts are consumed and replaced by PFC frames (time in quanta, pause 0 = resume)"`},
+	// PFC and PAUSE, behaviour.md §4.
+	{"pfc/xoff-refresh-xon", `incast --scheme pfc --senders 3 --burst 48KB --param xoff=20KB --param xon=10KB --param refresh=2us --param quanta=1000 --desc "PFC switch, 3-to-1 incast: XOFF when an ingress count passes xoff, refreshed every 2us, XON once it falls to xon"`},
+	{"pfc/storm", `storm --senders 2 --frames 40 --pauses 65535@1us,65535@100us,0@150us --param xoff=10KB --param refresh=20us --desc "PFC storm: a host pauses its port's data class; its queue holds, the senders get XOFF and refreshes, the bystander's traffic passes, resume drains"`},
+	{"pfc/pause-8023x", `storm --pause --senders 1 --frames 16 --pauses 2000@1us,0@8us --bystander=false --desc "802.3x PAUSE: every class of the pausing host's port stops for 2000 quanta and resumes on a pause of 0"`},
+	{"pfc/nic-receiver", `nic --scheme pfc --flows 2 --frames 10 --signals "" --pfc 400@1us,0@3us --inbound 0 --desc "NIC PFC receiver: the data class stops for 400 quanta and resumes on time 0"`},
+	// CIM, behaviour.md §5.
+	{"cim/incast-sfc-tlv", `incast --scheme cim --senders 4 --burst 12KB --sync 500ns --param q_th=20KB --param q_tg=10KB --param reporter=9 --desc "CIM-signalling switch: an L3 802.1Qcz CIM with the SFC pause TLV where SFC sends a BTS"`},
+	{"cim/incast-legacy", `incast --scheme cim --senders 3 --burst 12KB --param q_th=20KB --param q_tg=10KB --param cim_tlv=false --desc "CIM-signalling switch without the SFC extension: plain 802.1Qcz CIMs carrying the offending frame"`},
+	{"cim/incast-l2", `incast --scheme cim --senders 3 --burst 12KB --param q_th=20KB --param q_tg=10KB --param cim_l2=true --desc "CIM-signalling switch sending L2 CIMs (EtherType 0x89A2) with the SFC TLV"`},
+	{"cim/nic-sfc-tlv", `nic --signal cim --flows 2 --frames 16 --signals 3us@500ns --desc "NIC treats an SFC-extended CIM like its BTS: the quoted flow pauses for 3us"`},
+	{"cim/nic-legacy", `nic --signal cim-legacy --flows 2 --frames 16 --signals 3us@500ns --desc "NIC and a plain CIM without the SFC TLV: no pause; the CIM is delivered to the host"`},
+	{"cim/sender-tor-cache", `sender-tor --signal cim --hosts 2 --signals 20us@5us --duration 20us --desc "CIM-signalling ToR with the pause cache: an SFC-extended CIM with C fills the cache like a BTS"`},
+	// Malformed input.
+	{"malformed/mixed", `malformed --desc "malformed and truncated frames (runts, cut headers, bad versions and lengths, short quotes, broken TLVs) between good traffic: dropped or forwarded, never fatal"`},
+}
+
+// WriteCorpus writes every corpus vector's case.yaml and input.pcapng
+// under root (pcaps/).
+func WriteCorpus(root string) error {
+	for _, e := range Corpus {
+		v, err := MakeLine(e.Line)
+		if err != nil {
+			return err
+		}
+		if err := v.Write(filepath.Join(root, filepath.FromSlash(e.Dir))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
