@@ -1,6 +1,7 @@
 package bts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/device"
@@ -114,7 +115,7 @@ func TestIncastAnalysis(t *testing.T) {
 
 // TestDeterminism: the same scenario gives byte-identical outputs twice.
 func TestDeterminism(t *testing.T) {
-	run := func() (uint64, int) {
+	run := func() (uint64, int, string) {
 		var h uint64 = 14695981039346656037
 		n := 0
 		add := func(b byte) { h = (h ^ uint64(b)) * 1099511628211 }
@@ -134,11 +135,20 @@ func TestDeterminism(t *testing.T) {
 			t.Fatal(err)
 		}
 		x.Run()
-		return h, n
+		var rec strings.Builder
+		for _, d := range append([]*device.Device{x.Left, x.Right, x.Receiver}, x.Senders...) {
+			if err := d.Record().WriteJSON(&rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return h, n, rec.String()
 	}
-	h1, n1 := run()
-	h2, n2 := run()
+	h1, n1, r1 := run()
+	h2, n2, r2 := run()
 	if h1 != h2 || n1 != n2 || n1 == 0 {
 		t.Errorf("runs differ: %x/%d vs %x/%d", h1, n1, h2, n2)
+	}
+	if r1 != r2 {
+		t.Error("records differ")
 	}
 }

@@ -307,8 +307,8 @@ func (m *Meta) IPPacket(frame []byte) []byte {
 		return nil
 	}
 	end := m.L3 + m.IPLen
-	if end > len(frame) || end < m.L3 {
-		end = len(frame)
+	if end > len(frame) || end < m.L4+8 {
+		end = len(frame) // a length field that lies: take what was captured
 	}
 	return frame[m.L3:end]
 }

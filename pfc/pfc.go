@@ -211,6 +211,9 @@ func NewSwitch(p Params) *Switch { return &Switch{P: p} }
 
 // Attach validates the parameters and resolves the defaults per port.
 func (s *Switch) Attach(d *device.Device) error {
+	if d.Role() != device.RoleSwitch {
+		return &device.ParamError{Scope: "pfc", Name: "switch", Value: d.Role().String(), Allowed: "a switch device"}
+	}
 	p := &s.P
 	if p.BaseRTT == 0 {
 		p.BaseRTT = 10 * device.Microsecond
@@ -275,8 +278,8 @@ func (s *Switch) Attach(d *device.Device) error {
 	return nil
 }
 
-func (s *Switch) lossless(p *device.Packet) bool {
-	return p.InPort >= 0 && !p.Generated && s.P.Priorities&(1<<(p.Class&7)) != 0
+func (s *Switch) lossless(d *device.Device, p *device.Packet) bool {
+	return p.InPort >= 0 && !p.Generated && s.P.Priorities&(1<<(p.Class&7)) != 0 && d.Port(p.InPort) != nil
 }
 
 // thresholds returns XOFF and XON in force for port index i.
@@ -295,7 +298,7 @@ func (s *Switch) thresholds(d *device.Device, i int) (int64, int64) {
 // OnIngress admits a frame that arrives after XOFF into the headroom, or
 // drops it when the headroom is full.
 func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
-	if !s.lossless(p) {
+	if !s.lossless(d, p) {
 		return device.Pass
 	}
 	i := d.Port(p.InPort).Index()
@@ -312,7 +315,7 @@ func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 
 // OnEnqueue counts the frame and sends XOFF when the count exceeds XOFF.
 func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
-	if !s.lossless(p) {
+	if !s.lossless(d, p) {
 		return device.Pass
 	}
 	i := d.Port(p.InPort).Index()
@@ -335,7 +338,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 
 // OnDepart uncounts the frame and sends XON at or below XON.
 func (s *Switch) OnDepart(d *device.Device, p *device.Packet) {
-	if !s.lossless(p) {
+	if !s.lossless(d, p) {
 		return
 	}
 	i := d.Port(p.InPort).Index()
