@@ -1,0 +1,302 @@
+package postcard
+
+import (
+	"math"
+
+	"github.com/opensfc/sfc/device"
+)
+
+// arrival is one data frame received for a port, for the T_Δ window.
+type arrival struct {
+	t      int64
+	n      int64
+	marked bool
+}
+
+// history is one output port's view: octets received in the last N
+// complete slots and the depth at each one's start (ring, oldest at pos),
+// the current slot's octets and starting depth, and the arrivals of the
+// last T_Δ.
+type history struct {
+	speed  int64
+	tDelta int64
+	in     []int64
+	q      []int64
+	pos    int
+	cur    int64
+	curQ   int64
+	ring   []arrival
+	head   int
+	n      int
+	recent int64
+	marked int64
+	idle   bool // all history zero and no depth: the slot timer may stop
+}
+
+// Switch is the PB-FS switch of behaviour.md §8 as a device.Scheme. Per
+// output port it keeps, over slots of DC_RTT / (2N) aligned to time 0,
+// the octets of data received for the port in each of the last N complete
+// slots (I^1 oldest .. I^N newest) and the port's queue depth at each
+// slot's start (Q^1 the oldest), plus the octets and marked octets
+// received in the last T_Δ = Δ × MTU / T. On a marked data packet it
+// predicts I_p = Σ I^i + N × I^N and, when I_p > T × DC_RTT − Q^1, sends a
+// CC-postcard with its assessment and a quote of the packet to the
+// packet's source, in the control class. The packet itself is forwarded
+// unchanged.
+type Switch struct {
+	device.NopScheme
+	// P holds the parameters; Attach fills in the defaults.
+	P SwitchParams
+
+	ports []history
+	slot  int64 // index of the current slot
+	timer bool  // a slot timer is scheduled
+	ctrl  int
+	sid   [6]byte
+	buf   []byte
+	b     builder
+	scrIn []int64
+
+	// Counters.
+	Marked    int64 // marked data packets assessed
+	Postcards int64 // CC-postcards sent
+	Errors    int64 // postcards that could not be built or routed
+}
+
+// NewSwitch returns a PB-FS switch scheme with parameters p.
+func NewSwitch(p SwitchParams) *Switch { return &Switch{P: p} }
+
+// Attach validates the parameters and sizes the per-port history.
+func (s *Switch) Attach(d *device.Device) error {
+	if d.Role() != device.RoleSwitch {
+		return &device.ParamError{Scope: "pbfs", Name: "switch", Value: d.Role().String(), Allowed: "a switch device"}
+	}
+	if err := s.P.resolve(d); err != nil {
+		return err
+	}
+	s.ports = make([]history, len(d.Ports()))
+	for i, pt := range d.Ports() {
+		h := &s.ports[i]
+		h.speed = pt.Speed
+		// T_Δ = Δ × MTU × 8 / T, in ns (720 ns at 100 Gb/s with the defaults).
+		h.tDelta = max(mulDiv(int64(s.P.Delta)*s.P.MTU*8, device.Second, pt.Speed), 1)
+		h.in = make([]int64, s.P.Slots)
+		h.q = make([]int64, s.P.Slots)
+		h.idle = true
+	}
+	s.ctrl = int(d.ControlClass())
+	s.sid = s.P.SwitchID
+	s.scrIn = make([]int64, s.P.Slots)
+	s.slot = s.slotOf(d.Now())
+	return nil
+}
+
+// SlotStart returns the time slot k starts: ceil(k × DC_RTT / (2N))
+// (slot 1 starts at 1,563 ns with the defaults).
+func (s *Switch) SlotStart(k int64) int64 {
+	v := mulDiv(k, s.P.DCRTT, 2*int64(s.P.Slots))
+	if v < math.MaxInt64 && mulDiv(v, 2*int64(s.P.Slots), 1) != mulDiv(k, s.P.DCRTT, 1) {
+		v++
+	}
+	return v
+}
+
+func (s *Switch) slotOf(t int64) int64 { return mulDiv(t, 2*int64(s.P.Slots), s.P.DCRTT) }
+
+// depth is the port's queue depth: every egress queue but the control
+// class (generated signals).
+func (s *Switch) depth(pt *device.Port) int64 {
+	var v int64
+	for i := range pt.Queues {
+		if i != s.ctrl {
+			v += pt.Queues[i].Bytes
+		}
+	}
+	return v
+}
+
+// roll completes the slots that ended at or before now. Past the first,
+// completed slots saw no arrival and, the timer being stopped only when
+// every port is idle, no queue either.
+func (s *Switch) roll(d *device.Device, now int64) {
+	k := s.slotOf(now)
+	if k <= s.slot {
+		return
+	}
+	steps := k - s.slot
+	for i := range s.ports {
+		h := &s.ports[i]
+		pt := d.Ports()[i]
+		if steps > int64(len(h.in)) {
+			clear(h.in)
+			clear(h.q)
+			h.pos, h.cur, h.curQ = 0, 0, 0
+		} else {
+			for j := int64(0); j < steps; j++ {
+				h.in[h.pos], h.q[h.pos] = h.cur, h.curQ
+				h.pos = (h.pos + 1) % len(h.in)
+				h.cur, h.curQ = 0, 0
+			}
+		}
+		h.curQ = s.depth(pt)
+		h.idle = h.curQ == 0 && allZero(h.in) && allZero(h.q)
+	}
+	s.slot = k
+}
+
+func allZero(v []int64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Switch) armTimer(d *device.Device) {
+	if s.timer {
+		return
+	}
+	s.timer = true
+	d.AfterBackground(s.SlotStart(s.slot+1)-d.Now(), s, 1, s.slot+1)
+}
+
+// OnTimer samples the queue depths at a slot boundary; the timer stops once
+// every port is idle and restarts with the next arrival.
+func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
+	s.timer = false
+	s.roll(d, d.Now())
+	for i := range s.ports {
+		if !s.ports[i].idle {
+			s.armTimer(d)
+			return
+		}
+	}
+}
+
+// Assessment returns what the switch would put in a postcard about the
+// port with id port now (I_p, Q^1, recent and marked octets).
+func (s *Switch) Assessment(d *device.Device, port int) Assessment {
+	pt := d.Port(port)
+	if pt == nil || s.ports == nil {
+		return Assessment{}
+	}
+	s.roll(d, d.Now())
+	h := &s.ports[pt.Index()]
+	h.prune(d.Now())
+	return s.assess(h)
+}
+
+func (s *Switch) assess(h *history) Assessment {
+	n := len(h.in)
+	for i := 0; i < n; i++ {
+		s.scrIn[i] = h.in[(h.pos+i)%n]
+	}
+	return Assessment{RateMbps: h.speed / 1_000_000, WindowNS: s.P.DCRTT, IP: PredictIP(s.scrIn), Q1: h.q[h.pos],
+		Recent: h.recent, RecentMarked: h.marked}
+}
+
+func (h *history) prune(now int64) {
+	for h.n > 0 {
+		a := &h.ring[h.head]
+		if a.t > now-h.tDelta {
+			break
+		}
+		h.recent -= a.n
+		if a.marked {
+			h.marked -= a.n
+		}
+		h.head = (h.head + 1) % len(h.ring)
+		h.n--
+	}
+}
+
+func (h *history) add(a arrival) {
+	if h.n == len(h.ring) {
+		nr := make([]arrival, max(16, 2*len(h.ring)))
+		for i := 0; i < h.n; i++ {
+			nr[i] = h.ring[(h.head+i)%len(h.ring)]
+		}
+		h.ring, h.head = nr, 0
+	}
+	h.ring[(h.head+h.n)%len(h.ring)] = a
+	h.n++
+	h.recent += a.n
+	if a.marked {
+		h.marked += a.n
+	}
+}
+
+// Marked reports whether a data frame carries the PBT mark.
+func marked(frame []byte, m *device.Meta, mask uint8) bool {
+	if m.L3+2 > len(frame) {
+		return false
+	}
+	switch m.IPVersion {
+	case 4:
+		return frame[m.L3+1]&mask != 0
+	case 6:
+		tc := frame[m.L3]<<4 | frame[m.L3+1]>>4
+		return tc&mask != 0
+	}
+	return false
+}
+
+// OnIngress records a data frame for its output port and, when it is
+// marked, applies the congestion test.
+func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
+	if p.Meta.Kind != device.KindData || p.InPort < 0 {
+		return device.Pass
+	}
+	pt := d.Port(p.OutPort)
+	if pt == nil {
+		return device.Pass
+	}
+	now := d.Now()
+	s.roll(d, now)
+	h := &s.ports[pt.Index()]
+	n := int64(len(p.Data))
+	mk := marked(p.Data, &p.Meta, s.P.MarkMask)
+	h.cur += n
+	h.idle = false
+	h.prune(now)
+	h.add(arrival{t: now, n: n, marked: mk})
+	s.armTimer(d)
+	if !mk {
+		return device.Pass
+	}
+	s.Marked++
+	a := s.assess(h)
+	if Congested(a.IP, a.Q1, h.speed, s.P.DCRTT) {
+		s.send(d, pt, p, a)
+	}
+	return device.Pass
+}
+
+// send builds the CC-postcard about port pt for the marked packet p and
+// sends it toward p's source.
+func (s *Switch) send(d *device.Device, pt *device.Port, p *device.Packet, a Assessment) {
+	out := d.Port(d.Route(p.Meta.Src))
+	if out == nil {
+		s.Errors++
+		return
+	}
+	src := s.P.Addr4
+	if p.Meta.IPVersion == 6 {
+		src = s.P.Addr6
+	}
+	dstMAC := out.PeerMAC
+	if dstMAC == (device.MAC{}) && len(p.Data) >= 12 {
+		copy(dstMAC[:], p.Data[6:12])
+	}
+	f, err := s.b.build(s.buf[:0], p.Data, &p.Meta, a, BuildOptions{SrcMAC: out.MAC, DstMAC: dstMAC, Src: src, SwitchID: s.P.SwitchID,
+		Port: uint16(pt.ID), DSCP: s.P.DSCP, DSCPZero: s.P.DSCP == 0, UDPPort: s.P.Port})
+	if f != nil {
+		s.buf = f[:0]
+	}
+	if err != nil || d.Send(out.ID, f) != nil {
+		s.Errors++
+		return
+	}
+	s.Postcards++
+}
