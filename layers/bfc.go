@@ -170,11 +170,38 @@ func SetFilterBit(filter []byte, k int, vfid uint32, s int) {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// crc32c returns the CRC-32C (Castagnoli) of p, octet by octet with the
-// table: the keys are short, and unlike crc32.Checksum the loop lets them
-// stay on the caller's stack, so VFID and StageIndex do not allocate.
+// castagnoli8 are the slicing-by-8 tables of CRC-32C: table j gives the
+// CRC of an octet followed by j zero octets.
+var castagnoli8 = func() (t [8][256]uint32) {
+	t[0] = *castagnoli
+	for i := 0; i < 256; i++ {
+		c := t[0][i]
+		for j := 1; j < 8; j++ {
+			c = t[0][c&0xff] ^ c>>8
+			t[j][i] = c
+		}
+	}
+	return t
+}()
+
+// crc32c returns the CRC-32C (Castagnoli) of p, 8 (then 4) octets at a
+// time with the slicing-by-8 tables. Unlike crc32.Checksum, whose hardware
+// path is called through a function value, it lets p stay on the caller's
+// stack, so VFID and StageIndex do not allocate; for keys of 5 to 37
+// octets it is about as fast.
 func crc32c(p []byte) uint32 {
 	c := ^uint32(0)
+	for len(p) >= 8 {
+		c ^= binary.LittleEndian.Uint32(p)
+		c = castagnoli8[0][p[7]] ^ castagnoli8[1][p[6]] ^ castagnoli8[2][p[5]] ^ castagnoli8[3][p[4]] ^
+			castagnoli8[4][c>>24] ^ castagnoli8[5][c>>16&0xff] ^ castagnoli8[6][c>>8&0xff] ^ castagnoli8[7][c&0xff]
+		p = p[8:]
+	}
+	if len(p) >= 4 {
+		c ^= binary.LittleEndian.Uint32(p)
+		c = castagnoli8[3][c&0xff] ^ castagnoli8[2][c>>8&0xff] ^ castagnoli8[1][c>>16&0xff] ^ castagnoli8[0][c>>24]
+		p = p[4:]
+	}
 	for _, b := range p {
 		c = castagnoli[byte(c)^b] ^ c>>8
 	}
@@ -187,20 +214,20 @@ func crc32c(p []byte) uint32 {
 // It does not allocate.
 func VFID(f Flow) uint32 {
 	var k [37]byte
-	n := 0
 	if f.Src.Is4() && f.Dst.Is4() {
-		s, d := f.Src.As4(), f.Dst.As4()
-		n += copy(k[n:], s[:])
-		n += copy(k[n:], d[:])
-	} else {
-		s, d := f.Src.As16(), f.Dst.As16()
-		n += copy(k[n:], s[:])
-		n += copy(k[n:], d[:])
+		*(*[4]byte)(k[0:]) = f.Src.As4()
+		*(*[4]byte)(k[4:]) = f.Dst.As4()
+		k[8] = f.Proto
+		binary.BigEndian.PutUint16(k[9:], f.SrcPort)
+		binary.BigEndian.PutUint16(k[11:], f.DstPort)
+		return crc32c(k[:13])
 	}
-	k[n] = f.Proto
-	binary.BigEndian.PutUint16(k[n+1:], f.SrcPort)
-	binary.BigEndian.PutUint16(k[n+3:], f.DstPort)
-	return crc32c(k[:n+5])
+	*(*[16]byte)(k[0:]) = f.Src.As16()
+	*(*[16]byte)(k[16:]) = f.Dst.As16()
+	k[32] = f.Proto
+	binary.BigEndian.PutUint16(k[33:], f.SrcPort)
+	binary.BigEndian.PutUint16(k[35:], f.DstPort)
+	return crc32c(k[:37])
 }
 
 // StageIndex returns the bit index of a flow in stage s of a filter of

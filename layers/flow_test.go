@@ -115,6 +115,15 @@ func TestVFIDKeyLayout(t *testing.T) {
 	if got := crc32c([]byte("123456789")); got != 0xe3069283 {
 		t.Errorf("crc32c check value %08x", got)
 	}
+	buf := make([]byte, 80)
+	for i := range buf {
+		buf[i] = byte(i*37 + 11)
+	}
+	for n := 0; n <= len(buf); n++ {
+		if got, want := crc32c(buf[:n]), crc32.Checksum(buf[:n], c); got != want {
+			t.Errorf("crc32c of %d octets %08x, want %08x", n, got, want)
+		}
+	}
 }
 
 // TestFilterMatches sets a flow's bit stage by stage: it matches only when

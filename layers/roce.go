@@ -114,9 +114,26 @@ var rcExt = [32]uint16{
 	0x13: extAtomic, 0x14: extAtomic, 0x16: extIETH, 0x17: extIETH,
 }
 
-// opcodeExt returns the extension headers an opcode implies. RD operations
-// (0x40-0x5f) and undefined opcodes get none: their octets are payload.
-func opcodeExt(op uint8) uint16 {
+// opTable holds, per opcode, the extension headers and their length, so
+// that decoding looks them up once.
+var opTable = func() (t [256]struct {
+	ext uint16
+	n   uint8
+}) {
+	for op := range t {
+		e := opcodeExtOf(uint8(op))
+		t[op].ext, t[op].n = e, uint8(extLen(e))
+	}
+	return t
+}()
+
+// opcodeExt returns the extension headers an opcode implies.
+func opcodeExt(op uint8) uint16 { return opTable[op].ext }
+
+// opcodeExtOf computes the extension headers an opcode implies. RD
+// operations (0x40-0x5f) and undefined opcodes get none: their octets are
+// payload.
+func opcodeExtOf(op uint8) uint16 {
 	switch {
 	case op < 0x20:
 		return rcExt[op]
@@ -222,9 +239,8 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	m.roce = data
 	end := len(data) - 4
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
-	ext := opcodeExt(m.Opcode)
+	ext, el := opTable[m.Opcode].ext, int(opTable[m.Opcode].n)
 	m.hdrExt = ext
-	el := extLen(ext)
 	if 12+el > end {
 		df.SetTruncated()
 		return errAt("bth", extName(ext), 12, ErrLength,
