@@ -235,10 +235,15 @@ func MustCompile(expr string) *Filter {
 }
 
 type parser struct {
-	expr string
-	toks []token
-	i    int
+	expr  string
+	toks  []token
+	i     int
+	depth int
 }
+
+// maxDepth bounds the nesting of parentheses and negations, so a hostile
+// expression cannot grow the parser's stack without bound.
+const maxDepth = 256
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
@@ -281,6 +286,10 @@ func (p *parser) parseAnd() (*node, error) {
 
 func (p *parser) parseUnary() (*node, error) {
 	t := p.next()
+	if p.depth++; p.depth > maxDepth {
+		return nil, p.errAt(t, fmt.Sprintf("expression nests deeper than %d levels", maxDepth))
+	}
+	defer func() { p.depth-- }()
 	switch t.kind {
 	case tNot:
 		n, err := p.parseUnary()

@@ -186,6 +186,8 @@ var invalid = []struct {
 	{"&& bts", 1, "expected a field or protocol"},
 	{"(bts pfc)", 6, "expected ) or an operator"},
 	{"bts.pause_us == ==", 17, "expected a value"},
+	{strings.Repeat("(", 300) + "bts" + strings.Repeat(")", 300), 257, "nests deeper"},
+	{strings.Repeat("!", 300) + "bts", 257, "nests deeper"},
 }
 
 func TestInvalid(t *testing.T) {
