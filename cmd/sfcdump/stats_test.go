@@ -203,3 +203,17 @@ func TestStatsGolden(t *testing.T) {
 	}
 	golden(t, "sample-stats.txt", out)
 }
+
+func TestStatsProgress(t *testing.T) {
+	// Off the terminal, auto shows nothing; always shows progress on stderr.
+	if _, errs, _ := sfcdump(t, "stats", sampleCap); errs != "" {
+		t.Errorf("progress shown off a terminal: %q", errs)
+	}
+	_, errs, code := sfcdump(t, "stats", "--progress", "always", sampleCap)
+	if code != 0 || !strings.Contains(errs, "sample.pcapng: 0 frames") {
+		t.Errorf("--progress always: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := sfcdump(t, "stats", "--progress", "sometimes", sampleCap); code != 2 || !strings.Contains(errs, "auto, always or never") {
+		t.Errorf("bad --progress: exit %d, %q", code, errs)
+	}
+}
