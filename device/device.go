@@ -245,6 +245,9 @@ type Device struct {
 	ports   []*Port
 	byID    []int32
 	fib     []fibLevel
+	rcAddr  netip.Addr // one-entry route cache
+	rcIdx   int
+	rcOK    bool
 	class   [64]uint8
 	ctrl    uint8
 	codes   Codepoints
@@ -454,6 +457,15 @@ func (d *Device) Route(addr netip.Addr) int {
 }
 
 func (d *Device) route(addr netip.Addr) int {
+	if d.rcOK && addr == d.rcAddr {
+		return d.rcIdx
+	}
+	r := d.lookup(addr)
+	d.rcAddr, d.rcIdx, d.rcOK = addr, r, true
+	return r
+}
+
+func (d *Device) lookup(addr netip.Addr) int {
 	for i := range d.fib {
 		l := &d.fib[i]
 		bits := l.bits
