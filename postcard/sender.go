@@ -217,7 +217,12 @@ func (s *Sender) OnDequeue(d *device.Device, p *device.Packet) {
 		s.Marked++
 	}
 	if st.rate > 0 {
-		start := max(st.nextFs, p.TxStart*1_000_000)
+		// A frame that started in the nanosecond its pacing allowed keeps
+		// the femtosecond schedule, so the rate has no rounding drift.
+		start := p.TxStart * 1_000_000
+		if st.nextFs > 0 && p.TxStart == (st.nextFs+999_999)/1_000_000 {
+			start = st.nextFs
+		}
 		st.nextFs = start + paceFs(len(p.Data), st.rate)
 	}
 }
