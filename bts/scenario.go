@@ -20,6 +20,7 @@ const (
 	IngressBTSCache
 )
 
+// String names the mode as the SFC paper does.
 func (m Mode) String() string {
 	switch m {
 	case NoFC:

@@ -31,6 +31,7 @@ const (
 	RoleNIC
 )
 
+// String returns "switch" or "nic".
 func (r Role) String() string {
 	if r == RoleNIC {
 		return "nic"
@@ -47,6 +48,7 @@ const (
 // MAC is a MAC-48 address.
 type MAC [6]byte
 
+// String renders the address as six colon-separated hex octets.
 func (m MAC) String() string {
 	return fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5])
 }

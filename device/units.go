@@ -93,6 +93,7 @@ type ParamError struct {
 	Allowed string // e.g. "1..4294967295 octets"
 }
 
+// Error says which parameter is wrong, its value and the allowed range.
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("%s: parameter %s = %s: allowed %s", e.Scope, e.Name, e.Value, e.Allowed)
 }
