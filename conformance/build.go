@@ -25,16 +25,21 @@ type Model struct {
 	obs *sfcObserver
 }
 
-// Firing is one decision of the reference SFC switch to signal a flow:
-// the rule of behaviour.md §1 step 3 fired for a data packet, and the
-// switch either sent a signal or suppressed it (Sent false) because the
-// flow was already in the suppression filter.
+// Firing is what the reference SFC switch decided for one data packet
+// that met, or came near (within the depth tolerance), the signalling
+// rule of behaviour.md §1: whether the rule fired, and then whether the
+// switch sent a signal or suppressed it because the flow was already in
+// the suppression filter.
 type Firing struct {
 	Time    int64 // arrival of the data packet, ns
 	Flow    device.FlowKey
 	InPort  int
 	OutPort int
-	Depth   int64 // queue depth before the packet
+	Depth   int64  // queue depth just before the packet
+	QTh     int64  // Q_th of the egress port
+	CacheNs int64  // pause-cache time left for the packet's (dst, DSCP)
+	PauseUS uint16 // the pause the rule gives (incast estimator aside)
+	Fired   bool   // the rule fired: a signal was sent or suppressed
 	Sent    bool
 }
 
@@ -43,22 +48,34 @@ type Firing struct {
 type sfcObserver struct {
 	*bts.Switch
 	fire func(Firing)
+	near int64 // also report packets with depth above Q_th − near
 }
 
 func (o *sfcObserver) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 	if o.fire == nil || p.Meta.Kind != device.KindData {
 		return o.Switch.OnIngress(d, p)
 	}
+	pt := d.Port(p.OutPort)
 	var qd int64
-	if pt := d.Port(p.OutPort); pt != nil && p.Queue >= 0 && p.Queue < len(pt.Queues) {
+	if pt != nil && p.Queue >= 0 && p.Queue < len(pt.Queues) {
 		qd = pt.Queues[p.Queue].Bytes
 	}
 	sent := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
 	sup := o.Suppressed
 	v := o.Switch.OnIngress(d, p)
 	s2 := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
-	if s2 != sent || o.Suppressed != sup {
-		o.fire(Firing{Time: d.Now(), Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: p.OutPort, Depth: qd, Sent: s2 != sent})
+	fired := s2 != sent || o.Suppressed != sup
+	if pt == nil {
+		return v
+	}
+	qth, qtg := o.Thresholds(d, pt.ID)
+	var cacheNs int64
+	if o.P.Cache {
+		cacheNs = o.CacheTime(d.Now(), p.Meta.Dst, p.Meta.DSCP)
+	}
+	if fired || qd > qth-o.near || cacheNs > 0 {
+		o.fire(Firing{Time: d.Now(), Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: pt.ID, Depth: qd, QTh: qth, CacheNs: cacheNs,
+			PauseUS: bts.PauseUS(cacheNs, qd, qtg, pt.Speed), Fired: fired, Sent: s2 != sent})
 	}
 	return v
 }

@@ -96,6 +96,15 @@ type Tolerances struct {
 	Time, Pause, QueueDepth, Window int64
 	TimeSet, PauseSet, DepthSet     bool
 	WindowSet                       bool
+	// Jitter is the timing noise between the input capture and the
+	// device's own clock, used where the device's clock matters (the
+	// suppression phase); default 0.
+	Jitter    int64
+	JitterSet bool
+	// MissedPeriods is how many reset periods in a row a device may leave
+	// a congested flow unsignalled (Bloom filter false positives);
+	// default 0.
+	MissedPeriods int64
 }
 
 // Scheme names of conformance.md.
@@ -424,7 +433,7 @@ func (c *Case) parsePort(d *decoder, m *mapping) {
 	c.Ports = append(c.Ports, p)
 }
 
-var tolKeys = []string{"time", "pause", "queue_depth", "window"}
+var tolKeys = []string{"time", "pause", "queue_depth", "window", "jitter", "missed_periods"}
 
 func (c *Case) parseTol(d *decoder, m *mapping) {
 	if m == nil {
@@ -442,6 +451,12 @@ func (c *Case) parseTol(d *decoder, m *mapping) {
 	}
 	if n := m.get("window"); n != nil {
 		t.Window, t.WindowSet = d.duration(n, "tolerances.window", 1, device.Second)
+	}
+	if n := m.get("jitter"); n != nil {
+		t.Jitter, t.JitterSet = d.duration(n, "tolerances.jitter", 0, device.Second)
+	}
+	if n := m.get("missed_periods"); n != nil {
+		t.MissedPeriods, _ = d.integer(n, "tolerances.missed_periods", 0, 1000)
 	}
 	m.done(tolKeys...)
 }

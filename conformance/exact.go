@@ -117,9 +117,9 @@ func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// replay feeds every input record to the model in order, calling after(t)
+// replay feeds every input record to the model in order, calling after(r)
 // after each, then runs the model until idle (and on to the case's end).
-func replay(m *Model, in *stream, count *int64, after func(t int64)) error {
+func replay(m *Model, in *stream, count *int64, after func(r *record)) error {
 	for {
 		r, err := in.next()
 		if err == io.EOF {
@@ -133,7 +133,7 @@ func replay(m *Model, in *stream, count *int64, after func(t int64)) error {
 			return &UnusableError{File: in.file, Frame: r.no, Reason: "the model refused the frame: " + err.Error(), Err: err}
 		}
 		if after != nil {
-			after(r.t)
+			after(r)
 		}
 	}
 	m.Dev.Flush()
@@ -343,8 +343,8 @@ func (x *exact) actual(o device.Out) {
 // advance is called after each input at time t: the model sends nothing
 // before t − 1 ns from now on, so expected frames due before that minus
 // the tolerance are missing.
-func (x *exact) advance(t int64) {
-	lim := t - 2 - x.tol
+func (x *exact) advance(r *record) {
+	lim := r.t - 2 - x.tol
 	x.fill(lim)
 	for _, port := range x.order {
 		q := x.q[port]

@@ -149,3 +149,29 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	}
 	return res, os.Rename(tmp.Name(), expected)
 }
+
+// Decisions replays input through the reference model of c and calls fn
+// for every decision of its SFC switch about a data packet that met or
+// came near the signalling rule (depth within near octets of Q_th, or a
+// live cache entry): the rule fired and a signal was sent or suppressed,
+// or it did not fire. It explains a vector ("why did the reference signal
+// here?") and gives a test the reference's pause and depth for a packet.
+// c must have an SFC switch scheme.
+func Decisions(c *Case, input string, near int64, fn func(Firing)) error {
+	m, err := BuildModel(c)
+	if err != nil {
+		return err
+	}
+	if m.obs == nil {
+		return c.errAt("schemes", "no SFC switch scheme (sfc, sfc-cache or cim on a switch)")
+	}
+	m.obs.fire, m.obs.near = fn, near
+	var ep epochRef
+	in, err := openStream(c, input, &ep)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	var n int64
+	return replay(m, in, &n, nil)
+}

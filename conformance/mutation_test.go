@@ -1,0 +1,380 @@
+package conformance_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/bts"
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// capFrame is one frame of a capture read whole (tests only).
+type capFrame struct {
+	iface int
+	t     time.Time
+	data  []byte
+}
+
+type capture struct {
+	names  []string
+	frames []capFrame
+}
+
+func readCapture(t *testing.T, path string) *capture {
+	t.Helper()
+	r, err := pcapio.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := &capture{}
+	for {
+		f, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.frames = append(c.frames, capFrame{f.Interface, f.Time, append([]byte(nil), f.Data...)})
+	}
+	for i := 0; i < r.NInterfaces(); i++ {
+		c.names = append(c.names, r.Interface(i).Name)
+	}
+	return c
+}
+
+func (c *capture) write(t *testing.T, path string) {
+	t.Helper()
+	slices.SortStableFunc(c.frames, func(a, b capFrame) int { return a.t.Compare(b.t) })
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pcapio.NewWriter(f, c.names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fr := range c.frames {
+		if err := w.Write(fr.iface, fr.t, fr.data, len(fr.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func meta(b []byte) device.Meta {
+	var m device.Meta
+	cp := device.Codepoints{}.WithDefaults()
+	device.Parse(b, &m, &cp)
+	return m
+}
+
+// nth returns the index of the n-th frame (0-based) for which ok holds.
+func nth(t *testing.T, c *capture, n int, ok func(m *device.Meta, f capFrame) bool) int {
+	t.Helper()
+	for i, f := range c.frames {
+		m := meta(f.data)
+		if ok(&m, f) {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	t.Fatal("no such frame in the capture")
+	return -1
+}
+
+func isBTS(m *device.Meta, _ capFrame) bool { return m.Kind == device.KindBTS }
+func isData(m *device.Meta, _ capFrame) bool {
+	return m.Kind == device.KindData && m.DstPort == 4791
+}
+func isXON(m *device.Meta, f capFrame) bool {
+	if m.Kind != device.KindPFC {
+		return false
+	}
+	for i := 0; i < 8; i++ {
+		if f.data[m.L3+3]&(1<<i) != 0 && binary.BigEndian.Uint16(f.data[m.L3+4+2*i:]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// btsPayload returns the offset of the BTS header in a BTS frame.
+func btsPayload(b []byte) int { m := meta(b); return m.Payload }
+
+// addBTSInPeriod adds a BTS for a flow that the device already signalled
+// in the same reset period: it quotes the flow's packet half-way between
+// two of its signals less than a reset period apart.
+func addBTSInPeriod(t *testing.T, exp *capture, input *capture, reset time.Duration, c *conformance.Case, inPath string) {
+	t.Helper()
+	epoch := c.Epoch
+	decided := map[int64]conformance.Firing{}
+	if err := conformance.Decisions(c, inPath, 0, func(f conformance.Firing) {
+		decided[f.Time] = f
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type sig struct {
+		i   int
+		s   bts.Signal
+		arr time.Time // arrival of the quoted packet
+	}
+	arrival := func(quote []byte) (time.Time, bool) {
+		for _, f := range input.frames {
+			m := meta(f.data)
+			if ip := m.IPPacket(f.data); ip != nil && len(ip) >= len(quote) && bytes.Equal(ip[:len(quote)], quote) {
+				return f.t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	last := map[device.FlowKey]sig{}
+	for i, f := range exp.frames {
+		m := meta(f.data)
+		if m.Kind != device.KindBTS {
+			continue
+		}
+		s, err := bts.Decode(f.data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := arrival(s.Quote)
+		if !ok {
+			t.Fatal("BTS quotes no input packet")
+		}
+		key := s.FlowKey()
+		cur := sig{i, s, a}
+		if p, ok := last[key]; ok && a.Sub(p.arr) < reset {
+			// A packet of the flow between the two triggers.
+			mid := p.arr.Add(a.Sub(p.arr) / 2)
+			for _, in := range input.frames {
+				im := meta(in.data)
+				if im.Kind != device.KindData || im.Flow() != key || !in.t.After(p.arr) || in.t.Before(mid) || !in.t.Before(a) {
+					continue
+				}
+				orig := exp.frames[p.i].data
+				// The pause and depth the reference computes for this packet.
+				f, ok := decided[in.t.Sub(epoch).Nanoseconds()]
+				if !ok || !f.Fired {
+					continue
+				}
+				s := p.s
+				s.PauseUS, s.QueueDepth = f.PauseUS, uint32(f.Depth)
+				nb, err := bts.Build(nil, in.data, s, bts.BuildOptions{SrcMAC: device.MAC(orig[6:12]), DstMAC: device.MAC(orig[0:6])})
+				if err != nil {
+					t.Fatal(err)
+				}
+				exp.frames = append(exp.frames, capFrame{exp.frames[p.i].iface, in.t.Add(10 * time.Nanosecond), nb})
+				return
+			}
+		}
+		last[key] = cur
+	}
+	t.Fatal("no flow signalled twice within a reset period")
+}
+
+// TestMutations perturbs expected outputs as a faulty device would and
+// checks that device mode names the right check, and that unperturbed
+// captures and captures perturbed within the tolerances pass.
+func TestMutations(t *testing.T) {
+	cases := []struct {
+		name   string
+		vector string
+		mutate func(t *testing.T, c *capture, in *capture, cs *conformance.Case, inPath string)
+		want   string // the check that must fail; "" means PASS
+	}{
+		{"unperturbed SFC", "sfc/suppression-reset", nil, ""},
+		{"unperturbed PFC", "pfc/xoff-refresh-xon", nil, ""},
+		{"unperturbed CIM", "cim/incast-sfc-tlv", nil, ""},
+		{"unperturbed NIC", "sfc/nic-pause-resume", nil, ""},
+		{"all frames 500ns late (within 1us)", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			for i := range c.frames {
+				c.frames[i].t = c.frames[i].t.Add(500 * time.Nanosecond)
+			}
+		}, ""},
+		{"PFC frames 700ns early (within 1us)", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			for i, f := range c.frames {
+				if meta(f.data).Kind == device.KindPFC {
+					c.frames[i].t = f.t.Add(-700 * time.Nanosecond)
+				}
+			}
+		}, ""},
+		{"pause time +1us (the tolerance)", "sfc/suppression-reset", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 1, isBTS)
+			p := btsPayload(c.frames[i].data)
+			binary.BigEndian.PutUint16(c.frames[i].data[p+2:], binary.BigEndian.Uint16(c.frames[i].data[p+2:])+1)
+		}, ""},
+		{"queue depth +5KB (within 12.5KB)", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isBTS)
+			p := btsPayload(c.frames[i].data)
+			binary.BigEndian.PutUint32(c.frames[i].data[p+12:], binary.BigEndian.Uint32(c.frames[i].data[p+12:])+5000)
+		}, ""},
+		{"PFC quanta +100 (0.5us at 100G)", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC && !isXON(m, f) })
+			m := meta(c.frames[i].data)
+			o := m.L3 + 4 + 2*3
+			binary.BigEndian.PutUint16(c.frames[i].data[o:], binary.BigEndian.Uint16(c.frames[i].data[o:])+100)
+		}, ""},
+		{"drop a BTS", "sfc/suppression-reset", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 3, isBTS)
+			c.frames = slices.Delete(c.frames, i, i+1)
+		}, conformance.CheckComplete},
+		{"add a BTS inside a suppression period", "sfc/suppression-reset", func(t *testing.T, c *capture, in *capture, cs *conformance.Case, inPath string) {
+			addBTSInPeriod(t, c, in, 2*time.Microsecond, cs, inPath)
+		}, conformance.CheckSuppression},
+		{"shift a pause time by 3us", "sfc/suppression-reset", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 1, isBTS)
+			p := btsPayload(c.frames[i].data)
+			binary.BigEndian.PutUint16(c.frames[i].data[p+2:], binary.BigEndian.Uint16(c.frames[i].data[p+2:])+3)
+		}, conformance.CheckPauseTime},
+		{"shift a PFC pause by 400 quanta (2us)", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 1, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC && !isXON(m, f) })
+			m := meta(c.frames[i].data)
+			o := m.L3 + 4 + 2*3
+			binary.BigEndian.PutUint16(c.frames[i].data[o:], binary.BigEndian.Uint16(c.frames[i].data[o:])+400)
+		}, conformance.CheckPauseTime},
+		{"un-swap a BTS's addresses", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isBTS)
+			m := meta(c.frames[i].data)
+			ip := c.frames[i].data[m.L3:]
+			var a [4]byte
+			copy(a[:], ip[12:16])
+			copy(ip[12:16], ip[16:20])
+			copy(ip[16:20], a[:])
+		}, conformance.CheckFieldRules},
+		{"corrupt an ICRC", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 5, isData)
+			c.frames[i].data[len(c.frames[i].data)-1] ^= 0x5a
+		}, conformance.CheckFieldRules},
+		{"reorder a flow's data", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 4, isData)
+			mi := meta(c.frames[i].data)
+			fi := mi.Flow()
+			for j := i + 1; j < len(c.frames); j++ {
+				m := meta(c.frames[j].data)
+				if m.Kind == device.KindData && m.Flow() == fi && c.frames[j].iface == c.frames[i].iface {
+					c.frames[i].data, c.frames[j].data = c.frames[j].data, c.frames[i].data
+					return
+				}
+			}
+			t.Fatal("no second frame of the flow")
+		}, conformance.CheckDataOrder},
+		{"drop a PFC XON", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isXON)
+			c.frames = slices.Delete(c.frames, i, i+1)
+		}, conformance.CheckComplete},
+		{"drop a data frame", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 7, isData)
+			c.frames = slices.Delete(c.frames, i, i+1)
+		}, conformance.CheckDataLoss},
+		{"alter a data frame's payload", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 9, isData)
+			c.frames[i].data[100] ^= 0xff
+			m := meta(c.frames[i].data)
+			end := m.L3 + m.IPLen
+			crc, _ := layersICRC(c.frames[i].data[m.L3:end])
+			binary.LittleEndian.PutUint32(c.frames[i].data[end-4:], crc)
+		}, conformance.CheckDataIntegrity},
+		{"a flow's last data frame 3us late", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			for i := len(c.frames) - 1; i >= 0; i-- {
+				if m := meta(c.frames[i].data); isData(&m, c.frames[i]) {
+					c.frames[i].t = c.frames[i].t.Add(3 * time.Microsecond)
+					return
+				}
+			}
+		}, conformance.CheckTiming},
+	}
+	dir := t.TempDir()
+	for n, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vdir := filepath.Join(pcaps, tc.vector)
+			exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+			in := readCapture(t, filepath.Join(vdir, conformance.InputFile))
+			if tc.mutate != nil {
+				cs, err := conformance.LoadCase(filepath.Join(vdir, conformance.CaseFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.mutate(t, exp, in, cs, filepath.Join(vdir, conformance.InputFile))
+			}
+			devPath := filepath.Join(dir, strings.ReplaceAll(tc.vector, "/", "_")+"-"+string(rune('a'+n))+".pcapng")
+			exp.write(t, devPath)
+			rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), devPath, conformance.Options{})
+			if err != nil {
+				t.Fatalf("unusable: %v", err)
+			}
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if got := rep.Failed(); !slices.Equal(got, want) {
+				var b strings.Builder
+				rep.WriteText(&b)
+				t.Fatalf("failed checks %v, want %v\n%s", got, want, b.String())
+			}
+			if tc.want != "" {
+				d := rep.Check(tc.want).Deviations[0]
+				if d.Port == "" || d.Field == "" || d.Expected == "" || d.Actual == "" {
+					t.Errorf("deviation lacks a port, field, expected or actual value: %+v", d)
+				}
+				t.Logf("%s: %s", tc.want, d)
+			}
+		})
+	}
+}
+
+// TestAnotherSuppressionPhasePasses checks that a device whose filter
+// clears at another phase than the reference's (its clock offset by 1 µs)
+// passes device mode although its signals differ from the reference's.
+func TestAnotherSuppressionPhasePasses(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/suppression-reset")
+	c, err := conformance.LoadCase(filepath.Join(vdir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shifted := *c
+	shifted.Epoch = c.Epoch.Add(-time.Microsecond)
+	var b bytes.Buffer
+	if _, err := conformance.Generate(&shifted, filepath.Join(vdir, conformance.InputFile), &b); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(filepath.Join(vdir, conformance.ExpectedFile))
+	if bytes.Equal(old, b.Bytes()) {
+		t.Fatal("the shifted phase changed nothing; the test needs a vector where it matters")
+	}
+	dev := filepath.Join(t.TempDir(), "dev.pcapng")
+	if err := os.WriteFile(dev, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := conformance.CheckDevice(c, filepath.Join(vdir, conformance.InputFile), dev, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != conformance.Pass {
+		var s strings.Builder
+		rep.WriteText(&s)
+		t.Fatalf("a device with another suppression phase fails:\n%s", s.String())
+	}
+	ex, _ := conformance.RunExact(c, filepath.Join(vdir, conformance.InputFile), dev, conformance.Options{})
+	if ex.Verdict == conformance.Pass {
+		t.Error("exact mode should see the phase difference")
+	}
+}
+
+func layersICRC(ip []byte) (uint32, error) { return layers.ComputeICRC(ip) }
