@@ -3,14 +3,19 @@ package layers
 import (
 	"bytes"
 	"encoding/hex"
+	"flag"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -392,4 +397,54 @@ func warningsOf(l gopacket.Layer) Warnings {
 		return Warnings(v.Uint())
 	}
 	return 0
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/golden.pcap from the golden frames")
+
+// TestGoldenPcap keeps testdata/golden.pcap, the golden frames of this file
+// in order (one per format, as wire.md writes them), for tools that read
+// captures: Wireshark dissectors, sfcdump, tshark. Regenerate with
+//
+//	go test ./layers/ -run TestGoldenPcap -update
+func TestGoldenPcap(t *testing.T) {
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range goldenCases() {
+		frame := unhex(t, tc.hex)
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(i)*1000).UTC(), CaptureLength: len(frame), Length: len(frame)}
+		if err := w.WritePacket(ci, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join("testdata", "golden.pcap")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (regenerate with -update)", err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Errorf("%s differs from the golden frames (regenerate with -update)", path)
+	}
+	// Every frame of the file decodes without error or warning.
+	r, err := pcapgo.NewReader(bytes.NewReader(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	for i := 0; ; i++ {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		if err := p.Decode(data); err != nil {
+			t.Errorf("frame %d: %v", i+1, err)
+		}
+	}
 }
