@@ -22,10 +22,24 @@
 //	FuzzRoundTrip   decode, serialize, decode again: the same fields
 //	FuzzPcap        sfcdump's read path: pcapio (pcap, pcapng, gzip), the
 //	                Parser and the encoders, frame by frame
+//	FuzzFilter      the display filter: Compile on arbitrary expressions,
+//	                Match on arbitrary frames
+//	FuzzCase        conformance.ParseCase on arbitrary case.yaml text, then
+//	                BuildModel and a few frames through the model
 //	FuzzSwitch      arbitrary frames and timestamps into a reference switch
-//	                with the SFC (BTS), SFC-P, CIM and PFC schemes
+//	                with SFC (BTS or CIM signalling, cache, estimator),
+//	                SFC-P, PFC (switch and receiver), BFC, Floodgate, PB-FS
 //	FuzzNIC         the same into a reference NIC (SFC NIC, CIM NIC, PFC
-//	                receiver) and its host side
+//	                receiver, BFC, Floodgate, PB-FS sender) and its host side
+//
+// Seeds come from package sample (every format, and the malformed frames),
+// from every capture under pcaps/ (the first 40 frames of each), from the
+// golden frames of layers/golden_test.go, from the case.yaml files of the
+// conformance vectors and from filter's tests. Inputs that crashed a target
+// once are kept under testdata/fuzz/FuzzXxx/ and replayed by go test.
+// Bugs found in other packages and not fixed yet have a skipped reproducer
+// in known_bugs_test.go, and the targets step around them (knownXxxBug) so
+// that fuzzing goes on.
 //
 // # What every target checks
 //
@@ -42,6 +56,9 @@
 //   - The capture reader allocates at most 16 × (decompressed input) + 2 MiB
 //     (bufio and gzip windows, and gopacket's eager packet buffer capped at
 //     256 KiB).
+//   - Parsing a case.yaml allocates at most 512 × len(input) + 1 MiB (a YAML
+//     node tree; the bound catches alias expansion).
+//   - A compiled display filter's Match allocates nothing once warm.
 //   - A switch never holds more than its shared buffer in frames that went
 //     through buffer admission; the exceptions the specification makes
 //     (generated control frames, PFC headroom up to its configured size, the
