@@ -127,11 +127,10 @@ func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	m.Quote = data[btsHeaderLen:]
 	m.Contents, m.Payload = data, nil
-	f, err := DecodeQuote(m.Quote)
-	if err != nil {
+	if err := decodeQuote(m.Quote, &m.Flow); err != nil {
+		m.Flow = Flow{}
 		return quoteErr("bts", btsHeaderLen, err)
 	}
-	m.Flow = f
 	return nil
 }
 

@@ -137,9 +137,10 @@ func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if m.MSDULen < CIMMinMSDU || m.MSDULen > CIMMaxMSDU {
 		m.Warnings |= WarnMSDULength
 	}
-	if f, err := DecodeQuote(m.MSDU); err == nil {
-		m.Flow, m.HasFlow = f, true
+	if err := decodeQuote(m.MSDU, &m.Flow); err == nil {
+		m.HasFlow = true
 	} else {
+		m.Flow = Flow{}
 		m.Warnings |= WarnNoFlow
 	}
 	m.Contents, m.Payload = data, nil

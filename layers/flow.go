@@ -49,18 +49,27 @@ func hasPorts(proto uint8) bool {
 // IPv6. It does not allocate.
 func DecodeQuote(q []byte) (Flow, error) {
 	var f Flow
+	err := decodeQuote(q, &f)
+	return f, err
+}
+
+// decodeQuote is DecodeQuote into *f, which must be zero: it sets only the
+// fields the quote has, and on error leaves some set (callers zero it
+// again). Writing in place spares copying the Flow on every BTS, postcard
+// and CIM.
+func decodeQuote(q []byte, f *Flow) error {
 	if len(q) < 1 {
-		return f, errAt("flow", "version", 0, ErrQuoteTooShort, "empty quote")
+		return errAt("flow", "version", 0, ErrQuoteTooShort, "empty quote")
 	}
 	var l4 int
 	switch q[0] >> 4 {
 	case 4:
 		if len(q) < 20 {
-			return f, errAt("flow", "ipv4", 0, ErrQuoteTooShort, fmt.Sprintf("IPv4 header needs 20 octets, quote has %d", len(q)))
+			return errAt("flow", "ipv4", 0, ErrQuoteTooShort, fmt.Sprintf("IPv4 header needs 20 octets, quote has %d", len(q)))
 		}
 		ihl := int(q[0]&0x0f) * 4
 		if ihl < 20 {
-			return f, errAt("flow", "ipv4.ihl", 0, ErrBadValue, fmt.Sprintf("IHL %d", ihl/4))
+			return errAt("flow", "ipv4.ihl", 0, ErrBadValue, fmt.Sprintf("IHL %d", ihl/4))
 		}
 		f.DSCP = q[1] >> 2
 		f.Proto = q[9]
@@ -69,7 +78,7 @@ func DecodeQuote(q []byte) (Flow, error) {
 		l4 = ihl
 	case 6:
 		if len(q) < 40 {
-			return f, errAt("flow", "ipv6", 0, ErrQuoteTooShort, fmt.Sprintf("IPv6 header needs 40 octets, quote has %d", len(q)))
+			return errAt("flow", "ipv6", 0, ErrQuoteTooShort, fmt.Sprintf("IPv6 header needs 40 octets, quote has %d", len(q)))
 		}
 		f.DSCP = (q[0]&0x0f)<<2 | q[1]>>6
 		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
@@ -80,13 +89,13 @@ func DecodeQuote(q []byte) (Flow, error) {
 			switch next {
 			case 0, 43, 60: // hop-by-hop, routing, destination options
 				if len(q) < off+2 {
-					return f, errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "extension header cut")
+					return errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "extension header cut")
 				}
 				next, off = q[off], off+(int(q[off+1])+1)*8
 				continue
 			case 44: // fragment
 				if len(q) < off+8 {
-					return f, errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "fragment header cut")
+					return errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "fragment header cut")
 				}
 				next, off = q[off], off+8
 				continue
@@ -96,10 +105,10 @@ func DecodeQuote(q []byte) (Flow, error) {
 		f.Proto = next
 		l4 = off
 	default:
-		return f, errAt("flow", "version", 0, ErrVersion, fmt.Sprintf("IP version %d", q[0]>>4))
+		return errAt("flow", "version", 0, ErrVersion, fmt.Sprintf("IP version %d", q[0]>>4))
 	}
 	if len(q) < l4+8 {
-		return f, errAt("flow", "l4", l4, ErrQuoteTooShort, fmt.Sprintf("need %d octets (IP header + 8), quote has %d", l4+8, len(q)))
+		return errAt("flow", "l4", l4, ErrQuoteTooShort, fmt.Sprintf("need %d octets (IP header + 8), quote has %d", l4+8, len(q)))
 	}
 	if hasPorts(f.Proto) {
 		f.SrcPort = binary.BigEndian.Uint16(q[l4:])
@@ -109,7 +118,7 @@ func DecodeQuote(q []byte) (Flow, error) {
 		f.QP = uint32(q[l4+8+5])<<16 | uint32(q[l4+8+6])<<8 | uint32(q[l4+8+7])
 		f.HasQP = true
 	}
-	return f, nil
+	return nil
 }
 
 // QuoteLen is how many octets of the offending IP packet a builder quotes

@@ -108,11 +108,10 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 	m.RecentMarkedBytes = binary.BigEndian.Uint32(data[32:])
 	m.Quote = data[postcardHeaderLen:]
 	m.Contents, m.Payload = data, nil
-	f, err := DecodeQuote(m.Quote)
-	if err != nil {
+	if err := decodeQuote(m.Quote, &m.Flow); err != nil {
+		m.Flow = Flow{}
 		return quoteErr("postcard", postcardHeaderLen, err)
 	}
-	m.Flow = f
 	return nil
 }
 
