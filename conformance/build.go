@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/cim"
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
+	"github.com/opensfc/sfc/postcard"
 )
 
 // Model is the reference device a case describes, built from the
@@ -99,8 +102,12 @@ func BuildModel(c *Case) (*Model, error) {
 		}
 	}
 	for _, p := range c.Ports {
+		q := p.Queues
+		if q == 0 && c.Has(SchemeBFC) && c.Role == device.RoleSwitch {
+			q = bfc.QueuesFor(bfcParams(c).Queues)
+		}
 		cfg.Ports = append(cfg.Ports, device.PortConfig{ID: p.ID, Speed: p.Speed, ServerFacing: p.ServerFacing, MAC: p.MAC,
-			PeerMAC: p.PeerMAC, Prefixes: p.Prefixes, Queues: p.Queues})
+			PeerMAC: p.PeerMAC, Prefixes: p.Prefixes, Queues: q})
 	}
 	var d *device.Device
 	var err error
@@ -128,11 +135,6 @@ func BuildModel(c *Case) (*Model, error) {
 func (m *Model) schemes() ([]device.Scheme, error) {
 	c := m.Case
 	var out []device.Scheme
-	for _, s := range []string{SchemeBFC, SchemeFloodgate, SchemePBFS} {
-		if c.Has(s) {
-			return nil, c.errAt("schemes."+s, "scheme %s: its reference model is not in this build yet", s)
-		}
-	}
 	useCIM := c.Has(SchemeCIM)
 	if c.Role == device.RoleNIC {
 		switch {
@@ -143,6 +145,17 @@ func (m *Model) schemes() ([]device.Scheme, error) {
 		}
 		if c.Has(SchemePFC) {
 			out = append(out, &pfc.Receiver{})
+		}
+		if c.Has(SchemeBFC) {
+			out = append(out, bfc.NewNIC())
+		}
+		if c.Has(SchemeFloodgate) {
+			out = append(out, floodgate.NewNIC())
+		}
+		if c.Has(SchemePBFS) {
+			p := postcard.SenderParams{Delta: int(c.intParam("delta")), DCRTT: c.intParam("dc_rtt"), Mu: c.Params["mu"].Float,
+				IMin: c.intParam("i_min"), AckAfter: c.intParam("ack_after"), MarkMask: uint8(c.intParam("mark_mask"))}
+			out = append(out, postcard.NewSender(p))
 		}
 		return out, nil
 	}
@@ -243,7 +256,27 @@ func (m *Model) schemes() ([]device.Scheme, error) {
 		m.PFC = pfc.NewSwitch(p)
 		out = append(out, m.PFC, &pfc.Receiver{})
 	}
+	if c.Has(SchemeBFC) {
+		out = append(out, bfc.NewSwitch(bfcParams(c)))
+	}
+	if c.Has(SchemeFloodgate) {
+		p := floodgate.Params{M: c.Params["m"].Float, NextHopRTT: c.intParam("next_hop_rtt"), BDP: c.intParam("bdp"),
+			Tau: c.intParam("tau"), DstPause: c.intParam("dst_pause"), DelayCredit: c.intParam("delay_credit"), MaxFrame: int(c.intParam("max_frame"))}
+		out = append(out, floodgate.NewSwitch(p))
+	}
+	if c.Has(SchemePBFS) {
+		p := postcard.SwitchParams{Slots: int(c.intParam("n")), DCRTT: c.intParam("dc_rtt"), Delta: int(c.intParam("delta")),
+			MTU: c.intParam("mtu"), MarkMask: uint8(c.intParam("mark_mask"))}
+		out = append(out, postcard.NewSwitch(p))
+	}
 	return out, nil
+}
+
+func (c *Case) intParam(name string) int64 { return c.Params[name].Int }
+
+func bfcParams(c *Case) bfc.Params {
+	return bfc.Params{Queues: int(c.intParam("n_q")), HopRTT: c.intParam("hrtt"), Tau: c.intParam("tau"),
+		FilterLen: int(c.intParam("filter_len")), Hashes: int(c.intParam("k"))}
 }
 
 // legacyCIMEmitter sends plain 802.1Qcz CIMs (no SFC pause TLV) where SFC
@@ -267,8 +300,11 @@ func (c *Case) modelError(err error) error {
 		return &CaseError{File: c.File, Msg: err.Error()}
 	}
 	name := pe.Name
-	if name == "dscp" {
+	switch name {
+	case "dscp":
 		name = "bts_dscp"
+	case "l":
+		name = "filter_len"
 	}
 	key := "params." + name
 	if _, ok := c.lines[key]; !ok && name == "q_tg" {

@@ -61,13 +61,34 @@ var paramTable = []paramSpec{
 	// PFC, behaviour.md §4.
 	{name: "xoff", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "static XOFF threshold per (ingress port, priority) (default 1 × BDP)"},
 	{name: "xon", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "XON threshold (default xoff − 2 × mtu)"},
-	{name: "mtu", kind: pkBytes, lo: 64, hi: 65535, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "MTU for the XON default (default 1500B)"},
+	{name: "mtu", kind: pkBytes, lo: 64, hi: 65535, schemes: []string{SchemePFC, SchemePBFS}, role: int(device.RoleSwitch), doc: "MTU of the PFC XON default and of PB-FS T_Δ (default 1500B)"},
 	{name: "quanta", kind: pkInt, lo: 1, hi: 0xFFFF, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "pause time of an XOFF frame in quanta (default 65535)"},
 	{name: "refresh", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "XOFF refresh period (default half the pause duration)"},
 	{name: "headroom", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "octets accepted after XOFF before dropping (default 3 × BDP)"},
 	{name: "dynamic", kind: pkBool, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "dynamic XOFF = alpha_pfc × free buffer (default false; needs device.buffer)"},
 	{name: "alpha_pfc", kind: pkFloat, flo: 1.0 / 1024, fhi: 64, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "α of the dynamic XOFF (default 1/8)"},
 	{name: "priorities", kind: pkInts, lo: 0, hi: 7, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "lossless priorities (default all but the control class)"},
+	// BFC, behaviour.md §6.
+	{name: "n_q", kind: pkInt, lo: 1, hi: 4087, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "physical queues per egress port N_q (default 32)"},
+	{name: "hrtt", kind: pkDuration, lo: 10, hi: device.Second, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "hop RTT HRTT (default 2us)"},
+	{name: "tau", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemeBFC, SchemeFloodgate}, role: int(device.RoleSwitch), doc: "BFC pause-frame period (default hrtt / 2) or Floodgate credit period (default 10us)"},
+	{name: "filter_len", kind: pkBytes, lo: 1, hi: 1024, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC filter length L (default 128B, a multiple of k)"},
+	{name: "k", kind: pkInt, lo: 1, hi: 8, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC filter stages (hashes) k (default 4)"},
+	// Floodgate, behaviour.md §7.
+	{name: "m", kind: pkFloat, flo: 1e-6, fhi: 64, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "window multiplier m of the next-hop BDP (default 1.5)"},
+	{name: "next_hop_rtt", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "RTT of the next-hop BDP (default 1.2us)"},
+	{name: "bdp", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "next-hop BDP for every port (default port speed × next_hop_rtt)"},
+	{name: "dst_pause", kind: pkBytes, lo: 1, hi: 1 << 40, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "VOQ threshold of dst-pause (default 1.5 × the largest link BDP)"},
+	{name: "delay_credit", kind: pkBytes, lo: 1, hi: 1 << 40, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "delay-credit threshold (default 1.5 × the largest link BDP)"},
+	{name: "max_frame", kind: pkBytes, lo: 64, hi: 9216, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "largest credit frame (default 1500B)"},
+	// PB-FS, behaviour.md §8.
+	{name: "n", kind: pkInt, lo: 1, hi: 64, schemes: []string{SchemePBFS}, role: int(device.RoleSwitch), doc: "slots N of the PB-FS history (default 8)"},
+	{name: "dc_rtt", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemePBFS}, role: anyRole, doc: "DC_RTT (default 25us)"},
+	{name: "delta", kind: pkInt, lo: 1, hi: 1024, schemes: []string{SchemePBFS}, role: anyRole, doc: "Δ, the marking interval (default 6)"},
+	{name: "mark_mask", kind: pkInt, lo: 1, hi: 255, schemes: []string{SchemePBFS}, role: anyRole, doc: "TOS / traffic-class bits of a PBT mark (default 0x04)"},
+	{name: "mu", kind: pkFloat, flo: 1e-6, fhi: 1, schemes: []string{SchemePBFS}, role: int(device.RoleNIC), doc: "μ of the sender's reaction (default 0.95)"},
+	{name: "i_min", kind: pkBytes, lo: 1, hi: 1 << 40, schemes: []string{SchemePBFS}, role: int(device.RoleNIC), doc: "I_min (default 20 % of the max BDP)"},
+	{name: "ack_after", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemePBFS}, role: int(device.RoleNIC), doc: "when a flow's first rate-updating ACK is taken to arrive (default dc_rtt)"},
 }
 
 func lookupParam(name string) *paramSpec {

@@ -41,6 +41,17 @@ var Corpus = []Entry{
 	{"cim/nic-sfc-tlv", `nic --signal cim --flows 2 --frames 16 --signals 3us@500ns --desc "NIC treats an SFC-extended CIM like its BTS: the quoted flow pauses for 3us"`},
 	{"cim/nic-legacy", `nic --signal cim-legacy --flows 2 --frames 16 --signals 3us@500ns --desc "NIC and a plain CIM without the SFC TLV: no pause; the CIM is delivered to the host"`},
 	{"cim/sender-tor-cache", `sender-tor --signal cim --hosts 2 --signals 20us@5us --duration 20us --desc "CIM-signalling ToR with the pause cache: an SFC-extended CIM with C fills the cache like a BTS"`},
+	// BFC, behaviour.md §6.
+	{"bfc/pause-resume", `incast --scheme bfc --senders 3 --flows 2 --burst 16KB --param n_q=4 --end 30us --desc "BFC switch, 3-to-1 incast: flows over Th are paused at their ingress by Bloom-filter pause frames every tau and resumed one per tau"`},
+	{"bfc/collisions", `incast --scheme bfc --senders 2 --flows 9 --burst 4KB --param filter_len=1B --param k=1 --param n_q=4 --end 40us --desc "BFC switch with an 8-bit filter and 9 flows per sender: filter collisions pause flows the rule did not pick"`},
+	{"bfc/nic-stale-sequence", `nic --scheme bfc --flows 2 --frames 20 --signals "" --bfc 1:0@300ns,2:@1us,1:0@1500ns --inbound 0 --desc "BFC NIC: a pause frame stops flow 0, the next clears it, a later frame with a stale sequence is ignored"`},
+	// Floodgate, behaviour.md §7.
+	{"floodgate/window-credit-dstpause", `floodgate --hosts 2 --burst 24KB --param tau=2us --param bdp=5KB --param m=1 --param dst_pause=8KB --param delay_credit=10KB --desc "Floodgate ToR: the window to a remote receiver fills, its VOQ holds frames and dst-pauses the hosts; credits from downstream drain it and resume them; credits to upstream are delayed while the VOQ is long"`},
+	{"floodgate/nic-dst-pause", `nic --scheme floodgate --flows 2 --frames 20 --signals "" --dstpause 65535us@300ns,0@1500ns --inbound 0 --desc "Floodgate NIC: a dst-pause stops the flow to that destination until a pause of 0 resumes it; the other flow goes on"`},
+	// PB-FS, behaviour.md §8.
+	{"pbfs/congested", `incast --scheme pbfs --senders 4 --burst 48KB --mark 6 --param dc_rtt=10us --desc "PB-FS switch, 4-to-1 incast with every 6th packet marked: congested assessments answered with CC-postcards to the senders"`},
+	{"pbfs/uncongested", `incast --scheme pbfs --senders 1 --burst 64KB --load 0.5 --mark 6 --param dc_rtt=10us --desc "PB-FS switch, one sender at half rate with every 6th packet marked: uncongested assessments, no postcard"`},
+	{"pbfs/nic-postcard", `nic --scheme pbfs --flows 2 --frames 30 --signals "" --postcards 1us --inbound 0 --desc "PB-FS sender: marks every 6th packet and cuts flow 0's rate on a CC-postcard before its first ACK"`},
 	// Malformed input.
 	{"malformed/mixed", `malformed --desc "malformed and truncated frames (runts, cut headers, bad versions and lengths, short quotes, broken TLVs) between good traffic: dropped or forwarded, never fatal"`},
 }

@@ -26,6 +26,7 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 	recvSpeed := fs.String("recv-speed", "", "speed of the receiver's port (default --speed)")
 	uplink := fs.Bool("uplink", false, "add a network-facing uplink port N+1 with the default route")
 	load := fs.Float64("load", 1, "fraction of line rate each sender sends at")
+	mark := fs.Int("mark", 0, "PB-FS: mark every N-th packet of each flow (TOS/traffic-class bit 0x04); 0 marks none")
 	return func() (*Vector, error) {
 		n := *senders
 		if n < 1 || n > 250 {
@@ -88,10 +89,36 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 				if err != nil {
 					return nil, err
 				}
+				step := fmt.Sprintf("sender %d flow %d frame %d", i, k%int64(*flows), k/int64(*flows))
+				if *mark > 0 && (k/int64(*flows)+1)%int64(*mark) == 0 {
+					markPBT(b)
+					step += " (PBT mark)"
+				}
 				t := lineTime(starts[i]-first, k, size, int64(float64(bps)**load))
-				out = append(out, Frame{Port: i, T: t, Data: b, Step: fmt.Sprintf("sender %d flow %d frame %d", i, k%int64(*flows), k/int64(*flows))})
+				out = append(out, Frame{Port: i, T: t, Data: b, Step: step})
 			}
 		}
 		return d.finish(out)
 	}
+}
+
+// markPBT sets the PB-FS mark (TOS / traffic-class bit 0x04) of an
+// Ethernet/IP frame, fixing the IPv4 header checksum. The RoCEv2 ICRC
+// does not cover the TOS.
+func markPBT(b []byte) {
+	ip := b[14:]
+	if ip[0]>>4 == 4 {
+		ip[1] |= 0x04
+		ip[10], ip[11] = 0, 0
+		var sum uint32
+		for i := 0; i < 20; i += 2 {
+			sum += uint32(ip[i])<<8 | uint32(ip[i+1])
+		}
+		for sum>>16 != 0 {
+			sum = sum&0xffff + sum>>16
+		}
+		ip[10], ip[11] = byte(^sum>>8), byte(^sum)
+		return
+	}
+	ip[1] |= 0x04 << 4
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
 )
 
@@ -20,6 +21,9 @@ func nicSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 	sigs := fs.String("signals", "3us@500ns,0@2us", "SFC signals: PAUSE@TIME[:FLOW],...")
 	pfcs := fs.String("pfc", "", "PFC frames for the data class: QUANTA@TIME,... (needs scheme pfc)")
 	inbound := fs.Int("inbound", 2, "data frames from remote host 0 to the host, delivered to the host side")
+	bfcs := fs.String("bfc", "", "BFC pause frames: SEQ:FLOW+FLOW...@TIME,... (an empty flow list clears the filter; needs scheme bfc)")
+	cards := fs.String("postcards", "", "PB-FS CC-postcards about a flow: TIME[:FLOW],... (needs scheme pbfs)")
+	dstp := fs.String("dstpause", "", "Floodgate dst-pause frames for a flow's destination: PAUSE@TIME[:FLOW],... (PAUSE 65535us = until resumed; needs scheme floodgate)")
 	return func() (*Vector, error) {
 		if *flows < 1 || *flows > 64 {
 			return nil, fmt.Errorf("%w: --flows %d: want 1..64", ErrUsage, *flows)
@@ -81,6 +85,36 @@ func nicSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 				times[prio] = s.quanta
 				b := pfc.AppendFrame(nil, torMAC, 1<<prio, times)
 				out = append(out, Frame{Port: device.WirePort, T: s.t, Data: b, Step: fmt.Sprintf("PFC priority %d, %d quanta", prio, s.quanta)})
+			}
+		}
+		if *bfcs != "" {
+			fr, err := bfcFrames(*bfcs, fl, torMAC)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fr...)
+		}
+		if *cards != "" {
+			fr, err := postcardFrames(*cards, triggers, torMAC, nicMAC)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fr...)
+		}
+		if *dstp != "" {
+			ps, err := parseSignals(*dstp)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range ps {
+				if p.flow >= len(fl) {
+					return nil, fmt.Errorf("%w: dst-pause names flow %d of %d", ErrUsage, p.flow, len(fl))
+				}
+				b, err := floodgate.AppendDstPause(nil, torMAC, fl[p.flow].dst, p.pauseUS)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, Frame{Port: device.WirePort, T: p.t, Data: b, Step: fmt.Sprintf("dst-pause %dus for flow %d's destination", p.pauseUS, p.flow)})
 			}
 		}
 		in := flowTo(g, 0, self, torMAC, nicMAC, 100)

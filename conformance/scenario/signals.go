@@ -3,12 +3,15 @@ package scenario
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
+	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/cim"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/postcard"
 )
 
 // sigSpec is one signal a scenario injects: a pause time (µs) at a time,
@@ -108,6 +111,87 @@ func parseQuanta(s string) ([]quantaSpec, error) {
 		}
 		sp.t = t
 		out = append(out, sp)
+	}
+	return out, nil
+}
+
+// bfcFrames builds BFC pause frames (default k = 4, L = 128) from
+// "SEQ:FLOW+FLOW@TIME,...": the filter has the bits of the listed flows.
+func bfcFrames(spec string, fl []*flow, src device.MAC) ([]Frame, error) {
+	var out []Frame
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		head, at, ok := strings.Cut(item, "@")
+		seqS, flows, ok2 := strings.Cut(head, ":")
+		seq, err := strconv.ParseUint(seqS, 10, 32)
+		if !ok || !ok2 || err != nil {
+			return nil, fmt.Errorf("%w: BFC frame %q: want SEQ:FLOW+FLOW@TIME", ErrUsage, item)
+		}
+		t, err := device.ParseDuration(at)
+		if err != nil {
+			return nil, fmt.Errorf("%w: BFC frame %q: %v", ErrUsage, item, err)
+		}
+		filter := make([]byte, bfc.DefaultFilterLen)
+		var names []string
+		for _, f := range strings.Split(flows, "+") {
+			if f == "" {
+				continue
+			}
+			j, err := strconv.Atoi(f)
+			if err != nil || j < 0 || j >= len(fl) {
+				return nil, fmt.Errorf("%w: BFC frame %q: no flow %q", ErrUsage, item, f)
+			}
+			k := fl[j]
+			key := device.FlowKey{Src: k.src, Dst: k.dst, Proto: 17, SrcPort: k.sport, DstPort: layers.RoCEv2Port}
+			v := bfc.VFID(key)
+			for s := 0; s < bfc.DefaultHashes; s++ {
+				layers.SetFilterBit(filter, bfc.DefaultHashes, v, s)
+			}
+			names = append(names, f)
+		}
+		b, err := bfc.AppendFrame(nil, src, bfc.DefaultHashes, uint32(seq), filter)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Frame{Port: device.WirePort, T: t, Data: b, Step: fmt.Sprintf("BFC pause seq %d pausing flows [%s]", seq, strings.Join(names, " "))})
+	}
+	return out, nil
+}
+
+// postcardFrames builds CC-postcards about flows' packets from
+// "TIME[:FLOW],...": a congested assessment of a 100 Gb/s port.
+func postcardFrames(spec string, triggers [][]byte, torMAC, nicMAC device.MAC) ([]Frame, error) {
+	var out []Frame
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		at, fs, _ := strings.Cut(item, ":")
+		t, err := device.ParseDuration(at)
+		if err != nil {
+			return nil, fmt.Errorf("%w: postcard %q: %v", ErrUsage, item, err)
+		}
+		j := 0
+		if fs != "" {
+			if j, err = strconv.Atoi(fs); err != nil || j < 0 || j >= len(triggers) {
+				return nil, fmt.Errorf("%w: postcard %q: no flow %q", ErrUsage, item, fs)
+			}
+		}
+		a := postcard.Assessment{RateMbps: 100000, WindowNS: 25000, IP: 900000, Q1: 60000, Recent: 18000, RecentMarked: 3000}
+		sw := device.MAC{2, 0x5f, 0, 0, 0x10, 0x01}
+		src := netip.AddrFrom4([4]byte{169, 254, 0x10, 0x01})
+		if triggers[j][14]>>4 == 6 {
+			src = netip.MustParseAddr("fe80::5f:ff:fe00:1001")
+		}
+		b, err := postcard.Build(nil, triggers[j], a, postcard.BuildOptions{SrcMAC: torMAC, DstMAC: nicMAC, Src: src, SwitchID: sw, Port: 3})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Frame{Port: device.WirePort, T: t, Data: b, Step: fmt.Sprintf("CC-postcard about flow %d (I_p 900000, Q1 60000)", j)})
 	}
 	return out, nil
 }
