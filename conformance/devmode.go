@@ -41,6 +41,13 @@ const (
 	// CheckTiming: data frames leave within the time tolerance of the
 	// reference.
 	CheckTiming = "timing"
+	// CheckBFCSequence: the BFC pause frames a device sends on a link
+	// count up by one.
+	CheckBFCSequence = "bfc-sequence"
+	// CheckCredit: Floodgate credits never exceed the octets received for
+	// the destination on that port, and follow the reference's within the
+	// depth tolerance.
+	CheckCredit = "credit"
 )
 
 func deviceChecks(c *Case, m *Model) []checkDef {
@@ -52,8 +59,14 @@ func deviceChecks(c *Case, m *Model) []checkDef {
 		out = append(out, checkDef{CheckSuppression, "a flow is signalled at most once per reset period, one period phase for all flows"})
 	}
 	out = append(out, checkDef{CheckPauseTime, "pause times within the pause tolerance of the reference"})
-	if m.SFC != nil {
-		out = append(out, checkDef{CheckQueueDepth, "queue depths within the depth tolerance of the reference"})
+	if m.SFC != nil || c.Has(SchemePBFS) {
+		out = append(out, checkDef{CheckQueueDepth, "queue depths and assessed octets within the depth tolerance of the reference"})
+	}
+	if c.Has(SchemeBFC) {
+		out = append(out, checkDef{CheckBFCSequence, "BFC pause frames on a link count up by one (no stale or repeated sequence)"})
+	}
+	if c.Has(SchemeFloodgate) && c.Role == device.RoleSwitch {
+		out = append(out, checkDef{CheckCredit, "Floodgate credits: never more than the octets received, within the depth tolerance of the reference"})
 	}
 	out = append(out,
 		checkDef{CheckFieldRules, "swapped addresses, ports, flags, quote content, MACs, ICRC where present"},
@@ -162,7 +175,9 @@ type devChecker struct {
 	ring  []*dataItem
 	rhead int
 
+	trig *trigIndex
 	sfc  *sfcState
+	sch  *schemeState
 	pfc  *pfcState
 	gen  *genState
 	gcAt int64
@@ -252,9 +267,13 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream) *devChecker {
 			}
 		}
 	}
+	if m.SFC != nil || c.Has(SchemePBFS) {
+		k.trig = &trigIndex{k: k, trig: map[uint64]trigEntry{}}
+	}
 	if m.SFC != nil {
 		k.sfc = newSFCState(k)
 	}
+	k.sch = newSchemeState(k)
 	k.pfc = &pfcState{q: map[pfcKey]*pfcQ{}}
 	k.gen = &genState{q: map[genKey][]*genItem{}}
 	return k
@@ -312,6 +331,9 @@ func (k *devChecker) refOut(o device.Out) {
 			k.pfc.ref(k, o, k.refNo)
 			return
 		}
+		if k.sch.ref(o, k.refNo) {
+			return
+		}
 		k.gen.ref(k, o, k.refNo)
 		return
 	}
@@ -334,9 +356,10 @@ func (k *devChecker) refFire(f Firing) { k.sfc.refFire(f) }
 // reference is complete up to r.t, so device frames up to r.t − lag can
 // be checked.
 func (k *devChecker) afterInput(r *record) {
-	if k.sfc != nil {
-		k.sfc.index(r)
+	if k.trig != nil {
+		k.trig.index(r)
 	}
+	k.sch.input(r)
 	k.advance(r.t - k.lag)
 }
 
@@ -401,6 +424,9 @@ func (k *devChecker) devFrame(r *record) {
 			}
 		case device.KindPFC, device.KindPause:
 			k.pfc.dev(k, r, &m)
+			return
+		}
+		if k.sch.dev(r, &m) {
 			return
 		}
 		k.gen.dev(k, r, &m)
@@ -573,6 +599,10 @@ func (k *devChecker) expire(all bool) {
 	if k.sfc != nil {
 		k.sfc.expire(all)
 	}
+	if k.trig != nil {
+		k.trig.expire(all)
+	}
+	k.sch.expire(all)
 	k.pfc.expire(k, all)
 	k.gen.expire(k, all)
 	// Forget idle flows now and then so memory follows the window, not the

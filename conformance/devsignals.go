@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"net"
+	"net/netip"
 
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/cim"
@@ -61,25 +62,31 @@ type trigRef struct {
 // sfcState checks the SFC signals (BTS, CIMs) of a device against the
 // reference SFC switch's decisions.
 type sfcState struct {
-	k        *devChecker
-	flows    map[device.FlowKey]*sfcFlow
-	pend     []pendFire
-	phead    int
-	phase    *phaseSet
-	reset    int64
-	trig     map[uint64]trigEntry
-	trigQ    []trigRef
-	thead    int
-	qbuf     []byte
-	dscp     uint8
-	cim      bool
-	tlv      bool
-	l2       bool
-	seenFlow int
+	k     *devChecker
+	flows map[device.FlowKey]*sfcFlow
+	pend  []pendFire
+	phead int
+	phase *phaseSet
+	reset int64
+	dscp  uint8
+	cim   bool
+	tlv   bool
+	l2    bool
+}
+
+// trigIndex remembers the input packets of the last window by their first
+// 64 octets, so that a signal's quote can be traced to the packet it
+// quotes (quote content, trigger time).
+type trigIndex struct {
+	k     *devChecker
+	trig  map[uint64]trigEntry
+	trigQ []trigRef
+	thead int
+	qbuf  []byte
 }
 
 func newSFCState(k *devChecker) *sfcState {
-	s := &sfcState{k: k, flows: map[device.FlowKey]*sfcFlow{}, trig: map[uint64]trigEntry{}, reset: k.m.SFC.P.Reset,
+	s := &sfcState{k: k, flows: map[device.FlowKey]*sfcFlow{}, reset: k.m.SFC.P.Reset,
 		dscp: k.m.SFC.P.DSCP, cim: k.c.Has(SchemeCIM), tlv: true}
 	if v, ok := k.c.Params["cim_tlv"]; ok {
 		s.tlv = v.Bool
@@ -102,7 +109,7 @@ func (s *sfcState) flow(f device.FlowKey) *sfcFlow {
 
 // quoteKey hashes the first min(len, 64) octets of an IP packet with the
 // fields a switch may change on the way (TTL, ECN, IPv4 checksum) zeroed.
-func (s *sfcState) quoteKey(ip []byte) (uint64, bool) {
+func (s *trigIndex) quoteKey(ip []byte) (uint64, bool) {
 	n := min(len(ip), 64)
 	if n < 20 {
 		return 0, false
@@ -128,7 +135,7 @@ func (s *sfcState) quoteKey(ip []byte) (uint64, bool) {
 
 // index remembers an input packet so that signals quoting it can be
 // traced to it (quote content, trigger time for the suppression phase).
-func (s *sfcState) index(r *record) {
+func (s *trigIndex) index(r *record) {
 	var m device.Meta
 	device.Parse(r.data, &m, &s.k.cp)
 	if m.Kind != device.KindData {
@@ -147,7 +154,7 @@ func (s *sfcState) index(r *record) {
 	s.trigQ = append(s.trigQ, trigRef{r.t, h})
 }
 
-func (s *sfcState) lookup(quote []byte) (trigEntry, bool) {
+func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
 	h, ok := s.quoteKey(quote)
 	if !ok {
 		return trigEntry{}, false
@@ -242,7 +249,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	key := sig.FlowKey().FiveTuple()
 	fl := s.flow(key)
 	s.prune(fl, r.t-k.tol)
-	trig, found := s.lookup(sig.Quote)
+	trig, found := k.trig.lookup(sig.Quote)
 	s.fieldRules(r, m, &sig, hasTLV, trig, found)
 
 	// Suppression: one clearing between two signals of a flow, one phase
@@ -484,6 +491,12 @@ func (s *sfcState) expire(all bool) {
 		n := copy(s.pend, s.pend[s.phead:])
 		s.pend, s.phead = s.pend[:n], 0
 	}
+}
+
+// expire forgets the input packets older than the window.
+func (s *trigIndex) expire(all bool) {
+	k := s.k
+	lim := k.dlim
 	for s.thead < len(s.trigQ) {
 		x := s.trigQ[s.thead]
 		if !all && x.t+k.win >= lim {
@@ -512,71 +525,74 @@ func (s *sfcState) gc(lim int64) {
 	}
 }
 
-// ---- PFC and PAUSE ----
+// ---- PFC, PAUSE and Floodgate dst-pause ----
 
 type pfcKey struct {
-	port, prio int // prio 8: a PAUSE (all priorities)
+	port, prio int // prio 8: a PAUSE (all priorities); 9: a Floodgate dst-pause for dst
+	dst        netip.Addr
 	xon        bool
 }
 
 type pfcItem struct {
 	t       int64
 	no      int
-	quanta  uint16
+	quanta  uint16 // quanta (PFC, PAUSE) or µs (dst-pause)
 	key     pfcKey
 	matched bool
 }
 
 type pfcQ struct{ items []*pfcItem }
 
+// pfcState matches pause frames (PFC and PAUSE per port and priority,
+// dst-pause per port and destination) one to one within the time
+// tolerance.
 type pfcState struct {
 	q    map[pfcKey]*pfcQ
 	ring []*pfcItem
 	head int
 }
 
-func pfcItems(kind device.Kind, frame []byte) (en uint8, times [8]uint16, err error) {
-	en, times, err = pfc.Decode(frame)
-	return
+func (p *pfcState) add(kind device.Kind, port, prio int, dst netip.Addr, v uint16, t int64, no int) {
+	it := &pfcItem{t: t, no: no, quanta: v, key: pfcKey{port, prio, dst, v == 0}}
+	x := p.q[it.key]
+	if x == nil {
+		x = &pfcQ{}
+		p.q[it.key] = x
+	}
+	x.items = append(x.items, it)
+	p.ring = append(p.ring, it)
 }
 
 func (p *pfcState) ref(k *devChecker, o device.Out, no int) {
-	en, times, err := pfcItems(o.Kind, o.Frame)
+	en, times, err := pfc.Decode(o.Frame)
 	if err != nil {
 		return
 	}
-	add := func(prio int, q uint16) {
-		it := &pfcItem{t: o.Time, no: no, quanta: q, key: pfcKey{o.Port, prio, q == 0}}
-		x := p.q[it.key]
-		if x == nil {
-			x = &pfcQ{}
-			p.q[it.key] = x
-		}
-		x.items = append(x.items, it)
-		p.ring = append(p.ring, it)
-	}
 	if o.Kind == device.KindPause {
-		add(8, times[0])
+		p.add(o.Kind, o.Port, 8, netip.Addr{}, times[0], o.Time, no)
 		return
 	}
 	for c := 0; c < 8; c++ {
 		if en&(1<<c) != 0 {
-			add(c, times[c])
+			p.add(o.Kind, o.Port, c, netip.Addr{}, times[c], o.Time, no)
 		}
 	}
 }
 
-func prioName(p int) string {
-	if p == 8 {
+func prioName(key pfcKey) string {
+	switch key.prio {
+	case 8:
 		return "pause"
+	case 9:
+		return "fgpause " + key.dst.String()
 	}
-	return fmt.Sprintf("pfc.c%d", p)
+	return fmt.Sprintf("pfc.c%d", key.prio)
 }
 
 func (p *pfcState) dev(k *devChecker, r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
 	k.rep.checked(CheckFieldRules, 1)
-	en, times, err := pfcItems(m.Kind, r.data)
+	en, times, err := pfc.Decode(r.data)
 	if err != nil {
 		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: m.Kind.String(), Expected: "a well-formed frame", Actual: err.Error()})
 		return
@@ -590,51 +606,70 @@ func (p *pfcState) dev(k *devChecker, r *record, m *device.Meta) {
 	if m.Kind == device.KindPFC && len(r.data) > m.L3+2 && r.data[m.L3+2] != 0 {
 		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: "pfc.enable_vector", Expected: "high octet 0", Actual: fmt.Sprintf("0x%02x", r.data[m.L3+2])})
 	}
-	var speed int64 = 100 * device.Gbps
-	if pt := k.c.Port(r.port); pt != nil {
-		speed = pt.Speed
-	}
-	check := func(prio int, qd uint16) {
-		k.rep.checked(CheckJustified, 1)
-		key := pfcKey{r.port, prio, qd == 0}
-		x := p.q[key]
-		var best *pfcItem
-		if x != nil {
-			for _, it := range x.items {
-				if !it.matched && abs64(it.t-r.t) <= k.tol {
-					best = it
-					break
-				}
-			}
-		}
-		what := "XOFF"
-		if qd == 0 {
-			what = "XON"
-		}
-		if best == nil {
-			k.dev(Deviation{Check: CheckJustified, Frame: r.no, Port: port, Time: r.t, Field: prioName(prio),
-				Expected: "no " + what + " (none in the reference within the time tolerance)", Actual: fmt.Sprintf("%s, %d quanta", what, qd)})
-			return
-		}
-		best.matched = true
-		k.rep.checked(CheckPauseTime, 1)
-		dq := abs64(int64(qd) - int64(best.quanta))
-		if ns := pfc.QuantaToNs(uint16(min(dq, 0xFFFF)), speed); ns > k.ptol {
-			k.dev(Deviation{Check: CheckPauseTime, Frame: r.no, Ref: best.no, Port: port, Time: r.t, Field: prioName(prio) + " quanta",
-				Expected: fmt.Sprint(best.quanta), Actual: fmt.Sprint(qd), Detail: fmt.Sprintf("%s apart, tolerance %s", fmtTime(ns), fmtTime(k.ptol))})
-		}
-		for len(x.items) > 0 && x.items[0].matched {
-			x.items = x.items[1:]
-		}
-	}
 	if m.Kind == device.KindPause {
-		check(8, times[0])
+		p.match(k, r, 8, netip.Addr{}, times[0])
 		return
 	}
 	for c := 0; c < 8; c++ {
 		if en&(1<<c) != 0 {
-			check(c, times[c])
+			p.match(k, r, c, netip.Addr{}, times[c])
 		}
+	}
+}
+
+// match pairs one pause item of the device with the reference's earliest
+// unmatched one of the same kind within the time tolerance and compares
+// the pause times.
+func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v uint16) {
+	port := k.c.PortName(r.port)
+	k.rep.checked(CheckJustified, 1)
+	key := pfcKey{r.port, prio, dst, v == 0}
+	x := p.q[key]
+	var best *pfcItem
+	if x != nil {
+		for _, it := range x.items {
+			if !it.matched && abs64(it.t-r.t) <= k.tol {
+				best = it
+				break
+			}
+		}
+	}
+	what, unit := "XOFF", "quanta"
+	if prio == 9 {
+		what, unit = "pause", "us"
+	}
+	if v == 0 {
+		what = "XON"
+		if prio == 9 {
+			what = "resume"
+		}
+	}
+	if best == nil {
+		k.dev(Deviation{Check: CheckJustified, Frame: r.no, Port: port, Time: r.t, Field: prioName(key),
+			Expected: "no " + what + " (none in the reference within the time tolerance)", Actual: fmt.Sprintf("%s, %d %s", what, v, unit)})
+		return
+	}
+	best.matched = true
+	k.rep.checked(CheckPauseTime, 1)
+	var ns int64
+	switch {
+	case prio == 9 && (v == 0xFFFF || best.quanta == 0xFFFF) && v != best.quanta:
+		ns = math64 // "until resumed" is no time
+	case prio == 9:
+		ns = abs64(int64(v)-int64(best.quanta)) * device.Microsecond
+	default:
+		speed := int64(100 * device.Gbps)
+		if pt := k.c.Port(r.port); pt != nil {
+			speed = pt.Speed
+		}
+		ns = pfc.QuantaToNs(uint16(min(abs64(int64(v)-int64(best.quanta)), 0xFFFF)), speed)
+	}
+	if ns > k.ptol {
+		k.dev(Deviation{Check: CheckPauseTime, Frame: r.no, Ref: best.no, Port: port, Time: r.t, Field: prioName(key) + " " + unit,
+			Expected: fmt.Sprint(best.quanta), Actual: fmt.Sprint(v), Detail: fmt.Sprintf("tolerance %s", fmtTime(k.ptol))})
+	}
+	for len(x.items) > 0 && x.items[0].matched {
+		x.items = x.items[1:]
 	}
 }
 
@@ -650,12 +685,15 @@ func (p *pfcState) expire(k *devChecker, all bool) {
 			continue
 		}
 		it.matched = true
-		what := "XOFF"
-		if it.key.xon {
-			what = "XON"
+		what, unit := "XOFF", "quanta"
+		if it.key.prio == 9 {
+			what, unit = "pause", "us"
 		}
-		k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: prioName(it.key.prio),
-			Expected: fmt.Sprintf("%s, %d quanta", what, it.quanta), Actual: "(none)", Detail: "the reference sends this pause frame; the device did not within the time tolerance"})
+		if it.key.xon {
+			what = map[bool]string{true: "resume", false: "XON"}[it.key.prio == 9]
+		}
+		k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: prioName(it.key),
+			Expected: fmt.Sprintf("%s, %d %s", what, it.quanta, unit), Actual: "(none)", Detail: "the reference sends this pause frame; the device did not within the time tolerance"})
 		if x := p.q[it.key]; x != nil {
 			for len(x.items) > 0 && x.items[0].matched {
 				x.items = x.items[1:]

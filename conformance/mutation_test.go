@@ -103,6 +103,12 @@ func isBTS(m *device.Meta, _ capFrame) bool { return m.Kind == device.KindBTS }
 func isData(m *device.Meta, _ capFrame) bool {
 	return m.Kind == device.KindData && m.DstPort == 4791
 }
+func isBFC(m *device.Meta, f capFrame) bool {
+	return m.Kind == device.KindExperimental && f.data[m.L3+2] == 1
+}
+func isCredit(m *device.Meta, f capFrame) bool {
+	return m.Kind == device.KindExperimental && f.data[m.L3+2] == 2
+}
 func isXON(m *device.Meta, f capFrame) bool {
 	if m.Kind != device.KindPFC {
 		return false
@@ -203,6 +209,9 @@ func TestMutations(t *testing.T) {
 		{"unperturbed PFC", "pfc/xoff-refresh-xon", nil, ""},
 		{"unperturbed CIM", "cim/incast-sfc-tlv", nil, ""},
 		{"unperturbed NIC", "sfc/nic-pause-resume", nil, ""},
+		{"unperturbed BFC", "bfc/collisions", nil, ""},
+		{"unperturbed Floodgate", "floodgate/window-credit-dstpause", nil, ""},
+		{"unperturbed PB-FS", "pbfs/congested", nil, ""},
 		{"all frames 500ns late (within 1us)", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
 			for i := range c.frames {
 				c.frames[i].t = c.frames[i].t.Add(500 * time.Nanosecond)
@@ -291,6 +300,45 @@ func TestMutations(t *testing.T) {
 			crc, _ := layersICRC(c.frames[i].data[m.L3:end])
 			binary.LittleEndian.PutUint32(c.frames[i].data[end-4:], crc)
 		}, conformance.CheckDataIntegrity},
+		{"send a BFC frame with a stale sequence", "bfc/pause-resume", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 8, isBFC)
+			f := c.frames[i]
+			d := append([]byte(nil), f.data...)
+			m := meta(d)
+			binary.BigEndian.PutUint32(d[m.L3+8:], binary.BigEndian.Uint32(d[m.L3+8:])-1)
+			c.frames = append(c.frames, capFrame{f.iface, f.t.Add(100 * time.Nanosecond), d})
+		}, conformance.CheckBFCSequence},
+		{"BFC frames 300ns late (within 1us)", "bfc/pause-resume", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			for i, f := range c.frames {
+				if m := meta(f.data); isBFC(&m, f) {
+					c.frames[i].t = f.t.Add(300 * time.Nanosecond)
+				}
+			}
+		}, ""},
+		{"inflate a Floodgate credit", "floodgate/window-credit-dstpause", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isCredit)
+			m := meta(c.frames[i].data)
+			o := m.L3 + 8 // the first entry's credits
+			binary.BigEndian.PutUint32(c.frames[i].data[o:], binary.BigEndian.Uint32(c.frames[i].data[o:])+20000)
+		}, conformance.CheckCredit},
+		{"a Floodgate credit 1000 octets short (within the depth tolerance)", "floodgate/window-credit-dstpause", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isCredit)
+			m := meta(c.frames[i].data)
+			o := m.L3 + 8
+			binary.BigEndian.PutUint32(c.frames[i].data[o:], binary.BigEndian.Uint32(c.frames[i].data[o:])-1000)
+		}, ""},
+		{"drop a dst-pause resume", "floodgate/window-credit-dstpause", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, func(m *device.Meta, f capFrame) bool {
+				return m.Kind == device.KindExperimental && f.data[m.L3+2] == 3 && binary.BigEndian.Uint16(f.data[m.L3+8:]) == 0
+			})
+			c.frames = slices.Delete(c.frames, i, i+1)
+		}, conformance.CheckComplete},
+		{"a postcard with I_p 100KB off", "pbfs/congested", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 2, func(m *device.Meta, _ capFrame) bool { return m.Kind == device.KindPostcard })
+			m := meta(c.frames[i].data)
+			o := m.Payload + 20
+			binary.BigEndian.PutUint32(c.frames[i].data[o:], binary.BigEndian.Uint32(c.frames[i].data[o:])+100000)
+		}, conformance.CheckQueueDepth},
 		{"a flow's last data frame 3us late", "sfc/incast-first-bts", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
 			for i := len(c.frames) - 1; i >= 0; i-- {
 				if m := meta(c.frames[i].data); isData(&m, c.frames[i]) {
