@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,6 +199,7 @@ func ParseCase(file string, text []byte) (*Case, error) {
 	top.done(topKeys...)
 	c.check(d)
 	if len(d.errs) > 0 {
+		slices.SortStableFunc(d.errs, func(a, b *CaseError) int { return a.Line - b.Line })
 		return nil, d.errs
 	}
 	return c, nil

@@ -140,9 +140,8 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	if !res.Changed {
 		// Same frames; keep the file unless its bytes differ (comments,
 		// interface names).
-		old, err1 := os.ReadFile(expected)
-		cur, err2 := os.ReadFile(tmp.Name())
-		res.Changed = err1 != nil || err2 != nil || string(old) != string(cur)
+		same, err := sameFile(expected, tmp.Name())
+		res.Changed = err != nil || !same
 	}
 	if dryRun || !res.Changed {
 		return res, nil
@@ -174,4 +173,35 @@ func Decisions(c *Case, input string, near int64, fn func(Firing)) error {
 	defer in.close()
 	var n int64
 	return replay(m, in, &n, nil)
+}
+
+// sameFile compares two files chunk by chunk.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || string(ba[:na]) != string(bb[:nb]) {
+			return false, nil
+		}
+		if ea == io.EOF || ea == io.ErrUnexpectedEOF {
+			return eb == io.EOF || eb == io.ErrUnexpectedEOF, nil
+		}
+		if ea != nil {
+			return false, ea
+		}
+		if eb != nil {
+			return false, eb
+		}
+	}
 }

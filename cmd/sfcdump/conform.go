@@ -254,6 +254,9 @@ input.pcapng from the scenario line in case.yaml.`,
 					continue
 				}
 				switch {
+				case res.Created && dryRun:
+					fmt.Fprintf(out, "%s: would create expected.pcapng (%d frames)\n", d, res.Frames)
+					code = max(code, 1)
 				case res.Created:
 					fmt.Fprintf(out, "%s: created expected.pcapng (%d frames)\n", d, res.Frames)
 				case !res.Changed:

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func conform(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"conform"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+const vec = "../../pcaps/sfc/incast-first-bts"
+
+func copyVec(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"case.yaml", "input.pcapng", "expected.pcapng"} {
+		b, err := os.ReadFile(filepath.Join(vec, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	return dir
+}
+
+func TestConformExitStatus(t *testing.T) {
+	out, _, code := conform(t, "run", vec)
+	if code != 0 || !strings.Contains(out, "verdict: PASS") {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-T", "json", vec)
+	var rep struct {
+		Verdict string `json:"verdict"`
+		Checks  []struct {
+			Name, Verdict string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 || rep.Verdict != "PASS" || len(rep.Checks) != 3 {
+		t.Fatalf("json: exit %d err %v\n%s", code, err, out)
+	}
+	// Device mode with the expected capture as the device's: PASS.
+	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", vec+"/expected.pcapng")
+	if code != 0 || !strings.Contains(out, "PASS justified") {
+		t.Fatalf("check: exit %d\n%s", code, out)
+	}
+	// Deviations: expected output of another vector.
+	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/suppression-reset/expected.pcapng")
+	if code != 1 || !strings.Contains(out, "verdict: FAIL") {
+		t.Fatalf("check deviating: exit %d\n%s", code, out)
+	}
+	// Unusable: a missing file, with the reason on the report.
+	dir := copyVec(t)
+	os.Remove(filepath.Join(dir, "input.pcapng"))
+	out, _, code = conform(t, "run", dir)
+	if code != 2 || !strings.Contains(out, "input.pcapng: missing or unreadable") || !strings.Contains(out, "UNUSABLE") {
+		t.Fatalf("unusable: exit %d\n%s", code, out)
+	}
+	// Several vectors: the worst status wins.
+	_, _, code = conform(t, "run", "-q", vec, dir)
+	if code != 2 {
+		t.Fatalf("mixed run: exit %d", code)
+	}
+	// Usage errors.
+	if _, _, code = conform(t, "check", "--case", "x"); code != 2 {
+		t.Fatalf("check without files: exit %d", code)
+	}
+}
+
+func TestConformScenarioAndGen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "v")
+	out, errs, code := conform(t, "scenario", "incast", "--senders", "3", "--burst", "8KB", "--param", "q_th=10KB", "--param", "q_tg=5KB", "--out", dir)
+	if code != 0 {
+		t.Fatalf("scenario: exit %d\n%s%s", code, out, errs)
+	}
+	out, _, code = conform(t, "gen", "--dry-run", dir)
+	if code != 1 || !strings.Contains(out, "would create") {
+		t.Fatalf("gen dry-run: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "expected.pcapng")); err == nil {
+		t.Fatal("gen --dry-run wrote expected.pcapng")
+	}
+	out, _, code = conform(t, "gen", dir)
+	if code != 0 || !strings.Contains(out, "created expected.pcapng") {
+		t.Fatalf("gen: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "gen", dir)
+	if code != 0 || !strings.Contains(out, "unchanged") {
+		t.Fatalf("gen again: exit %d\n%s", code, out)
+	}
+	// Change the case: gen shows the differences, then rewrites.
+	p := filepath.Join(dir, "case.yaml")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "q_th: 10KB", "q_th: 7KB", 1)), 0o644)
+	out, _, code = conform(t, "gen", "--dry-run", dir)
+	if code != 1 || !strings.Contains(out, "would rewrite") || !strings.Contains(out, "FAIL") {
+		t.Fatalf("gen dry-run after a change: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "gen", dir)
+	if code != 0 || !strings.Contains(out, "rewrote") {
+		t.Fatalf("gen after a change: exit %d\n%s", code, out)
+	}
+	if out, _, code = conform(t, "run", dir); code != 0 {
+		t.Fatalf("run after gen: exit %d\n%s", code, out)
+	}
+	// --inputs regenerates the input from the scenario line.
+	if out, _, code = conform(t, "gen", "--inputs", dir); code != 0 {
+		t.Fatalf("gen --inputs: exit %d\n%s", code, out)
+	}
+	if out, _, code = conform(t, "scenario", "list"); code != 0 || !strings.Contains(out, "incast") || !strings.Contains(out, "storm") || !strings.Contains(out, "mix") {
+		t.Fatalf("scenario list: exit %d\n%s", code, out)
+	}
+	if out, _, code = conform(t, "scenario", "incast", "--help"); code != 0 || !strings.Contains(out, "-sync") {
+		t.Fatalf("scenario help: exit %d\n%s", code, out)
+	}
+	if _, _, code = conform(t, "scenario", "incast", "--senders", "0", "--out", dir); code != 2 {
+		t.Fatalf("bad scenario flag: exit %d", code)
+	}
+	if _, _, code = conform(t, "scenario", "nosuch", "--out", dir); code != 2 {
+		t.Fatalf("unknown scenario: exit %d", code)
+	}
+}

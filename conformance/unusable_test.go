@@ -1,0 +1,168 @@
+package conformance_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// copyVector copies a corpus vector into a new directory.
+func copyVector(t *testing.T, name string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "v")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{conformance.CaseFile, conformance.InputFile, conformance.ExpectedFile} {
+		b, err := os.ReadFile(filepath.Join(pcaps, name, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func writeClassic(t *testing.T, path string, c *capture) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pcapgo.NewWriterNanos(f)
+	if err := w.WriteFileHeader(65535, glayers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for _, fr := range c.frames {
+		ci := gopacket.CaptureInfo{Timestamp: fr.t, CaptureLength: len(fr.data), Length: len(fr.data)}
+		if err := w.WritePacket(ci, fr.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestUnusableVectors checks that a vector or capture that cannot be
+// compared gives exit status 2 and a message naming the problem.
+func TestUnusableVectors(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string // in the error message
+	}{
+		{"missing directory", func(t *testing.T, dir string) { os.RemoveAll(dir) }, "not a vector directory"},
+		{"missing case.yaml", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, conformance.CaseFile)) }, "case.yaml: missing"},
+		{"missing input", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, conformance.InputFile)) }, "input.pcapng: missing or unreadable"},
+		{"missing expected", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, conformance.ExpectedFile)) }, "expected.pcapng: missing or unreadable"},
+		{"input not a capture", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, conformance.InputFile), []byte("this is not a capture\n"), 0o644)
+		}, "not a readable capture"},
+		{"capture without interface ids, several ports", func(t *testing.T, dir string) {
+			in := readCapture(t, filepath.Join(dir, conformance.InputFile))
+			writeClassic(t, filepath.Join(dir, conformance.InputFile), in)
+		}, "classic pcap has no interface ids, and the case defines 5 ports"},
+		{"timestamps going backwards", func(t *testing.T, dir string) {
+			in := readCapture(t, filepath.Join(dir, conformance.InputFile))
+			in.frames[10].t = in.frames[9].t.Add(-time.Microsecond)
+			writeUnsorted(t, filepath.Join(dir, conformance.InputFile), in)
+		}, "frame 11: timestamp goes backwards"},
+		{"expected timestamps going backwards", func(t *testing.T, dir string) {
+			ex := readCapture(t, filepath.Join(dir, conformance.ExpectedFile))
+			ex.frames[20].t = ex.frames[19].t.Add(-time.Microsecond)
+			writeUnsorted(t, filepath.Join(dir, conformance.ExpectedFile), ex)
+		}, "expected.pcapng: frame 21: timestamp goes backwards"},
+		{"frame on a port the case does not define", func(t *testing.T, dir string) {
+			in := readCapture(t, filepath.Join(dir, conformance.InputFile))
+			in.names = append(in.names, "port5", "port6", "port7", "port8", "port9")
+			in.frames[3].iface = 9
+			in.write(t, filepath.Join(dir, conformance.InputFile))
+		}, `frame 4: on interface 9 ("port9"), which is no port of the case (ports: 0, 1, 2, 3, 4`},
+		{"capture cut in the middle", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, conformance.InputFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)/2+7], 0o644)
+		}, "capture is broken after frame"},
+		{"unknown key in case.yaml", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, conformance.CaseFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append(b, []byte("colour: blue\n")...), 0o644)
+		}, "colour: unknown key"},
+		{"model rejects a parameter", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, conformance.CaseFile)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(b), "q_tg: 10KB", "q_tg: 30KB", 1)), 0o644)
+		}, "params.q_tg: q_tg = 30000 octets"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyVector(t, "sfc/incast-first-bts")
+			tc.setup(t, dir)
+			rep, err := conformance.RunVector(dir, conformance.Options{})
+			if err == nil || !conformance.IsUnusable(err) {
+				t.Fatalf("err = %v, want an unusable-vector error", err)
+			}
+			if rep.ExitCode() != 2 || rep.Verdict != conformance.Unusable {
+				t.Errorf("exit code %d verdict %s, want 2 UNUSABLE", rep.ExitCode(), rep.Verdict)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+			if !strings.Contains(rep.Error, tc.want) {
+				t.Errorf("report error %q does not say %q", rep.Error, tc.want)
+			}
+		})
+	}
+}
+
+// writeUnsorted writes a capture keeping the frames' order.
+func writeUnsorted(t *testing.T, path string, c *capture) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := newWriter(f, c.names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fr := range c.frames {
+		if err := w.Write(fr.iface, fr.t, fr.data, len(fr.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeviceModeUnusable checks the device capture's problems too.
+func TestDeviceModeUnusable(t *testing.T) {
+	dir := copyVector(t, "sfc/incast-first-bts")
+	ex := readCapture(t, filepath.Join(dir, conformance.ExpectedFile))
+	ex.names = append(ex.names, "port5", "mgmt0")
+	ex.frames[0].iface = 6
+	dev := filepath.Join(dir, "dev.pcapng")
+	ex.write(t, dev)
+	rep, err := conformance.CheckFiles(filepath.Join(dir, conformance.CaseFile), filepath.Join(dir, conformance.InputFile), dev, conformance.Options{})
+	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(err.Error(), `dev.pcapng: frame`) || !strings.Contains(err.Error(), `"mgmt0"`) {
+		t.Fatalf("err %v exit %d", err, rep.ExitCode())
+	}
+	rep, err = conformance.CheckFiles(filepath.Join(dir, "nope.yaml"), filepath.Join(dir, conformance.InputFile), dev, conformance.Options{})
+	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(err.Error(), "nope.yaml: missing") {
+		t.Fatalf("err %v exit %d", err, rep.ExitCode())
+	}
+}
+
+func newWriter(f *os.File, names []string) (*pcapio.Writer, error) { return pcapio.NewWriter(f, names...) }
