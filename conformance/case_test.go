@@ -65,7 +65,9 @@ func TestParseCaseErrors(t *testing.T) {
 		key, words string
 	}{
 		{"unknown top key", func(s string) string { return s + "colour: blue\n" }, 21, "colour", "unknown key"},
-		{"unknown port key", func(s string) string { return strings.Replace(s, "    server_facing: true", "    server_facing: true\n    vlan: 3", 1) }, 8, "ports[0].vlan", "unknown key"},
+		{"unknown port key", func(s string) string {
+			return strings.Replace(s, "    server_facing: true", "    server_facing: true\n    vlan: 3", 1)
+		}, 8, "ports[0].vlan", "unknown key"},
 		{"unknown parameter", func(s string) string { return strings.Replace(s, "  reset: 5us", "  reset: 5us\n  qth: 1KB", 1) }, 16, "params.qth", "unknown parameter"},
 		{"missing role", func(s string) string { return strings.Replace(s, "role: switch\n", "", 1) }, 1, "role", "missing"},
 		{"missing description", func(s string) string { return strings.Replace(s, `description: "two ports"`+"\n", "", 1) }, 1, "description", "missing"},

@@ -165,4 +165,6 @@ func TestDeviceModeUnusable(t *testing.T) {
 	}
 }
 
-func newWriter(f *os.File, names []string) (*pcapio.Writer, error) { return pcapio.NewWriter(f, names...) }
+func newWriter(f *os.File, names []string) (*pcapio.Writer, error) {
+	return pcapio.NewWriter(f, names...)
+}
