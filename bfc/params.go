@@ -64,6 +64,11 @@ type Params struct {
 	FilterLen int
 	// Hashes is k, the filter stages: default 4, 1..8.
 	Hashes int
+	// AlwaysSend keeps sending pause frames every τ while the switch is
+	// idle. By default a switch with nothing queued, paused or listed for
+	// resume stops after one all-zero frame per port and starts again,
+	// on the τ grid, with the next frame to schedule.
+	AlwaysSend bool
 }
 
 // resolve fills the defaults and validates p; errors name the parameter

@@ -190,3 +190,30 @@ func TestArbitraryInput(t *testing.T) {
 		t.Errorf("pauses %d < resumes %d", s.Pauses, s.Resumes)
 	}
 }
+
+// TestIdleJump: once idle, a switch schedules nothing, so an input far in
+// the future costs a handful of events, not one per τ; ticks resume on
+// the τ grid with the next frame. (2^42 ns: the device's femtosecond port
+// clocks wrap past 2^63 fs, about 2.56 hours of virtual time.)
+func TestIdleJump(t *testing.T) {
+	d, _, outs := tor(t, Params{})
+	for i := 0; i < 60; i++ {
+		input(t, d, 0, 0, frame(t, hostA, recv, 1, 1000))
+	}
+	d.Flush()
+	d.AdvanceTo(100_000)
+	ev := d.Sim().Events
+	far := int64(1) << 42
+	input(t, d, 0, far+500, frame(t, hostA, recv, 1, 1000))
+	d.AdvanceTo(far + 5000)
+	if n := d.Sim().Events - ev; n > 20 {
+		t.Errorf("%d events for a jump of 2^42 ns", n)
+	}
+	frames, times := pauseFrames(t, *outs, 0)
+	n := len(frames)
+	// 60 frames drain in about 5 µs: pause frames at 1..5 µs, then none
+	// until the tick after the new frame.
+	if want := (far+500)/1000*1000 + 1000; n != 6 || times[4] != 5000 || times[5] != want || frames[5].Seq != 5 {
+		t.Errorf("pause frames at %v (last seq %d), want 1..5 µs and %d", times, frames[n-1].Seq, want)
+	}
+}

@@ -276,6 +276,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	if pt == nil || in == nil {
 		return device.Pass
 	}
+	s.tick.ensure(d, s)
 	e := pt.Index()
 	ps := &s.ports[e]
 	vfid := metaVFID(&p.Meta)
@@ -462,7 +463,11 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 		more = more || ps.rhead < len(ps.resume)
 		s.sendFrame(d, i)
 	}
-	s.tick.next(d, s, more)
+	// Idle (nothing queued, paused or listed: every port just sent an
+	// all-zero filter): stop until the next frame to schedule.
+	if more || s.P.AlwaysSend || len(s.flows) > 0 || s.nPausedT > 0 {
+		s.tick.next(d, s, more)
+	}
 }
 
 func (s *Switch) sendFrame(d *device.Device, i int) {

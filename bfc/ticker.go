@@ -4,13 +4,16 @@ import "github.com/opensfc/sfc/device"
 
 // ticker runs a scheme's periodic τ timer at multiples of τ from time 0.
 // A tick is a background timer (it does not keep Device.Flush running)
-// unless the scheme has work that only ticks can finish (a resume list to
-// drain); then the same tick is also scheduled in the foreground and runs
-// once, whichever event comes first.
+// unless the scheme has work only ticks can finish; then the same tick is
+// also scheduled in the foreground and runs once, whichever event comes
+// first. The scheme stops the ticker when it is idle (next is not called)
+// and restarts it with ensure, so that a long silence, or an input
+// timestamp far ahead, costs no tick events.
 type ticker struct {
-	period int64
-	last   int64 // index of the last tick run
-	fg     bool  // a foreground event is scheduled for tick last+1
+	period  int64
+	last    int64 // index of the last tick run (or skipped while stopped)
+	fg      bool  // a foreground event is scheduled for tick last+1
+	running bool  // an event is scheduled for tick last+1
 }
 
 const tickID = 1
@@ -18,17 +21,28 @@ const tickID = 1
 func (t *ticker) start(d *device.Device, s device.Scheme, period int64) {
 	t.period = period
 	t.last = d.Now() / period
-	t.fg = false
-	d.AfterBackground((t.last+1)*period-d.Now(), s, tickID, t.last+1)
+	t.fg, t.running = false, false
+	t.ensure(d, s)
+}
+
+// ensure schedules the next tick at the next multiple of τ if the ticker
+// is stopped.
+func (t *ticker) ensure(d *device.Device, s device.Scheme) {
+	if t.running || t.period == 0 {
+		return
+	}
+	t.last = max(t.last, d.Now()/t.period)
+	t.running = true
+	d.AfterBackground((t.last+1)*t.period-d.Now(), s, tickID, t.last+1)
 }
 
 // due reports whether the timer event (id, n) is a tick not yet run, and
-// marks it run.
+// marks it run; the ticker stops unless next is called.
 func (t *ticker) due(id int, n int64) bool {
-	if id != tickID || n <= t.last {
+	if id != tickID || n <= t.last || !t.running {
 		return false
 	}
-	t.last, t.fg = n, false
+	t.last, t.fg, t.running = n, false, false
 	return true
 }
 
@@ -36,6 +50,7 @@ func (t *ticker) due(id int, n int64) bool {
 // fg is set.
 func (t *ticker) next(d *device.Device, s device.Scheme, fg bool) {
 	at := (t.last+1)*t.period - d.Now()
+	t.running = true
 	if fg {
 		t.fg = true
 		d.After(at, s, tickID, t.last+1)
@@ -44,11 +59,12 @@ func (t *ticker) next(d *device.Device, s device.Scheme, fg bool) {
 	d.AfterBackground(at, s, tickID, t.last+1)
 }
 
-// foreground makes sure the next tick keeps Flush running.
+// foreground makes sure the next tick is scheduled and keeps Flush running.
 func (t *ticker) foreground(d *device.Device, s device.Scheme) {
 	if t.fg || t.period == 0 {
 		return
 	}
+	t.ensure(d, s)
 	t.fg = true
 	d.After((t.last+1)*t.period-d.Now(), s, tickID, t.last+1)
 }

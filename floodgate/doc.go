@@ -65,8 +65,11 @@
 //     fabric, as the paper does.
 //   - A host that starts sending toward a paused d is paused on its first
 //     frame. A host that sent nothing toward d in the last τ is not.
-//   - The τ timer keeps Device.Flush running only while credits that are
-//     not held back are pending.
+//   - The τ timer runs only while credits are pending or a host port
+//     that sent toward a destination has to be forgotten after τ, and keeps
+//     Device.Flush running only while credits that are not held back are
+//     pending; an idle switch schedules nothing, so a long silence or an
+//     input timestamp far ahead costs no events.
 //
 // # Memory and determinism
 //

@@ -198,3 +198,24 @@ func TestArbitraryInput(t *testing.T) {
 	r.d.Flush()
 	n.AdvanceTo(now + 1_000_000)
 }
+
+// TestIdleJump: once idle, a switch schedules nothing, so an input far in
+// the future costs a handful of events.
+func TestIdleJump(t *testing.T) {
+	r := newRig(t, Params{})
+	for i := 0; i < 10; i++ {
+		r.input(t, 3, 0, data(t, d1, h0, 1000))
+		r.input(t, 0, 0, data(t, h0, d1, 1000))
+	}
+	r.d.Flush()
+	r.d.AdvanceTo(1_000_000)
+	ev := r.d.Sim().Events
+	far := int64(1) << 42
+	r.input(t, 0, far, data(t, h0, d2, 1000))
+	if n := r.d.Sim().Events - ev; n > 20 {
+		t.Errorf("%d events for a jump of 2^42 ns", n)
+	}
+	if fs, _ := r.credits(t, 3); len(fs) != 1 || fs[0][0].Credits != 10_000 {
+		t.Errorf("credits %v", fs)
+	}
+}

@@ -69,6 +69,7 @@ type Switch struct {
 	pend                 []credits
 	npend                int
 	releasing            *device.Packet
+	dev                  *device.Device
 	tick                 ticker
 	b                    builder
 	rx                   layers.FGCredit
@@ -131,6 +132,7 @@ func (s *Switch) Attach(d *device.Device) error {
 		s.delay = max(def, 1)
 	}
 	s.dests = map[netip.Addr]*dest{}
+	s.dev = d
 	s.tick.start(d, s, s.P.Tau)
 	return nil
 }
@@ -201,6 +203,7 @@ func (s *Switch) get(a netip.Addr) *dest {
 	ds.addr, ds.egress, ds.pos = a, -1, len(s.list)
 	s.dests[a] = ds
 	s.list = append(s.list, ds)
+	s.tick.ensure(s.dev, s)
 	return ds
 }
 
@@ -296,6 +299,7 @@ func (s *Switch) noteSender(d *device.Device, ds *dest, port int, now int64) {
 		}
 	}
 	ds.senders = append(ds.senders, sender{port: int32(port), last: now})
+	s.tick.ensure(d, s)
 	if ds.paused {
 		s.sendPause(d, &ds.senders[len(ds.senders)-1], ds.addr, layers.PauseUntilResumed)
 	}
@@ -312,6 +316,7 @@ func (s *Switch) pauseSenders(d *device.Device, ds *dest, now int64) {
 
 func (s *Switch) resumeSenders(d *device.Device, ds *dest) {
 	ds.paused = false
+	s.tick.ensure(d, s) // to forget the senders after τ
 	for i := range ds.senders {
 		if sd := &ds.senders[i]; sd.paused {
 			s.sendPause(d, sd, ds.addr, 0)
@@ -439,6 +444,7 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 		}
 	}
 	now := d.Now()
+	need := s.npend > 0
 	for k := 0; k < len(s.list); {
 		ds := s.list[k]
 		j := 0
@@ -446,6 +452,7 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 			if sd.paused || sd.last >= now-s.P.Tau {
 				ds.senders[j] = sd
 				j++
+				need = need || !sd.paused // to forget it after τ
 			}
 		}
 		ds.senders = ds.senders[:j]
@@ -455,7 +462,11 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 		}
 		k++
 	}
-	s.tick.next(d, s, false)
+	// Only pending credits and host ports to forget need ticks; windows,
+	// VOQs and dst-pauses change with credits. Stop until then.
+	if need {
+		s.tick.next(d, s, false)
+	}
 }
 
 // sendCredits sends port i's pending counts that are not held back, in

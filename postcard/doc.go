@@ -63,9 +63,12 @@
 //     rate is at least 1 Mb/s.
 //   - "Received for the port" counts data packets on arrival (before
 //     buffer admission), signals excluded. MTU of T_Δ: 1,500 octets.
-//   - The slot timer is a background timer that runs only while some port
-//     has history or a queue; arrivals after a long silence start from an
-//     empty history, so arbitrary timestamps cost nothing.
+//   - The slot timer is a background timer that runs only while some
+//     port's history is changing; once every port is steady (no octets in
+//     its last N slots, its depth unchanged) it stops and restarts with the
+//     next frame that joins or leaves a data queue. The slots it skipped
+//     are filled in as steady ones, so a long silence, a port frozen by a
+//     pause, or an input timestamp far ahead costs no events.
 //   - A postcard whose quote names no flow of the NIC, or that arrives after
 //     the flow's ACK, is consumed and counted as ignored; a malformed one
 //     is dropped as "postcard malformed".

@@ -198,3 +198,23 @@ func TestArbitraryInput(t *testing.T) {
 	r.d.AdvanceTo(now + 1_000_000)
 	n.AdvanceTo(now + 1_000_000)
 }
+
+// TestIdleJump: a switch whose ports are steady (here, a queue frozen by a
+// pause) stops its slot timer, so a jump far ahead costs a handful of
+// events, and the history after it is that of a steady port.
+func TestIdleJump(t *testing.T) {
+	r := newRig(t) // class 0 of port 1 paused: its queue only grows
+	r.in(t, 0, 30, false)
+	r.d.AdvanceTo(100_000)
+	ev := r.d.Sim().Events
+	far := int64(1) << 42
+	r.in(t, far, 1, true)
+	if n := r.d.Sim().Events - ev; n > 20 {
+		t.Errorf("%d events for a jump of 2^42 ns", n)
+	}
+	// Steady: no octets in the last N slots, 30,000 octets queued at each
+	// slot start: I_p = 0, not above 312,500 − 30,000.
+	if a := r.s.Assessment(r.d, 1); a.IP != 0 || a.Q1 != 30_000 || len(r.postcards(t)) != 0 {
+		t.Errorf("assessment %+v", a)
+	}
+}

@@ -30,7 +30,7 @@ type history struct {
 	n      int
 	recent int64
 	marked int64
-	idle   bool // all history zero and no depth: the slot timer may stop
+	idle   bool // steady: no octets in the history, every Q^i the current depth
 }
 
 // Switch is the PB-FS switch of behaviour.md §8 as a device.Scheme. Per
@@ -115,9 +115,10 @@ func (s *Switch) depth(pt *device.Port) int64 {
 	return v
 }
 
-// roll completes the slots that ended at or before now. Past the first,
-// completed slots saw no arrival and, the timer being stopped only when
-// every port is idle, no queue either.
+// roll completes the slots that ended at or before now. The slot timer
+// runs while any port's history is changing, so a roll over more than one
+// slot only happens after a steady spell: no arrival and a constant depth,
+// which is what the skipped slots record.
 func (s *Switch) roll(d *device.Device, now int64) {
 	k := s.slotOf(now)
 	if k <= s.slot {
@@ -126,22 +127,29 @@ func (s *Switch) roll(d *device.Device, now int64) {
 	steps := k - s.slot
 	for i := range s.ports {
 		h := &s.ports[i]
-		pt := d.Ports()[i]
-		if steps > int64(len(h.in)) {
-			clear(h.in)
-			clear(h.q)
-			h.pos, h.cur, h.curQ = 0, 0, 0
-		} else {
-			for j := int64(0); j < steps; j++ {
-				h.in[h.pos], h.q[h.pos] = h.cur, h.curQ
-				h.pos = (h.pos + 1) % len(h.in)
-				h.cur, h.curQ = 0, 0
-			}
+		d0 := s.depth(d.Ports()[i])
+		n := steps
+		if n > int64(len(h.in)) {
+			n = int64(len(h.in))
+			h.cur, h.curQ = 0, d0
 		}
-		h.curQ = s.depth(pt)
-		h.idle = h.curQ == 0 && allZero(h.in) && allZero(h.q)
+		for j := int64(0); j < n; j++ {
+			h.in[h.pos], h.q[h.pos] = h.cur, h.curQ
+			h.pos = (h.pos + 1) % len(h.in)
+			h.cur, h.curQ = 0, d0
+		}
+		h.idle = allZero(h.in) && allEqual(h.q, d0)
 	}
 	s.slot = k
+}
+
+func allEqual(v []int64, x int64) bool {
+	for _, y := range v {
+		if y != x {
+			return false
+		}
+	}
+	return true
 }
 
 func allZero(v []int64) bool {
@@ -161,8 +169,10 @@ func (s *Switch) armTimer(d *device.Device) {
 	d.AfterBackground(s.SlotStart(s.slot+1)-d.Now(), s, 1, s.slot+1)
 }
 
-// OnTimer samples the queue depths at a slot boundary; the timer stops once
-// every port is idle and restarts with the next arrival.
+// OnTimer samples the queue depths at a slot boundary. The timer stops
+// once every port is steady (no octets in its history, every Q^i equal to
+// its depth) and restarts with the next frame that joins or leaves a data
+// queue, so a port frozen by a pause or a long silence costs nothing.
 func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 	s.timer = false
 	s.roll(d, d.Now())
@@ -240,6 +250,31 @@ func marked(frame []byte, m *device.Meta, mask uint8) bool {
 		return tc&mask != 0
 	}
 	return false
+}
+
+// OnEnqueue restarts the slot timer before a queue grows.
+func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
+	if p.Queue != s.ctrl {
+		s.roll(d, d.Now())
+		s.wake(d, p.OutPort)
+	}
+	return device.Pass
+}
+
+// OnDequeue restarts the slot timer before a queue shrinks (the depth
+// falls when the frame's last bit leaves).
+func (s *Switch) OnDequeue(d *device.Device, p *device.Packet) {
+	if p.Queue != s.ctrl {
+		s.roll(d, d.Now())
+		s.wake(d, p.OutPort)
+	}
+}
+
+func (s *Switch) wake(d *device.Device, port int) {
+	if pt := d.Port(port); pt != nil {
+		s.ports[pt.Index()].idle = false
+	}
+	s.armTimer(d)
 }
 
 // OnIngress records a data frame for its output port and, when it is
