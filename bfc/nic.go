@@ -23,9 +23,10 @@ type NIC struct {
 	any    bool
 	rx     layers.BFC
 
-	// Counters.
+	// FramesApplied counts the pause frames applied, StaleFrames those
+	// ignored for an old sequence number.
 	FramesApplied int64
-	StaleFrames   int64
+	StaleFrames   int64 // ignored: older than the last applied
 }
 
 // NewNIC returns a BFC NIC scheme.

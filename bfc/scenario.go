@@ -17,15 +17,15 @@ import (
 // obey its pause frames; without it the switch only forwards (no pause,
 // unlimited buffer).
 type FanInConfig struct {
-	Hosts    int   // default 2
-	Flows    int   // default 8
-	Frames   int64 // per flow, default 40
-	FrameLen int   // default 1078
-	Speed    int64 // default 100 Gb/s
-	Delay    int64 // default 1 µs, so that a hop RTT is about HRTT = 2 µs
-	Stagger  int64 // ns between flow starts, default 0
-	BFC      bool
-	Params   Params
+	Hosts    int    // default 2
+	Flows    int    // default 8
+	Frames   int64  // per flow, default 40
+	FrameLen int    // default 1078
+	Speed    int64  // default 100 Gb/s
+	Delay    int64  // default 1 µs, so that a hop RTT is about HRTT = 2 µs
+	Stagger  int64  // ns between flow starts, default 0
+	BFC      bool   // run BFC on the switch and the NICs
+	Params   Params // BFC parameters of the switch
 	// Trace is the switch's trace configuration.
 	Trace device.Trace
 	// Output, when set, sees every frame the switch sends.
@@ -34,15 +34,15 @@ type FanInConfig struct {
 
 // FanIn is a built fan-in scenario.
 type FanIn struct {
-	Sim      *device.Sim
-	Switch   *device.Device
-	BFC      *Switch // nil without BFC
-	Hosts    []*device.Device
-	NICs     []*NIC // nil without BFC
-	Receiver *device.Device
+	Sim      *device.Sim      // the shared clock
+	Switch   *device.Device   // the switch
+	BFC      *Switch          // its BFC scheme, nil without BFC
+	Hosts    []*device.Device // the sender NICs
+	NICs     []*NIC           // their BFC schemes, nil without BFC
+	Receiver *device.Device   // the receiver NIC
 	// Port is the congested switch port, toward the receiver.
 	Port   int
-	Config FanInConfig
+	Config FanInConfig // the configuration, defaults filled in
 	// Stats measures the congested port while the scenario runs.
 	Stats FanInStats
 

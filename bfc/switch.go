@@ -2,6 +2,7 @@ package bfc
 
 import (
 	"fmt"
+	"github.com/gopacket/gopacket"
 	"math"
 
 	"github.com/opensfc/sfc/device"
@@ -525,7 +526,7 @@ const (
 // applyFrame decodes the BFC frame in p and, unless it is stale, copies its
 // filter into *filter. ok reports whether the filter changed.
 func applyFrame(l *layers.BFC, p *device.Packet, filter *[]byte, k *int, seq *uint32, have, any *bool) (frameVerdict, bool) {
-	if err := l.DecodeFromBytes(p.Data[p.Meta.L3:], nopFeedback{}); err != nil {
+	if err := l.DecodeFromBytes(p.Data[p.Meta.L3:], gopacket.NilDecodeFeedback); err != nil {
 		return frameBad, false
 	}
 	if *have && int32(l.Seq-*seq) < 0 {
@@ -543,10 +544,6 @@ func applyFrame(l *layers.BFC, p *device.Packet, filter *[]byte, k *int, seq *ui
 	}
 	return frameApplied, changed
 }
-
-type nopFeedback struct{}
-
-func (nopFeedback) SetTruncated() {}
 
 // Pick serves, in order: the control class (generated signals), the
 // high-priority first-packet queue, any other class queue, then the

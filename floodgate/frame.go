@@ -115,10 +115,6 @@ func subtype(frame []byte, m *device.Meta) uint8 {
 	return b[2]
 }
 
-type nopFeedback struct{}
-
-func (nopFeedback) SetTruncated() {}
-
 // DecodeCredit decodes the credit frame in an Ethernet frame into l
 // (reusing l.Entries). It returns ErrNotFloodgate for another frame.
 func DecodeCredit(frame []byte, l *layers.FGCredit) error {
@@ -128,7 +124,7 @@ func DecodeCredit(frame []byte, l *layers.FGCredit) error {
 	if subtype(frame, &m) != layers.SubtypeFGCredit {
 		return ErrNotFloodgate
 	}
-	return l.DecodeFromBytes(frame[m.L3:], nopFeedback{})
+	return l.DecodeFromBytes(frame[m.L3:], gopacket.NilDecodeFeedback)
 }
 
 // DecodeDstPause decodes the dst-pause frame in an Ethernet frame into l
@@ -140,5 +136,5 @@ func DecodeDstPause(frame []byte, l *layers.FGPause) error {
 	if subtype(frame, &m) != layers.SubtypeFGPause {
 		return ErrNotFloodgate
 	}
-	return l.DecodeFromBytes(frame[m.L3:], nopFeedback{})
+	return l.DecodeFromBytes(frame[m.L3:], gopacket.NilDecodeFeedback)
 }

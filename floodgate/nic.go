@@ -1,6 +1,7 @@
 package floodgate
 
 import (
+	"github.com/gopacket/gopacket"
 	"math"
 	"net/netip"
 
@@ -41,7 +42,7 @@ func (n *NIC) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 	if subtype(p.Data, &p.Meta) != layers.SubtypeFGPause {
 		return device.Pass
 	}
-	if err := n.rx.DecodeFromBytes(p.Data[p.Meta.L3:], nopFeedback{}); err != nil {
+	if err := n.rx.DecodeFromBytes(p.Data[p.Meta.L3:], gopacket.NilDecodeFeedback); err != nil {
 		p.DropReason = "floodgate malformed"
 		return device.Drop
 	}

@@ -41,18 +41,18 @@ type Params struct {
 	// default 1.2 µs, 1 ns..1 s. BDP, when set, gives BDP_nexthop in
 	// octets for every port instead.
 	NextHopRTT int64
-	BDP        int64
+	BDP        int64 // octets; 0: speed × NextHopRTT per port
 	// Tau is the credit period τ: default 10 µs, 100 ns..1 s.
 	Tau int64
 	// DstPause is the VOQ threshold of dst-pause in octets: default 1.5 ×
 	// the largest link BDP of the device (port speed × NextHopRTT, or BDP),
 	// 1..2^40. NoDstPause turns dst-pause off.
 	DstPause   int64
-	NoDstPause bool
+	NoDstPause bool // no dst-pause at all
 	// DelayCredit is the delay-credit threshold in octets: default 1.5 ×
 	// the largest link BDP, 1..2^40. NoDelayCredit turns it off.
 	DelayCredit   int64
-	NoDelayCredit bool
+	NoDelayCredit bool // never hold credits back
 	// WindowPorts are the egress ports whose downstream neighbour runs
 	// Floodgate (windows and VOQs apply there); nil means every port that
 	// is not server-facing.

@@ -17,34 +17,35 @@ import (
 // switch runs Floodgate with Params and every sender obeys dst-pause;
 // without it the switches only forward (unlimited buffers).
 type IncastConfig struct {
-	SourceToRs  int   // default 2
-	Hosts       int   // per source ToR, default 4
-	HostSpeed   int64 // default 100 Gb/s
-	FabricSpeed int64 // source ToR uplinks, default 400 Gb/s
-	CoreSpeed   int64 // core to destination ToR, default SourceToRs × Hosts × HostSpeed
-	Delay       int64 // default 600 ns
-	Frames      int64 // per sender, default 300
-	FrameLen    int   // default 1078
-	Floodgate   bool
-	Params      Params
+	SourceToRs  int    // default 2
+	Hosts       int    // per source ToR, default 4
+	HostSpeed   int64  // default 100 Gb/s
+	FabricSpeed int64  // source ToR uplinks, default 400 Gb/s
+	CoreSpeed   int64  // core to destination ToR, default SourceToRs × Hosts × HostSpeed
+	Delay       int64  // default 600 ns
+	Frames      int64  // per sender, default 300
+	FrameLen    int    // default 1078
+	Floodgate   bool   // run Floodgate on the switches and NICs
+	Params      Params // Floodgate parameters of every switch
 	// Output, when set, sees every frame the switches send.
 	Output func(dev string, o device.Out)
 }
 
 // Incast is a built incast scenario.
 type Incast struct {
-	Sim       *device.Sim
-	SourceToR []*device.Device
-	Core      *device.Device
-	DstToR    *device.Device
-	Senders   []*device.Device
-	Receiver  *device.Device
-	// Schemes of each switch, nil without Floodgate.
+	Sim       *device.Sim      // the shared clock
+	SourceToR []*device.Device // the source ToRs
+	Core      *device.Device   // the core switch
+	DstToR    *device.Device   // the destination ToR
+	Senders   []*device.Device // the sender NICs, ToR by ToR
+	Receiver  *device.Device   // the receiver NIC
+	// SourceFG, CoreFG and DstFG are the Floodgate schemes of the
+	// switches, nil without Floodgate.
 	SourceFG []*Switch
-	CoreFG   *Switch
-	DstFG    *Switch
-	Config   IncastConfig
-	Recv     netip.Addr
+	CoreFG   *Switch      // the core's
+	DstFG    *Switch      // the destination ToR's
+	Config   IncastConfig // the configuration, defaults filled in
+	Recv     netip.Addr   // the receiver's address
 }
 
 // NewIncast builds the scenario; run it with Run.

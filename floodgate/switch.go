@@ -1,6 +1,7 @@
 package floodgate
 
 import (
+	"github.com/gopacket/gopacket"
 	"math"
 	"net/netip"
 
@@ -376,7 +377,7 @@ func (s *Switch) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 	if pt == nil {
 		return device.Pass
 	}
-	if err := s.rx.DecodeFromBytes(p.Data[p.Meta.L3:], nopFeedback{}); err != nil {
+	if err := s.rx.DecodeFromBytes(p.Data[p.Meta.L3:], gopacket.NilDecodeFeedback); err != nil {
 		p.DropReason = "floodgate malformed"
 		return device.Drop
 	}

@@ -13,7 +13,7 @@ import (
 
 // BuildOptions addresses a CC-postcard (wire.md §6).
 type BuildOptions struct {
-	SrcMAC, DstMAC device.MAC
+	SrcMAC, DstMAC device.MAC // Ethernet addresses
 	// Src is the IP source: the switch (of the marked packet's family).
 	Src netip.Addr
 	// SwitchID is the switch id field.
@@ -23,8 +23,8 @@ type BuildOptions struct {
 	// DSCP of the postcard, default 48 (set DSCPZero for 0); UDPPort its
 	// UDP destination port, default 1022.
 	DSCP     uint8
-	DSCPZero bool
-	UDPPort  uint16
+	DSCPZero bool   // use DSCP 0
+	UDPPort  uint16 // default 1022
 }
 
 type builder struct {

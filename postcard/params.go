@@ -62,8 +62,8 @@ type SwitchParams struct {
 	// DSCP of postcards: default 48 (DSCPZero selects 0). Port is the UDP
 	// destination port: default the device's postcard code point (1022).
 	DSCP     uint8
-	DSCPZero bool
-	Port     uint16
+	DSCPZero bool   // use DSCP 0
+	Port     uint16 // UDP destination port of postcards
 }
 
 func (p *SwitchParams) resolve(d *device.Device) error {
@@ -143,7 +143,7 @@ type SenderParams struct {
 	// rate-updating ACK arrives (the model has no transport): default
 	// DCRTT; NoAck makes postcards count for the whole flow.
 	AckAfter int64
-	NoAck    bool
+	NoAck    bool // no ACK: postcards count for the whole flow
 	// MarkMask is the TOS / traffic-class bits of a PBT mark: default 0x04.
 	MarkMask uint8
 }

@@ -15,31 +15,31 @@ import (
 // time Stagger × i. With PBFS set both ToRs run the PB-FS switch and the
 // senders the PB-FS sender; without it the senders simply fast-start.
 type IncastConfig struct {
-	N         int   // senders, default 8
-	Speed     int64 // default 100 Gb/s
-	CoreSpeed int64 // default N × Speed
-	Delay     int64 // default 1 µs
-	Frames    int64 // per sender, default 200 (215,600 octets: above 100 Gb/s × 12.5 µs)
-	FrameLen  int   // default 1078
-	Stagger   int64 // ns between sender starts, default 0
-	PBFS      bool
-	Switch    SwitchParams
-	Sender    SenderParams
+	N         int          // senders, default 8
+	Speed     int64        // default 100 Gb/s
+	CoreSpeed int64        // default N × Speed
+	Delay     int64        // default 1 µs
+	Frames    int64        // per sender, default 200 (215,600 octets: above 100 Gb/s × 12.5 µs)
+	FrameLen  int          // default 1078
+	Stagger   int64        // ns between sender starts, default 0
+	PBFS      bool         // run PB-FS on the ToRs and senders
+	Switch    SwitchParams // PB-FS parameters of both ToRs
+	Sender    SenderParams // PB-FS parameters of every sender
 	// Output, when set, sees every frame the two ToRs send.
 	Output func(dev string, o device.Out)
 }
 
 // Incast is a built fast-start incast.
 type Incast struct {
-	Sim          *device.Sim
-	Left, Right  *device.Device
-	LeftPB       *Switch // nil without PB-FS
-	RightPB      *Switch
-	Senders      []*device.Device
-	SenderPB     []*Sender
-	Receiver     *device.Device
-	ReceiverPort int // the congested port of Right
-	Config       IncastConfig
+	Sim          *device.Sim      // the shared clock
+	Left, Right  *device.Device   // the senders' and the receiver's ToRs
+	LeftPB       *Switch          // the left ToR's PB-FS scheme, nil without PB-FS
+	RightPB      *Switch          // the right ToR's, nil without PB-FS
+	Senders      []*device.Device // the sender NICs
+	SenderPB     []*Sender        // their PB-FS schemes, nil without PB-FS
+	Receiver     *device.Device   // the receiver NIC
+	ReceiverPort int              // the congested port of Right
+	Config       IncastConfig     // the configuration, defaults filled in
 }
 
 // NewIncast builds the scenario; run it with Run.
