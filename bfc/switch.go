@@ -2,9 +2,9 @@ package bfc
 
 import (
 	"fmt"
-	"github.com/gopacket/gopacket"
 	"math"
 
+	"github.com/gopacket/gopacket"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
 )

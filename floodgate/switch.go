@@ -1,10 +1,10 @@
 package floodgate
 
 import (
-	"github.com/gopacket/gopacket"
 	"math"
 	"net/netip"
 
+	"github.com/gopacket/gopacket"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
 )
