@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -129,6 +130,7 @@ func (m *FGCredit) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 		m.Warnings |= WarnReserved
 	}
 	a := addrLen(fam)
+	m.Entries = slices.Grow(m.Entries, int(n)) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
 	for i := 0; i < int(n); i++ {
 		e := ents[i*(4+a):]
 		m.Entries = append(m.Entries, CreditEntry{Credits: binary.BigEndian.Uint32(e), Dst: addrAt(e[4:], a)})
@@ -210,6 +212,7 @@ func (m *FGPause) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error
 		m.Warnings |= WarnReserved
 	}
 	a := addrLen(fam)
+	m.Entries = slices.Grow(m.Entries, int(n)) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
 	for i := 0; i < int(n); i++ {
 		e := ents[i*(4+a):]
 		d := DstPauseEntry{PauseUS: binary.BigEndian.Uint16(e), Reserved: binary.BigEndian.Uint16(e[2:]), Dst: addrAt(e[4:], a)}
