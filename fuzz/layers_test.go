@@ -53,6 +53,10 @@ func FuzzLayers(f *testing.F) {
 	for _, b := range layerBodies() {
 		f.Add(b)
 	}
+	// Long entry lists, where a decoder's allocations grow with its input
+	// (TestDecoderAllocWorstCase).
+	f.Add(fgFrame(layers.SubtypeFGCredit, 4, 1000))
+	f.Add(fgFrame(layers.SubtypeFGPause, 6, 300))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxInput {
 			return
