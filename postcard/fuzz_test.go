@@ -39,3 +39,19 @@ func FuzzSwitch(f *testing.F) {
 }
 
 func tmplSpec(b []byte) device.FlowSpec { return device.FlowSpec{Template: b, Count: 300} }
+
+// FuzzRules feeds arbitrary numbers to the rule functions: nothing may
+// panic, and a proposed rate is never above the line rate nor below
+// MinRate.
+func FuzzRules(f *testing.F) {
+	f.Add(int64(500_000), int64(50_000), int64(60_000), int64(2_000), int64(100_000), int64(25_000), 6, int64(950_000), int64(62_500), int64(100e9))
+	f.Add(int64(-1), int64(1<<62), int64(-5), int64(1<<62), int64(-1), int64(1<<62), -3, int64(0), int64(-7), int64(1))
+	f.Fuzz(func(t *testing.T, ip, q1, recent, marked, rate, window int64, delta int, mu, imin, maxRate int64) {
+		_ = PredictIP([]int64{ip, q1, recent, marked})
+		_ = Congested(ip, q1, rate, window)
+		r := React(Assessment{RateMbps: rate, WindowNS: window, IP: ip, Q1: q1, Recent: recent, RecentMarked: marked}, delta, mu, imin, maxRate)
+		if r.Rate != 0 && maxRate >= MinRate && (r.Rate > maxRate || r.Rate < MinRate) {
+			t.Fatalf("rate %d for line rate %d", r.Rate, maxRate)
+		}
+	})
+}
