@@ -181,6 +181,66 @@ type outCheck struct {
 	lastT  int64
 	toHost int64 // frames a NIC delivered to its host
 	err    string
+
+	// For a switch (track set): the frames given to it, by content, with
+	// their input sequence numbers, and per flow and DSCP the sequence
+	// number of the last one forwarded.
+	track   bool
+	given   map[string][]int
+	seq     int
+	lastSeq map[flowDSCP]int
+	meta    device.Meta
+}
+
+type flowDSCP struct {
+	k    device.FlowKey
+	dscp uint8
+}
+
+var defaultCodepoints = device.Codepoints{}.WithDefaults()
+
+// input notes a frame the device accepted.
+func (o *outCheck) input(fr []byte) {
+	if o.track {
+		o.seq++
+		o.given[string(fr)] = append(o.given[string(fr)], o.seq)
+	}
+}
+
+// retract forgets the last frame noted, which the device refused.
+func (o *outCheck) retract(fr []byte) {
+	if q := o.given[string(fr)]; len(q) > 0 && q[len(q)-1] == o.seq {
+		if len(q) == 1 {
+			delete(o.given, string(fr))
+		} else {
+			o.given[string(fr)] = q[:len(q)-1]
+		}
+	}
+}
+
+// forwarded checks a frame the switch forwarded: byte for byte a frame it
+// was given, and not ahead of an earlier one of its flow and DSCP.
+func (o *outCheck) forwarded(fr []byte) {
+	q := o.given[string(fr)]
+	if len(q) == 0 {
+		o.err = "the switch forwarded a frame it was not given (altered or duplicated)"
+		return
+	}
+	n := q[0]
+	if len(q) == 1 {
+		delete(o.given, string(fr))
+	} else {
+		o.given[string(fr)] = q[1:]
+	}
+	device.Parse(fr, &o.meta, &defaultCodepoints)
+	if !o.meta.IP() {
+		return
+	}
+	k := flowDSCP{o.meta.Flow(), o.meta.DSCP}
+	if last, ok := o.lastSeq[k]; ok && n < last {
+		o.err = "the switch reordered frames of one flow"
+	}
+	o.lastSeq[k] = n
 }
 
 func (o *outCheck) out(x device.Out) {
@@ -194,6 +254,9 @@ func (o *outCheck) out(x device.Out) {
 	if x.Port == device.HostPort && o.speed[x.Port] == 0 {
 		o.toHost++
 		return
+	}
+	if o.track && !x.Generated {
+		o.forwarded(x.Frame)
 	}
 	if l, ok := o.last[x.Port]; ok {
 		if end := l[0] + device.TxTime(int(l[1]), o.speed[x.Port]); x.Time < end-1 {
@@ -318,7 +381,8 @@ func newSwitchRig(t *testing.T, g *prog) *switchRig {
 	if err := d.Attach(schemes...); err != nil {
 		t.Fatalf("attach: %v", err)
 	}
-	r.oc = &outCheck{t: t, speed: map[int]int64{}, last: map[int][2]int64{}}
+	r.oc = &outCheck{t: t, speed: map[int]int64{}, last: map[int][2]int64{},
+		track: true, given: map[string][]int{}, lastSeq: map[flowDSCP]int{}}
 	for _, pt := range d.Ports() {
 		r.oc.speed[pt.ID] = pt.Speed
 	}
@@ -454,7 +518,12 @@ func FuzzSwitch(f *testing.F) {
 			if knownDeviceBug(tm) || (r.bfcS != nil || r.fgS != nil || r.pcS != nil) && tm > bfcSpan {
 				return
 			}
+			// Noted before Input: an idle port sends the frame from inside it.
+			r.oc.input(fr)
 			err := d.Input(port, tm, fr)
+			if err != nil {
+				r.oc.retract(fr)
+			}
 			switch {
 			case tm < d.Now() && !errors.Is(err, device.ErrTimeOrder):
 				t.Fatalf("step %d: input at %d before now %d: %v, want ErrTimeOrder", n, tm, d.Now(), err)
