@@ -276,7 +276,7 @@ func (c *Case) intParam(name string) int64 { return c.Params[name].Int }
 
 func bfcParams(c *Case) bfc.Params {
 	return bfc.Params{Queues: int(c.intParam("n_q")), HopRTT: c.intParam("hrtt"), Tau: c.intParam("tau"),
-		FilterLen: int(c.intParam("filter_len")), Hashes: int(c.intParam("k"))}
+		FilterLen: int(c.intParam("filter_len")), Hashes: int(c.intParam("k")), AlwaysSend: c.Params["always_send"].Bool}
 }
 
 // legacyCIMEmitter sends plain 802.1Qcz CIMs (no SFC pause TLV) where SFC

@@ -121,6 +121,10 @@ func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
 		return rep, err
 	}
 	defer ds.close()
+	if opt.prefetch() {
+		in.prefetch()
+		ds.prefetch()
+	}
 	k := newDevChecker(c, m, rep, ds)
 	m.Dev.OnOutput(k.refOut)
 	if m.obs != nil {

@@ -30,6 +30,7 @@ type schemeState struct {
 	bfcSeq   map[int]uint32
 	bfcUnion []byte
 	bfcInter []byte
+	bfcZero  map[int]bool // the reference's last frame on the port cleared every bit
 	rx       layers.BFC
 
 	// Floodgate credits and dst-pause.
@@ -109,7 +110,7 @@ type pcItem struct {
 
 func newSchemeState(k *devChecker) *schemeState {
 	s := &schemeState{k: k, bfcOn: k.c.Has(SchemeBFC), fgOn: k.c.Has(SchemeFloodgate), pcOn: k.c.Has(SchemePBFS),
-		bfcRef: map[int][]*bfcItem{}, bfcSeq: map[int]uint32{}, inCum: map[fgKey]int64{}, refCum: map[fgKey]*cumHist{},
+		bfcRef: map[int][]*bfcItem{}, bfcSeq: map[int]uint32{}, bfcZero: map[int]bool{}, inCum: map[fgKey]int64{}, refCum: map[fgKey]*cumHist{},
 		devCum: map[fgKey]int64{}, pcRef: map[device.FlowKey][]*pcItem{}}
 	p := bfcParams(k.c)
 	s.bfcK, s.bfcL = p.Hashes, p.FilterLen
@@ -162,6 +163,7 @@ func (s *schemeState) ref(o device.Out, no int) bool {
 			return false
 		}
 		it := &bfcItem{t: o.Time, no: no, port: o.Port, filter: append([]byte(nil), s.rx.Filter...)}
+		s.bfcZero[o.Port] = allZero(it.filter)
 		s.bfcRef[o.Port] = append(s.bfcRef[o.Port], it)
 		s.bfcRing = append(s.bfcRing, it)
 		return true
@@ -281,6 +283,12 @@ func (s *schemeState) devBFC(r *record, m *device.Meta) {
 		}
 	}
 	if !any {
+		// An all-zero frame while the reference's filter on this port is
+		// clear is harmless: the reference stops sending once idle, the
+		// literal "every τ" does not.
+		if allZero(s.rx.Filter) && (s.bfcZero[r.port] || len(s.bfcRef[r.port]) == 0 && !s.bfcSent(r.port)) {
+			return
+		}
 		s.bad(r, CheckJustified, "bfc", "no BFC frame (none in the reference on this port within the time tolerance)", describe(r.data, &k.cp), "")
 		return
 	}
@@ -295,6 +303,21 @@ func (s *schemeState) devBFC(r *record, m *device.Meta) {
 	if missing > 0 {
 		s.bad(r, CheckComplete, "bfc.filter", "every bit the reference sets throughout the time tolerance", fmt.Sprintf("%d of them clear", missing), "does not pause flows the reference pauses")
 	}
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// bfcSent reports whether the reference has sent a BFC frame on port yet.
+func (s *schemeState) bfcSent(port int) bool {
+	_, ok := s.bfcZero[port]
+	return ok
 }
 
 func popcount(b byte) int {

@@ -146,6 +146,9 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	if dryRun || !res.Changed {
 		return res, nil
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return nil, err
+	}
 	return res, os.Rename(tmp.Name(), expected)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -426,3 +427,39 @@ func TestAnotherSuppressionPhasePasses(t *testing.T) {
 }
 
 func layersICRC(ip []byte) (uint32, error) { return layers.ComputeICRC(ip) }
+
+// TestLiteralBFCTickerPasses checks that a BFC device that sends a pause
+// frame every τ for ever (the literal reading of behaviour.md §6; the
+// reference stops once idle) passes device mode.
+func TestLiteralBFCTickerPasses(t *testing.T) {
+	vdir := filepath.Join(pcaps, "bfc/pause-resume")
+	c, err := conformance.LoadCase(filepath.Join(vdir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	literal := *c
+	literal.Params = maps.Clone(c.Params)
+	literal.Params["always_send"] = conformance.Param{Name: "always_send", Bool: true}
+	var b bytes.Buffer
+	n, err := conformance.Generate(&literal, filepath.Join(vdir, conformance.InputFile), &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, _ := conformance.RunVector(vdir, conformance.Options{})
+	if n <= ex.Frames.Model {
+		t.Fatalf("always_send sent %d frames, the reference %d: nothing to test", n, ex.Frames.Model)
+	}
+	dev := filepath.Join(t.TempDir(), "dev.pcapng")
+	if err := os.WriteFile(dev, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := conformance.CheckDevice(c, filepath.Join(vdir, conformance.InputFile), dev, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != conformance.Pass {
+		var s strings.Builder
+		rep.WriteText(&s)
+		t.Fatalf("a device sending BFC frames every tau fails:\n%s", s.String())
+	}
+}

@@ -74,6 +74,7 @@ var paramTable = []paramSpec{
 	{name: "tau", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemeBFC, SchemeFloodgate}, role: int(device.RoleSwitch), doc: "BFC pause-frame period (default hrtt / 2) or Floodgate credit period (default 10us)"},
 	{name: "filter_len", kind: pkBytes, lo: 1, hi: 1024, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC filter length L (default 128B, a multiple of k)"},
 	{name: "k", kind: pkInt, lo: 1, hi: 8, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC filter stages (hashes) k (default 4)"},
+	{name: "always_send", kind: pkBool, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC pause frames every tau for ever, not only while active (default false)"},
 	// Floodgate, behaviour.md §7.
 	{name: "m", kind: pkFloat, flo: 1e-6, fhi: 64, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "window multiplier m of the next-hop BDP (default 1.5)"},
 	{name: "next_hop_rtt", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "RTT of the next-hop BDP (default 1.2us)"},

@@ -64,7 +64,7 @@ type record struct {
 // backwards. It holds one frame at a time.
 type stream struct {
 	c      *Case
-	r      *pcapio.Reader
+	r      capReader
 	file   string
 	ifmap  []int // capture interface index → port id, built lazily
 	epoch  int64 // Unix ns of model time 0
@@ -72,6 +72,7 @@ type stream struct {
 	peeked *record
 	peekE  error
 	rec    record
+	pre    *prefetcher
 }
 
 // epochRef is the Unix time in ns of model time 0, shared by the captures
@@ -87,7 +88,7 @@ func openStream(c *Case, path string, ep *epochRef) (*stream, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
-	r, err := pcapio.Open(path)
+	r, err := openCapture(path)
 	if err != nil {
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
@@ -255,10 +256,128 @@ func (s *stream) next() (*record, error) {
 	if s.peekE != nil {
 		return nil, s.peekE
 	}
+	if s.pre != nil {
+		return s.pre.next()
+	}
 	return s.read()
 }
 
-func (s *stream) close() { s.r.Close() }
+func (s *stream) close() {
+	if s.pre != nil {
+		s.pre.stop()
+	}
+	s.r.Close()
+}
+
+// prefetch makes the stream read and decode ahead on its own goroutine,
+// in batches, so that reading a capture runs beside the model on another
+// core. At most a few batches are held, so memory stays bounded.
+func (s *stream) prefetch() {
+	if s.pre != nil || s.peekE != nil {
+		return
+	}
+	if s.peeked != nil {
+		r := *s.peeked
+		r.data = append([]byte(nil), r.data...)
+		s.peeked = &r
+	}
+	p := &prefetcher{full: make(chan *batch, 4), empty: make(chan *batch, 6), done: make(chan struct{})}
+	for i := 0; i < 6; i++ {
+		p.empty <- &batch{}
+	}
+	s.pre = p
+	go p.run(s)
+}
+
+const batchLen = 256
+
+type batch struct {
+	recs []record
+	buf  []byte
+	err  error
+}
+
+type prefetcher struct {
+	full, empty chan *batch
+	done        chan struct{}
+	cur         *batch
+	i           int
+	err         error
+	stopped     bool
+}
+
+func (p *prefetcher) run(s *stream) {
+	defer close(p.full)
+	for {
+		var b *batch
+		select {
+		case b = <-p.empty:
+		case <-p.done:
+			return
+		}
+		b.recs, b.buf, b.err = b.recs[:0], b.buf[:0], nil
+		for len(b.recs) < batchLen {
+			r, err := s.read()
+			if err != nil {
+				b.err = err
+				break
+			}
+			off := len(b.buf)
+			b.buf = append(b.buf, r.data...)
+			rc := *r
+			rc.data = b.buf[off:len(b.buf):len(b.buf)]
+			b.recs = append(b.recs, rc)
+		}
+		// Slices into buf may have moved when it grew: fix them up.
+		off := 0
+		for i := range b.recs {
+			n := len(b.recs[i].data)
+			b.recs[i].data = b.buf[off : off+n : off+n]
+			off += n
+		}
+		select {
+		case p.full <- b:
+		case <-p.done:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+func (p *prefetcher) next() (*record, error) {
+	for {
+		if p.cur != nil && p.i < len(p.cur.recs) {
+			p.i++
+			return &p.cur.recs[p.i-1], nil
+		}
+		if p.cur != nil {
+			if p.cur.err != nil {
+				p.err = p.cur.err
+			}
+			p.empty <- p.cur
+			p.cur = nil
+		}
+		if p.err != nil {
+			return nil, p.err
+		}
+		b, ok := <-p.full
+		if !ok {
+			return nil, io.EOF
+		}
+		p.cur, p.i = b, 0
+	}
+}
+
+func (p *prefetcher) stop() {
+	if !p.stopped {
+		p.stopped = true
+		close(p.done)
+		for range p.full {
+		}
+	}
+}
 
 // fmtTime renders model time ns as µs with ns precision ("12.345us").
 func fmtTime(ns int64) string {
