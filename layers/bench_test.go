@@ -45,7 +45,7 @@ type benchParser struct {
 	eth     layers.Ethernet
 	ip4     layers.IPv4
 	ip6     layers.IPv6
-	udp     layers.UDP
+	udp     UDP // our UDP: its port lookup is a flat table, not gopacket's map
 	mc      MACControl
 	pause   Pause
 	pfc     PFC

@@ -162,7 +162,13 @@ func FilterMatches(filter []byte, k int, vfid uint32) bool {
 }
 
 // SetFilterBit sets the flow's bit in stage s of filter.
+//
+// It does nothing when the geometry is invalid (k < 1, len(filter) not a
+// positive multiple of k) or s is not a stage (0 ≤ s < k).
 func SetFilterBit(filter []byte, k int, vfid uint32, s int) {
+	if k < 1 || len(filter) < k || len(filter)%k != 0 || s < 0 || s >= k {
+		return
+	}
 	stage := len(filter) / k
 	i := StageIndex(vfid, s, len(filter), k)
 	filter[s*stage+int(i/8)] |= 0x80 >> (i % 8)
@@ -237,7 +243,11 @@ func StageIndex(vfid uint32, s int, filterLen, k int) uint32 {
 	var b [5]byte
 	binary.BigEndian.PutUint32(b[:], vfid)
 	b[4] = byte(s)
-	return crc32c(b[:]) % uint32(8*filterLen/k)
+	bits := 8 * filterLen / max(k, 1)
+	if bits <= 0 {
+		return 0 // no bits: an invalid geometry (L < k, k < 1) has no index
+	}
+	return crc32c(b[:]) % uint32(bits)
 }
 
 func decodeBFC(data []byte, p gopacket.PacketBuilder) error {

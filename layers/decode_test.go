@@ -115,8 +115,9 @@ func decodeRows(t *testing.T) []decodeRow {
 		{name: "pfc/reserved-pad", layer: &PFC{}, data: at(pfc, 20, 0xff), warn: WarnReserved, next: zero},
 
 		// §3 BTH and its extension headers.
-		{name: "bth/empty", layer: &BTH{}, data: nil, err: ErrTruncated, field: "bth", offset: 0, trunc: true},
-		{name: "bth/short", layer: &BTH{}, data: cnp[:11], err: ErrTruncated, field: "bth", offset: 0, trunc: true},
+		{name: "bth/empty", layer: &BTH{}, data: nil, err: ErrTruncated, field: "opcode", offset: 0, trunc: true},
+		{name: "bth/short", layer: &BTH{}, data: cnp[:11], err: ErrTruncated, field: "psn", offset: 9, trunc: true},
+		{name: "bth/short-qp", layer: &BTH{}, data: cnp[:7], err: ErrTruncated, field: "destqp", offset: 5, trunc: true},
 		{name: "bth/no-icrc", layer: &BTH{}, data: cnp[:12], err: ErrTruncated, field: "icrc", offset: 12, trunc: true},
 		{name: "bth/short-icrc", layer: &BTH{}, data: bthBody(OpcodeRCSendOnly, 3), err: ErrTruncated, field: "icrc", offset: 12, trunc: true},
 		{name: "bth/send-only-empty", layer: &BTH{}, data: bthBody(OpcodeRCSendOnly, 4), next: zero},
@@ -401,5 +402,20 @@ func TestWarningsText(t *testing.T) {
 	}
 	if !(WarnReserved | WarnTVer).Has(WarnTVer) || WarnReserved.Has(WarnReserved|WarnTVer) {
 		t.Error("Has")
+	}
+}
+
+// A BTH cut inside its header keeps the fields that are whole: a cut CNP
+// still shows its opcode and QP.
+func TestBTHCutKeepsWholeFields(t *testing.T) {
+	cnp := unhex(t, cnpV4Hex)[14+20+8:]
+	var b BTH
+	var fb feedback
+	err := b.DecodeFromBytes(cnp[:10], &fb)
+	if !errors.Is(err, ErrTruncated) || !fb.truncated {
+		t.Fatalf("err %v truncated %v", err, fb.truncated)
+	}
+	if b.Opcode != OpcodeCNP || b.PKey != 0xffff || !b.BECN || b.DestQP != 0xd2 || b.PSN != 0 {
+		t.Errorf("cut BTH fields %+v", b)
 	}
 }

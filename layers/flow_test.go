@@ -224,3 +224,22 @@ func TestICRCFunctions(t *testing.T) {
 		}
 	}
 }
+
+// The hash helpers take any geometry without panicking: an invalid one has
+// no bits (StageIndex 0) and sets none.
+func TestFilterHelpersInvalidGeometry(t *testing.T) {
+	for _, g := range []struct{ l, k int }{{0, 4}, {128, 0}, {3, 4}, {-8, 4}} {
+		if got := StageIndex(1, 0, g.l, g.k); got != 0 {
+			t.Errorf("StageIndex(L=%d, k=%d) = %d, want 0", g.l, g.k, got)
+		}
+	}
+	for _, c := range []struct {
+		filter []byte
+		k, s   int
+	}{{nil, 4, 0}, {make([]byte, 4), 0, 0}, {make([]byte, 8), 4, 9}, {make([]byte, 8), 4, -1}, {make([]byte, 6), 4, 0}} {
+		SetFilterBit(c.filter, c.k, 0x1234, c.s)
+		if !allZero(c.filter) {
+			t.Errorf("SetFilterBit(len %d, k %d, s %d) set a bit", len(c.filter), c.k, c.s)
+		}
+	}
+}

@@ -17,7 +17,7 @@ type Parser struct {
 	Dot1Q      layers.Dot1Q
 	IPv4       layers.IPv4
 	IPv6       layers.IPv6
-	UDP        layers.UDP
+	UDP        UDP
 	MACControl MACControl
 	Pause      Pause
 	PFC        PFC

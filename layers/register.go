@@ -24,11 +24,11 @@ func init() {
 		DecodeWith: gopacket.DecodeFunc(decodeCIM), Name: "CIM", LayerType: LayerTypeCIM}
 	layers.EthernetTypeMetadata[EthernetTypeFCExp] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeFCExp), Name: "FCExp", LayerType: LayerTypeFCExp}
-	layers.RegisterUDPPortLayerType(RoCEv2Port, LayerTypeBTH)
-	layers.RegisterUDPPortLayerType(DefaultCIMPort, LayerTypeCIM)
-	layers.RegisterUDPPortLayerType(DefaultBTSPort, LayerTypeBTS)
-	layers.RegisterUDPPortLayerType(DefaultPostcardPort, LayerTypePostcard)
 	portMu.Lock()
+	setUDPPort(RoCEv2Port, LayerTypeBTH)
+	setUDPPort(DefaultCIMPort, LayerTypeCIM)
+	setUDPPort(DefaultBTSPort, LayerTypeBTS)
+	setUDPPort(DefaultPostcardPort, LayerTypePostcard)
 	ports[LayerTypeCIM] = []uint16{DefaultCIMPort}
 	ports[LayerTypeBTS] = []uint16{DefaultBTSPort}
 	ports[LayerTypePostcard] = []uint16{DefaultPostcardPort}
@@ -48,9 +48,9 @@ var (
 // to release one. Like gopacket's own registry it must not race with
 // decoding: call it before decoding starts.
 func RegisterUDPPort(port uint16, lt gopacket.LayerType) {
-	layers.RegisterUDPPortLayerType(layers.UDPPort(port), lt)
 	portMu.Lock()
 	defer portMu.Unlock()
+	setUDPPort(port, lt)
 	for t, ps := range ports {
 		ports[t] = remove(ps, port)
 	}
@@ -59,9 +59,9 @@ func RegisterUDPPort(port uint16, lt gopacket.LayerType) {
 
 // UnregisterUDPPort makes port decode as a plain payload again.
 func UnregisterUDPPort(port uint16) {
-	layers.RegisterUDPPortLayerType(layers.UDPPort(port), gopacket.LayerTypePayload)
 	portMu.Lock()
 	defer portMu.Unlock()
+	setUDPPort(port, gopacket.LayerTypePayload)
 	for t, ps := range ports {
 		ports[t] = remove(ps, port)
 	}
