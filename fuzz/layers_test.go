@@ -176,8 +176,21 @@ func FuzzPacket(f *testing.F) {
 		}
 		for _, lt := range p.Decoded {
 			for _, o := range ourTypes {
-				if lt == o && pkt.Layer(lt) == nil {
+				if lt != o {
+					continue
+				}
+				nl := pkt.Layer(lt)
+				if nl == nil {
 					t.Fatalf("Parser decoded %v without error, NewPacket has no such layer: %v", lt, pkt.Layers())
+				}
+				// The two paths decode the same octets: same fields, same
+				// warnings.
+				pl := p.Layer(lt)
+				if a, b := project(pl), project(nl.(gopacket.DecodingLayer)); !reflect.DeepEqual(a, b) {
+					t.Fatalf("%v: Parser and NewPacket disagree on %x:\n  Parser    %+v\n  NewPacket %+v", lt, data, a, b)
+				}
+				if a, b := warningsOf(pl), warningsOf(nl); a != b {
+					t.Fatalf("%v: Parser warns %q, NewPacket %q, on %x", lt, a, b, data)
 				}
 			}
 		}
@@ -257,11 +270,14 @@ func project(l gopacket.DecodingLayer) any {
 	case *layers.FGCredit:
 		c := *m
 		c.BaseLayer, c.Padding, c.Warnings = glayers.BaseLayer{}, nil, 0
+		if len(c.Entries) == 0 {
+			c.Entries = nil // a reused layer keeps its array
+		}
 		return c
 	case *layers.FGPause:
 		c := *m
 		c.BaseLayer, c.Padding, c.Warnings = glayers.BaseLayer{}, nil, 0
-		c.Entries = append([]layers.DstPauseEntry(nil), m.Entries...)
+		c.Entries = append([]layers.DstPauseEntry(nil), m.Entries...) // nil when empty
 		for i := range c.Entries {
 			c.Entries[i].Reserved = 0
 		}
@@ -353,4 +369,13 @@ func knownRoundTripBug(l gopacket.DecodingLayer) bool {
 		return mapped(m.Family, a)
 	}
 	return false
+}
+
+// warningsOf returns the warnings a layer of ours carries.
+func warningsOf(l any) layers.Warnings {
+	v := reflect.Indirect(reflect.ValueOf(l)).FieldByName("Warnings")
+	if !v.IsValid() {
+		return 0
+	}
+	return layers.Warnings(v.Uint())
 }
