@@ -243,11 +243,10 @@ func StageIndex(vfid uint32, s int, filterLen, k int) uint32 {
 	var b [5]byte
 	binary.BigEndian.PutUint32(b[:], vfid)
 	b[4] = byte(s)
-	bits := 8 * filterLen / max(k, 1)
-	if bits <= 0 {
-		return 0 // no bits: an invalid geometry (L < k, k < 1) has no index
+	if k < 1 || filterLen < k {
+		return 0 // an invalid geometry (k < 1, L < k) has no bits to index
 	}
-	return crc32c(b[:]) % uint32(bits)
+	return crc32c(b[:]) % uint32(8*filterLen/k)
 }
 
 func decodeBFC(data []byte, p gopacket.PacketBuilder) error {
