@@ -138,3 +138,22 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeListsTheCorpus keeps README.md's table of vectors in step with
+// the corpus: every vector and its description.
+func TestReadmeListsTheCorpus(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range vectors(t) {
+		c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := "| `" + rel(dir) + "` | " + c.Description + " |"
+		if !strings.Contains(string(b), row) {
+			t.Errorf("README.md lacks the row\n%s", row)
+		}
+	}
+}
