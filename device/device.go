@@ -198,7 +198,8 @@ type Port struct {
 	Queues       []Queue
 
 	idx         int
-	endFs       int64
+	endNs       int64 // end of the last transmission: endNs ns + endFrac fs
+	endFrac     int64 // 0 ≤ endFrac < fsPerNs
 	txing       *Packet
 	pausedUntil [8]int64
 	wakeAt      int64
@@ -786,18 +787,27 @@ func (d *Device) pick(pt *Port) (*Packet, int64) {
 }
 
 func (d *Device) startTx(pt *Port, p *Packet, cont bool) {
+	// Port clocks keep whole nanoseconds and a femtosecond remainder apart,
+	// so they never overflow: a single femtosecond count wraps int64 after
+	// 2.56 h of virtual time, and capture timestamps are ns since 1970.
 	now := d.sim.now
-	start := now * fsPerNs
+	startNs, startFrac := now, int64(0)
 	if cont {
-		start = max(pt.endFs, p.NotBefore*fsPerNs)
-		if start > now*fsPerNs { // cannot happen: keep the clock monotonic
-			start = now * fsPerNs
+		startNs, startFrac = pt.endNs, pt.endFrac
+		if p.NotBefore > startNs {
+			startNs, startFrac = p.NotBefore, 0
+		}
+		if startNs > now || startNs == now && startFrac > 0 { // cannot happen: keep the clock monotonic
+			startNs, startFrac = now, 0
 		}
 	}
-	end := start + txFs(len(p.Data), pt.Speed)
-	pt.endFs = end
+	frac := startFrac + txFs(len(p.Data), pt.Speed)
+	pt.endNs, pt.endFrac = startNs+frac/fsPerNs, frac%fsPerNs
+	p.TxStart = startNs
+	if startFrac > 0 {
+		p.TxStart++
+	}
 	pt.txing = p
-	p.TxStart = ceilDiv(start, fsPerNs)
 	pt.TxFrames++
 	pt.TxBytes += int64(len(p.Data))
 	for _, s := range d.schemes {
@@ -813,7 +823,11 @@ func (d *Device) startTx(pt *Port, p *Packet, cont bool) {
 		c := d.sim.alloc(p.Data)
 		d.sim.push(event{t: p.TxStart + pt.delay, dev: pt.peer, kind: evDeliver, port: int32(pt.peerPort), pkt: c})
 	}
-	d.sim.push(event{t: ceilDiv(end, fsPerNs), dev: d, kind: evTxDone, port: int32(pt.idx), pkt: p})
+	done := pt.endNs
+	if pt.endFrac > 0 {
+		done++
+	}
+	d.sim.push(event{t: done, dev: d, kind: evTxDone, port: int32(pt.idx), pkt: p})
 }
 
 func (d *Device) fire(e *event) {

@@ -437,3 +437,31 @@ func TestConnectAndDeterminism(t *testing.T) {
 		t.Errorf("connect across sims: %v", err)
 	}
 }
+
+// Port clocks do not wrap: a frame forwarded at a capture-like absolute
+// time (ns since 1970, far past 2^63 femtoseconds) leaves at that time.
+func TestPortClockLargeTimes(t *testing.T) {
+	for _, t0 := range []int64{1 << 60, 1_767_225_600_000_000_000} {
+		d, err := NewSwitch(Config{Ports: []PortConfig{
+			{ID: 0, Speed: 100e9}, {ID: 1, Speed: 100e9, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		d.OnOutput(func(o Out) { got = append(got, o.Time) })
+		frame := frame(t, netip.MustParseAddr("10.1.0.1"), netip.MustParseAddr("10.0.0.2"), 0, 1078)
+		for i := 0; i < 3; i++ {
+			if err := d.Input(0, t0, frame); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.Flush()
+		// 3 back-to-back 1,078-octet frames at 100 Gb/s, 88.16 ns each
+		// (behaviour.md §0): first bits at 0, 88.16 and 176.32 ns, rounded up.
+		want := []int64{t0, t0 + 89, t0 + 177}
+		if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+			t.Errorf("t0 %d: out times %v, want %v", t0, got, want)
+		}
+	}
+}
