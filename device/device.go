@@ -215,6 +215,11 @@ type Port struct {
 // schemes that keep per-port state in slices.
 func (pt *Port) Index() int { return pt.idx }
 
+// Delay returns the propagation delay in ns of the link Connect gave the
+// port (0 when it is not connected), so a scheme can derive hop RTTs and
+// BDPs from the topology.
+func (pt *Port) Delay() int64 { return pt.delay }
+
 // Busy reports whether a frame is being transmitted.
 func (pt *Port) Busy() bool { return pt.txing != nil }
 

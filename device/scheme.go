@@ -31,7 +31,9 @@ const (
 //   - OnEnqueue: the frame passed buffer admission and is about to join
 //     egress queue (OutPort, Queue); a scheme may still change Queue, drop
 //     or take it (a scheme that takes a frame here owns its buffer space).
-//   - OnDequeue: the frame starts transmission (TxStart is set).
+//   - OnDequeue: the frame starts transmission (TxStart is set). A scheme
+//     may rewrite the frame's bytes here, in place (PB-FS marks packets so);
+//     the device sends them as they are after the last OnDequeue.
 //   - OnDepart: its last bit has left; it no longer occupies the buffer.
 //   - OnTimer: a timer set with Device.After fired.
 //
@@ -62,7 +64,8 @@ type Picker interface {
 
 // FlowGate lets a scheme hold back a NIC flow (a Floodgate dst-pause, a BFC
 // filter): FlowBlockedUntil returns the time until which f may not start a
-// frame, or 0 when it may. The NIC asks every attached FlowGate.
+// frame, or 0 when it may; math.MaxInt64 holds it until the scheme calls
+// Kick on the NIC's wire port. The NIC asks every attached FlowGate.
 type FlowGate interface {
 	FlowBlockedUntil(d *Device, f *Flow) int64
 }
