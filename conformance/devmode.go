@@ -175,6 +175,7 @@ type devChecker struct {
 	dlim  int64 // every device frame at or before dlim was processed
 
 	// data
+	slab  []dataItem // items are allocated 256 at a time
 	dq    map[dataKey]*dataQ
 	ring  []*dataItem
 	rhead int
@@ -272,7 +273,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream) *devChecker {
 		}
 	}
 	if m.SFC != nil || c.Has(SchemePBFS) {
-		k.trig = &trigIndex{k: k, trig: map[uint64]trigEntry{}}
+		k.trig = &trigIndex{k: k}
 	}
 	if m.SFC != nil {
 		k.sfc = newSFCState(k)
@@ -343,7 +344,12 @@ func (k *devChecker) refOut(o device.Out) {
 	}
 	var m device.Meta
 	device.Parse(o.Frame, &m, &k.cp)
-	it := &dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame), data: k.buf(o.Frame)}
+	if len(k.slab) == 0 {
+		k.slab = make([]dataItem, 256)
+	}
+	it := &k.slab[0]
+	k.slab = k.slab[1:]
+	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame), data: k.buf(o.Frame)}
 	q := k.dq[it.key]
 	if q == nil {
 		q = &dataQ{}

@@ -54,11 +54,6 @@ type trigEntry struct {
 	vid      uint16
 }
 
-type trigRef struct {
-	t int64
-	h uint64
-}
-
 // sfcState checks the SFC signals (BTS, CIMs) of a device against the
 // reference SFC switch's decisions.
 type sfcState struct {
@@ -79,10 +74,14 @@ type sfcState struct {
 // quotes (quote content, trigger time).
 type trigIndex struct {
 	k     *devChecker
-	trig  map[uint64]trigEntry
-	trigQ []trigRef
+	ring  []trigItem // time-ordered; lookups (one per signal) scan it
 	thead int
 	qbuf  []byte
+}
+
+type trigItem struct {
+	h uint64
+	e trigEntry
 }
 
 func newSFCState(k *devChecker) *sfcState {
@@ -150,8 +149,7 @@ func (s *trigIndex) index(r *record) {
 	e.t, e.no, e.iplen, e.vid = r.t, r.no, len(ip), m.VID
 	copy(e.dst[:], r.data[0:6])
 	copy(e.src[:], r.data[6:12])
-	s.trig[h] = e
-	s.trigQ = append(s.trigQ, trigRef{r.t, h})
+	s.ring = append(s.ring, trigItem{h, e})
 }
 
 func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
@@ -159,8 +157,12 @@ func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
 	if !ok {
 		return trigEntry{}, false
 	}
-	e, ok := s.trig[h]
-	return e, ok
+	for i := len(s.ring) - 1; i >= s.thead; i-- {
+		if s.ring[i].h == h {
+			return s.ring[i].e, true
+		}
+	}
+	return trigEntry{}, false
 }
 
 // refSignal takes a BTS or CIM the reference switch sent.
@@ -497,19 +499,12 @@ func (s *sfcState) expire(all bool) {
 func (s *trigIndex) expire(all bool) {
 	k := s.k
 	lim := k.dlim
-	for s.thead < len(s.trigQ) {
-		x := s.trigQ[s.thead]
-		if !all && x.t+k.win >= lim {
-			break
-		}
+	for s.thead < len(s.ring) && (all || s.ring[s.thead].e.t+k.win < lim) {
 		s.thead++
-		if e, ok := s.trig[x.h]; ok && e.t == x.t {
-			delete(s.trig, x.h)
-		}
 	}
-	if s.thead > 1024 && s.thead*2 > len(s.trigQ) {
-		n := copy(s.trigQ, s.trigQ[s.thead:])
-		s.trigQ, s.thead = s.trigQ[:n], 0
+	if s.thead > 4096 && s.thead*2 > len(s.ring) {
+		n := copy(s.ring, s.ring[s.thead:])
+		s.ring, s.thead = s.ring[:n], 0
 	}
 }
 

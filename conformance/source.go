@@ -23,6 +23,7 @@ type UnusableError struct {
 	Err    error // the underlying error, if any
 }
 
+// Error says "unusable: FILE: frame N: REASON".
 func (e *UnusableError) Error() string {
 	var b strings.Builder
 	b.WriteString("unusable: ")

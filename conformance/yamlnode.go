@@ -18,6 +18,7 @@ type CaseError struct {
 	Msg  string
 }
 
+// Error says "FILE:LINE: KEY: MESSAGE".
 func (e *CaseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -37,6 +38,7 @@ func (e *CaseError) Error() string {
 // the error LoadCase and ParseCase return when the file is invalid.
 type CaseErrors []*CaseError
 
+// Error gives every problem, one a line.
 func (es CaseErrors) Error() string {
 	var b strings.Builder
 	for i, e := range es {

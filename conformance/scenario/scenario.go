@@ -337,8 +337,10 @@ func hostPrefix(i int, v6 bool) netip.Prefix {
 	return netip.PrefixFrom(Host(i, false), 24).Masked()
 }
 
-// HostMAC is the MAC of the host behind port i; SwitchMAC of port i.
-func HostMAC(i int) device.MAC   { return device.MAC{2, 0, 0, 0, byte(i >> 8), byte(i)} }
+// HostMAC is the MAC of the host behind switch port i.
+func HostMAC(i int) device.MAC { return device.MAC{2, 0, 0, 0, byte(i >> 8), byte(i)} }
+
+// SwitchMAC is the MAC of switch port i.
 func SwitchMAC(i int) device.MAC { return device.MAC{2, 0x5f, 0, 0, byte(i >> 8), byte(i)} }
 
 // UplinkMAC is the MAC of the router behind an uplink port i.
