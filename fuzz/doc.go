@@ -33,7 +33,8 @@
 //	                receiver, BFC, Floodgate, PB-FS sender) and its host side
 //
 // Seeds come from package sample (every format, and the malformed frames),
-// from every capture under pcaps/ (the first 40 frames of each), from the
+// from every capture under pcaps/ (the first 5 frames of each: the
+// vectors repeat a few shapes, and every seed costs baseline time), from the
 // golden frames of layers/golden_test.go, from the case.yaml files of the
 // conformance vectors and from filter's tests. Inputs that crashed a target
 // once are kept under testdata/fuzz/FuzzXxx/ and replayed by go test.

@@ -200,7 +200,7 @@ func frames() [][]byte {
 			if err != nil {
 				continue
 			}
-			for n := 0; n < 40; n++ {
+			for n := 0; n < 5; n++ {
 				fr, err := r.Next()
 				if err != nil {
 					break

@@ -15,10 +15,11 @@
 # Environment: FUZZ_PARALLEL (workers, default 1: the CI machines have 2
 # shared cores), FUZZ_MINIMIZE_TIME (default 1s: Go minimizes every new
 # corpus entry for up to 60 s by default, time that shows as 0 execs/s),
-# FUZZ_LOG_DIR (default a temporary directory; each target's full output).
+# FUZZ_LOG_DIR (default a temporary directory; each target's full output),
+# FUZZ_CACHE_DIR (the corpus cache; default Go's, or a fresh one for -smoke).
 #
 # New corpus entries go to Go's fuzz cache ($(go env GOCACHE)/fuzz), not to
-# the repository, so a later run starts from them.
+# the repository, so a later run starts from them (-smoke starts afresh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -smoke) smoke=1 ;;
     -time) shift; per=${1:?-time needs a duration} ;;
-    -h|-help|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|-help|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     Fuzz*) targets+=("$1") ;;
     *) echo "run.sh: unknown argument $1 (try -help)" >&2; exit 2 ;;
   esac
@@ -59,16 +60,31 @@ if ! go test -count=1 ./fuzz > "$logdir/seeds.log" 2>&1; then
   echo "run.sh: seed corpora or regression inputs fail (log: $logdir/seeds.log)" >&2
   exit 1
 fi
+# One instrumented test binary serves every target: go test -fuzz would
+# relink (and on a cold cache rebuild every dependency with coverage
+# instrumentation) per target, time a smoke budget cannot predict.
+bin="$logdir/fuzz.test"
+if ! go test -c -fuzz=. -o "$bin" ./fuzz > "$logdir/build.log" 2>&1; then
+  cat "$logdir/build.log"
+  exit 1
+fi
+# Go's fuzz cache keeps the corpus between runs; a smoke run starts from the
+# seeds and testdata only (a fresh cache), so that its time does not grow
+# with a corpus gathering baseline coverage.
+cache="$(go env GOCACHE)/fuzz/github.com/opensfc/sfc/fuzz"
+[ $smoke = 1 ] && cache="$logdir/cache"
+cache=${FUZZ_CACHE_DIR:-$cache}
 if [ ${#targets[@]} -eq 0 ]; then
-  mapfile -t targets < <(go test -list '^Fuzz' ./fuzz | grep '^Fuzz')
+  mapfile -t targets < <(cd fuzz && "$bin" -test.list '^Fuzz' | grep '^Fuzz')
 fi
 n=${#targets[@]}
 
 if [ $smoke = 1 ]; then
   budget=$(seconds "${FUZZ_TOTAL_BUDGET:-240s}")
   left=$(( budget - ($(date +%s) - start) ))
-  # Each target also spends ~3 s linking and gathering its baseline coverage.
-  each=$(( left / n - 3 ))
+  # Each target also spends a second or two starting its worker and
+  # gathering its baseline coverage.
+  each=$(( left / n - 2 ))
   [ $each -lt 3 ] && each=3
   per=${each}s
 fi
@@ -79,8 +95,9 @@ fail=0
 for t in "${targets[@]}"; do
   log="$logdir/$t.log"
   t0=$(date +%s)
-  go test ./fuzz -run='^$' -fuzz="^${t}\$" -fuzztime="$per" -fuzzminimizetime="$minimize" \
-    -parallel="$parallel" > "$log" 2>&1
+  (cd fuzz && "$bin" -test.run='^$' -test.fuzz="^${t}\$" -test.fuzztime="$per" \
+    -test.fuzzminimizetime="$minimize" -test.parallel="$parallel" -test.fuzzcachedir="$cache" \
+    -test.timeout=0) > "$log" 2>&1
   rc=$?
   wall=$(( $(date +%s) - t0 ))
   last=$(grep '^fuzz: elapsed:.*execs:' "$log" | tail -1)
