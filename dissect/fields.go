@@ -340,11 +340,22 @@ var Protos = []*Proto{
 		flowField("src", KindIP, func(fl layers.Flow) (Value, bool) { return ip(fl.Src), true }),
 		flowField("dst", KindIP, func(fl layers.Flow) (Value, bool) { return ip(fl.Dst), true }),
 		flowField("proto", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.Proto)), true }),
-		flowField("sport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.SrcPort)), true }),
-		flowField("dport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.DstPort)), true }),
+		flowField("sport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.SrcPort)), flowHasPorts(fl) }),
+		flowField("dport", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.DstPort)), flowHasPorts(fl) }),
 		flowField("dscp", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.DSCP)), true }),
 		flowField("qp", KindUint, func(fl layers.Flow) (Value, bool) { return u(uint64(fl.QP)), fl.HasQP }),
 	}},
+}
+
+// flowHasPorts reports whether the quoted protocol has ports (TCP, UDP,
+// DCCP, SCTP, UDP-Lite): for others, flow.sport and flow.dport are absent,
+// as in the Lua dissectors, rather than 0.
+func flowHasPorts(fl layers.Flow) bool {
+	switch fl.Proto {
+	case 6, 17, 33, 132, 136:
+		return true
+	}
+	return false
 }
 
 func cimSFC(p *layers.Parser) bool { return p.CIM.HasSFC }
