@@ -159,6 +159,7 @@ func (r *Report) ExitCode() int {
 func (r *Report) WriteJSON(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
+	e.SetEscapeHTML(false)
 	return e.Encode(r)
 }
 

@@ -140,6 +140,7 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 	if f.format == "json" {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
+		e.SetEscapeHTML(false)
 		if len(reps) == 1 {
 			return e.Encode(reps[0])
 		}
