@@ -168,3 +168,38 @@ func TestDeviceModeUnusable(t *testing.T) {
 func newWriter(f *os.File, names []string) (*pcapio.Writer, error) {
 	return pcapio.NewWriter(f, names...)
 }
+
+// TestDeviceModeSurvivesAnyCapture checks every case against every
+// capture of the corpus (inputs and expected outputs) as the device's, in
+// device mode and in exact mode:
+// wrong devices, malformed frames, foreign ports. Each run must end with
+// a report or an unusable-vector error, never a panic.
+func TestDeviceModeSurvivesAnyCapture(t *testing.T) {
+	dirs := vectors(t)
+	var caps []string
+	for _, d := range dirs {
+		caps = append(caps, filepath.Join(d, conformance.InputFile), filepath.Join(d, conformance.ExpectedFile))
+	}
+	runs := 0
+	for i, d := range dirs {
+		for j, c := range caps {
+			if testing.Short() && (i+j)%5 != 0 {
+				continue
+			}
+			rep, err := conformance.CheckFiles(filepath.Join(d, conformance.CaseFile), filepath.Join(d, conformance.InputFile), c, conformance.Options{MaxShown: 1})
+			if err != nil && !conformance.IsUnusable(err) {
+				t.Fatalf("%s vs %s: %v", d, c, err)
+			}
+			if rep == nil || rep.Verdict == "" {
+				t.Fatalf("%s vs %s: no verdict", d, c)
+			}
+			if cs, err := conformance.LoadCase(filepath.Join(d, conformance.CaseFile)); err == nil {
+				if rep, err := conformance.RunExact(cs, filepath.Join(d, conformance.InputFile), c, conformance.Options{MaxShown: 1}); err != nil && !conformance.IsUnusable(err) || rep == nil {
+					t.Fatalf("exact %s vs %s: %v", d, c, err)
+				}
+			}
+			runs++
+		}
+	}
+	t.Logf("%d device-mode runs", runs)
+}
