@@ -2,16 +2,16 @@ package pcapio
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // Sentinel errors.
@@ -23,7 +23,7 @@ var (
 )
 
 // Frame is one captured frame. Data is only valid until the next call to
-// Reader.Next.
+// Reader.Next (for a frame of a Batch: until the batch is read into again).
 type Frame struct {
 	Number    int // 1-based, across the whole capture
 	Time      time.Time
@@ -53,18 +53,69 @@ type Interface struct {
 	LinkType layers.LinkType
 }
 
-// Reader streams frames from one capture.
+// The reader parses records in place in one buffer that it fills with
+// large reads straight from the source: no bufio layer, no copy of a
+// frame out of the buffer. A frame's Data is a slice of the buffer. When a
+// record runs past the end of the buffer, the unparsed tail moves to the
+// front (or, for a record longer than the buffer, the buffer doubles; it
+// only grows while full of octets actually read, so a length field cannot
+// make it allocate more than twice the input).
+const (
+	// readStart is the size of the read buffer Next reads in (a Reader
+	// that reads small captures need not allocate more).
+	readStart = 64 << 10
+	// readChunk is the size of a batch's buffer.
+	readChunk = 256 << 10
+	// maxSnap is the capture length classic pcap accepts whatever the
+	// file's snap length says (libpcap's MAXIMUM_SNAPLEN, as pcapgo).
+	maxSnap = 262144
+	// maxBlock bounds a pcapng block (Wireshark reads up to 16 MiB).
+	maxBlock = 1 << 28
+)
+
+// errMore says the buffer does not hold the next record whole and the
+// caller asked not to read.
+var errMore = errors.New("pcapio: need more input")
+
+// Reader streams frames from one capture: classic pcap (either byte
+// order, micro- or nanosecond) or pcapng (any number of sections and
+// interfaces, either byte order, any timestamp resolution), possibly
+// gzip-compressed.
 type Reader struct {
 	name   string
 	closer io.Closer
+	src    io.Reader
 	count  *countingReader
 	size   int64
-	ng     *pcapgo.NgReader
-	pc     *pcapgo.Reader
-	n      int
-	frame  Frame
-	// checked counts the interfaces whose link type has been checked.
-	checked int
+
+	buf      []byte // buf[pos:end] is read and not parsed yet
+	pos, end int
+	rerr     error // the error that ended reading src (io.EOF at its end)
+	err      error // the *FrameError returned, returned again after
+
+	ng      bool
+	be      bool // big-endian (the pcap header, the pcapng section)
+	section bool // a pcapng section header was read
+	// classic pcap
+	fracNS  uint32 // nanoseconds per unit of the fraction field
+	snaplen uint32
+	link    layers.LinkType
+	// pcapng
+	ifaces []ngIface
+
+	n     int
+	frame Frame
+}
+
+// ngIface is a pcapng interface and how to turn its timestamps into time:
+// seconds = ts/div + off, nanoseconds = ts%div*mul/quo, as pcapgo does.
+type ngIface struct {
+	name     string
+	link     layers.LinkType
+	snaplen  uint32
+	div      uint64
+	mul, quo uint64
+	off      uint64
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
@@ -95,42 +146,37 @@ func Open(path string) (*Reader, error) {
 	return r, nil
 }
 
-// NewReader reads a capture from r; name is used in errors.
-func NewReader(name string, r io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	magic, err := br.Peek(4)
-	if err != nil {
+// NewReader reads a capture from src; name is used in errors.
+func NewReader(name string, src io.Reader) (*Reader, error) {
+	r := &Reader{name: name, src: src, buf: make([]byte, readStart)}
+	if err := r.fill(4); err != nil {
 		return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
 	}
-	if magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+	if m := r.buf[r.pos:]; m[0] == 0x1f && m[1] == 0x8b {
+		// gzip: decompress from the first octet, those read included.
+		head := bytes.Clone(r.buf[r.pos:r.end])
+		gz, err := gzip.NewReader(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), src), 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}
-		br = bufio.NewReaderSize(gz, 1<<16)
-		if magic, err = br.Peek(4); err != nil {
+		r.src, r.pos, r.end, r.rerr = gz, 0, 0, nil
+		if err := r.fill(4); err != nil {
 			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
 		}
 	}
-	rd := &Reader{name: name}
-	switch {
-	case magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a:
-		rd.ng, err = pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{})
-	case isPcapMagic(magic):
-		rd.pc, err = pcapgo.NewReader(br)
+	var err error
+	switch m := r.buf[r.pos:]; {
+	case m[0] == 0x0a && m[1] == 0x0d && m[2] == 0x0d && m[3] == 0x0a:
+		err = r.openPcapng()
+	case isPcapMagic(m):
+		err = r.openPcap()
 	default:
-		return nil, fmt.Errorf("%s: %w (magic %x)", name, ErrFormat, magic)
+		return nil, fmt.Errorf("%s: %w (magic %x)", name, ErrFormat, m[:4])
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for i := 0; i < rd.NInterfaces(); i++ {
-		if lt := rd.Interface(i).LinkType; lt != layers.LinkTypeEthernet {
-			return nil, fmt.Errorf("%s: interface %d: %w %v (want Ethernet)", name, i, ErrLinkType, lt)
-		}
-	}
-	rd.checked = rd.NInterfaces()
-	return rd, nil
+	return r, nil
 }
 
 func isPcapMagic(m []byte) bool {
@@ -140,6 +186,60 @@ func isPcapMagic(m []byte) bool {
 	}
 	return false
 }
+
+// openPcap reads the classic pcap file header.
+func (r *Reader) openPcap() error {
+	if err := r.fill(24); err != nil {
+		return unexpected(err)
+	}
+	h := r.buf[r.pos : r.pos+24]
+	switch binary.LittleEndian.Uint32(h) {
+	case 0xa1b2c3d4:
+		r.be, r.fracNS = false, 1000
+	case 0xd4c3b2a1:
+		r.be, r.fracNS = true, 1000
+	case 0xa1b23c4d:
+		r.be, r.fracNS = false, 1
+	default:
+		r.be, r.fracNS = true, 1
+	}
+	if v := r.u16(h[4:]); v != 2 {
+		return fmt.Errorf("Unknown major version %d", v)
+	}
+	if v := r.u16(h[6:]); v != 4 {
+		return fmt.Errorf("Unknown minor version %d", v)
+	}
+	r.snaplen = r.u32(h[16:])
+	r.link = layers.LinkType(r.u32(h[20:]))
+	r.pos += 24
+	if r.link != layers.LinkTypeEthernet {
+		return fmt.Errorf("interface 0: %w %v (want Ethernet)", ErrLinkType, r.link)
+	}
+	return nil
+}
+
+// openPcapng reads the section header and the blocks up to the first
+// interface description.
+func (r *Reader) openPcapng() error {
+	r.ng = true
+	for len(r.ifaces) == 0 {
+		err := r.ngRecord(&r.frame, true, true)
+		if err == errInterface {
+			break
+		}
+		if err == io.EOF {
+			return nil // a section without interfaces or frames
+		}
+		if err != nil {
+			return err
+		}
+		// A frame before any interface is an error of ngRecord.
+	}
+	return nil
+}
+
+// errInterface stops openPcapng at the first interface description.
+var errInterface = errors.New("pcapio: interface")
 
 // countingReader counts the octets read from the file, for progress.
 type countingReader struct {
@@ -168,69 +268,430 @@ func (r *Reader) Name() string { return r.name }
 
 // NInterfaces returns the number of interfaces (1 for classic pcap).
 func (r *Reader) NInterfaces() int {
-	if r.ng != nil {
-		return r.ng.NInterfaces()
+	if r.ng {
+		return len(r.ifaces)
 	}
 	return 1
 }
 
 // Interface returns interface i.
 func (r *Reader) Interface(i int) Interface {
-	if r.ng != nil {
-		in, err := r.ng.Interface(i)
-		if err != nil {
-			return Interface{}
-		}
-		return Interface{Name: in.Name, LinkType: in.LinkType}
+	if !r.ng {
+		return Interface{LinkType: r.link}
 	}
-	return Interface{LinkType: r.pc.LinkType()}
+	if i < 0 || i >= len(r.ifaces) {
+		return Interface{}
+	}
+	return Interface{Name: r.ifaces[i].name, LinkType: r.ifaces[i].link}
 }
 
 // IsPcapng reports whether the capture is pcapng.
-func (r *Reader) IsPcapng() bool { return r.ng != nil }
+func (r *Reader) IsPcapng() bool { return r.ng }
 
 // Next returns the next frame, io.EOF at the end, or a *FrameError. The
 // frame and its Data are reused by the next call.
 func (r *Reader) Next() (*Frame, error) {
-	var (
-		data []byte
-		ci   gopacket.CaptureInfo
-		err  error
-	)
-	r.frame.Comments = r.frame.Comments[:0]
-	if r.ng != nil {
-		var opts pcapgo.NgPacketOptions
-		data, ci, opts, err = r.ng.ZeroCopyReadPacketDataWithOptions()
-		r.frame.Comments = append(r.frame.Comments, opts.Comments...)
-	} else {
-		data, ci, err = r.pc.ZeroCopyReadPacketData()
+	if r.err != nil {
+		return nil, r.err
 	}
-	if err != nil {
-		if err == io.EOF {
-			return nil, io.EOF
+	if err := r.record(&r.frame, true); err != nil {
+		return nil, r.fail(err)
+	}
+	return &r.frame, nil
+}
+
+// fail turns a parse error into what Next and ReadBatch return, and keeps
+// it for the calls after.
+func (r *Reader) fail(err error) error {
+	if err != io.EOF {
+		err = &FrameError{File: r.name, LastGood: r.n, Err: err}
+	}
+	r.err = err
+	return err
+}
+
+// Batch holds frames read in one go by ReadBatch. Their Data point into a
+// buffer the batch owns, so they stay valid while the reader reads on,
+// until the batch is passed to ReadBatch again. A batch is reused: its
+// buffer and its frames' comment slices are recycled.
+type Batch struct {
+	Frames []Frame
+	buf    []byte
+}
+
+// ReadBatch reads into b the frames that follow, up to limit of them (0: no
+// limit): those the reader holds, after a read from the source only when
+// it holds none whole, so a batch is about one read (256 KiB) of frames
+// and is not held back waiting for a slow pipe. It returns io.EOF, or a
+// *FrameError, only with no frame in b: frames read before an error come
+// first, the error with the next call. b takes over the reader's buffer
+// (and the reader b's): nothing is copied but a partial record.
+func (r *Reader) ReadBatch(b *Batch, limit int) error {
+	b.Frames = b.Frames[:0]
+	if r.err != nil {
+		return r.err
+	}
+	for limit <= 0 || len(b.Frames) < limit {
+		n := len(b.Frames)
+		if n < cap(b.Frames) {
+			b.Frames = b.Frames[:n+1]
+		} else {
+			b.Frames = append(b.Frames, Frame{})
 		}
-		return nil, &FrameError{File: r.name, LastGood: r.n, Err: err}
+		err := r.record(&b.Frames[n], n == 0)
+		if err != nil {
+			b.Frames = b.Frames[:n]
+			if err == errMore {
+				break
+			}
+			err = r.fail(err)
+			if n == 0 {
+				return err
+			}
+			break
+		}
 	}
-	if r.ng != nil && ci.InterfaceIndex >= r.ng.NInterfaces() {
-		// pcapgo reads interfaces as they come; a frame that names one
-		// that does not exist is a broken capture.
-		return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("frame names interface %d, capture has %d", ci.InterfaceIndex, r.ng.NInterfaces())}
+	// Hand the buffer over with the frames; keep the unparsed tail.
+	tail := r.buf[r.pos:r.end]
+	nb := b.buf[:cap(b.buf)]
+	if len(nb) < readChunk || len(nb) < 2*len(tail) {
+		nb = make([]byte, max(readChunk, 2*len(tail)))
 	}
-	if r.ng != nil && r.ng.NInterfaces() > r.checked {
-		// An interface block after the first frames: check it too.
-		for ; r.checked < r.ng.NInterfaces(); r.checked++ {
-			if lt := r.Interface(r.checked).LinkType; lt != layers.LinkTypeEthernet {
-				return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("interface %d: %w %v (want Ethernet)", r.checked, ErrLinkType, lt)}
+	b.buf = r.buf
+	r.buf = nb
+	r.pos, r.end = 0, copy(nb, tail)
+	return nil
+}
+
+// record parses the next frame into fr. With refill false it returns
+// errMore rather than read (or move the buffer's contents).
+func (r *Reader) record(fr *Frame, refill bool) error {
+	if r.ng {
+		return r.ngRecord(fr, refill, false)
+	}
+	return r.pcapRecord(fr, refill)
+}
+
+// fill makes the buffer hold at least need unparsed octets, reading from
+// the source. It returns io.EOF when the source ends with nothing left
+// unparsed, io.ErrUnexpectedEOF when it ends in the middle of a record.
+func (r *Reader) fill(need int) error {
+	if r.end-r.pos >= need {
+		return nil
+	}
+	if r.pos > 0 && (r.pos+need > len(r.buf) || len(r.buf)-r.end < len(r.buf)/4) {
+		r.end = copy(r.buf, r.buf[r.pos:r.end])
+		r.pos = 0
+	}
+	for r.end-r.pos < need {
+		if r.rerr != nil {
+			if r.rerr == io.EOF {
+				if r.end == r.pos {
+					return io.EOF
+				}
+				return io.ErrUnexpectedEOF
+			}
+			return r.rerr
+		}
+		if r.end == len(r.buf) {
+			if r.pos > 0 {
+				r.end = copy(r.buf, r.buf[r.pos:r.end])
+			} else {
+				// Full of one record's octets: double (see readChunk).
+				nb := make([]byte, 2*len(r.buf))
+				r.end = copy(nb, r.buf[:r.end])
+				r.buf = nb
+			}
+			r.pos = 0
+		}
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			r.rerr = err
+		} else if n == 0 {
+			r.rerr = io.ErrNoProgress
+		}
+	}
+	return nil
+}
+
+func (r *Reader) u16(b []byte) uint16 {
+	if r.be {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func (r *Reader) u32(b []byte) uint32 {
+	if r.be {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (r *Reader) u64(b []byte) uint64 {
+	if r.be {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+// unexpected turns io.EOF (the source ended between records) into
+// io.ErrUnexpectedEOF, for reads that are inside a record or a header.
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// pcapRecord parses a classic pcap record.
+func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
+	if r.end-r.pos < 16 {
+		if !refill {
+			return errMore
+		}
+		if err := r.fill(16); err != nil {
+			return err
+		}
+	}
+	h := r.buf[r.pos : r.pos+16 : r.pos+16]
+	capLen, origLen := r.u32(h[8:]), r.u32(h[12:])
+	if capLen > max(r.snaplen, maxSnap) {
+		return fmt.Errorf("capture length exceeds snap length: %d > %d", capLen, r.snaplen)
+	}
+	if capLen > origLen {
+		return fmt.Errorf("capture length exceeds original packet length: %d > %d", capLen, origLen)
+	}
+	size := 16 + int(capLen)
+	if r.end-r.pos < size {
+		if !refill {
+			return errMore
+		}
+		if err := r.fill(size); err != nil {
+			return unexpected(err)
+		}
+		h = r.buf[r.pos : r.pos+16 : r.pos+16]
+	}
+	// The fraction is multiplied in 32 bits, as pcapgo does.
+	fr.Time = time.Unix(int64(r.u32(h)), int64(r.u32(h[4:])*r.fracNS)).UTC()
+	fr.Len = int(origLen)
+	fr.Interface = 0
+	fr.Data = r.buf[r.pos+16 : r.pos+size : r.pos+size]
+	fr.Comments = fr.Comments[:0]
+	r.pos += size
+	r.n++
+	fr.Number = r.n
+	return nil
+}
+
+// ngRecord parses pcapng blocks up to the next frame. In openPcapng
+// (opening) it returns errInterface after the first interface.
+func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
+	for {
+		if r.end-r.pos < 12 {
+			if !refill {
+				return errMore
+			}
+			if err := r.fill(12); err != nil {
+				return err
 			}
 		}
+		h := r.buf[r.pos : r.pos+12]
+		if h[0] == 0x0a && h[1] == 0x0d && h[2] == 0x0d && h[3] == 0x0a {
+			switch binary.LittleEndian.Uint32(h[8:]) {
+			case 0x1a2b3c4d:
+				r.be, r.section = false, true
+			case 0x4d3c2b1a:
+				r.be, r.section = true, true
+			default:
+				return errors.New("Wrong byte order value in Section Header")
+			}
+		} else if !r.section {
+			return fmt.Errorf("%w: no section header", ErrFormat)
+		}
+		typ, l := r.u32(h), r.u32(h[4:])
+		if l < 12 || l%4 != 0 || l > maxBlock {
+			return fmt.Errorf("pcapng block of type %#x: length %d", typ, l)
+		}
+		size := int(l)
+		if r.end-r.pos < size {
+			if !refill {
+				return errMore
+			}
+			if err := r.fill(size); err != nil {
+				return unexpected(err)
+			}
+		}
+		blk := r.buf[r.pos : r.pos+size : r.pos+size]
+		if t := r.u32(blk[size-4:]); t != l {
+			return fmt.Errorf("pcapng block of type %#x: length %d, trailing length %d", typ, l, t)
+		}
+		body := blk[8 : size-4]
+		switch typ {
+		case 0x0a0d0d0a: // section header
+			if len(body) < 16 {
+				return fmt.Errorf("pcapng section header: length %d", l)
+			}
+			if r.u16(body[4:]) != 1 || r.u16(body[6:]) != 0 {
+				return fmt.Errorf("Unknown pcapng Version in Section Header (%d.%d)", r.u16(body[4:]), r.u16(body[6:]))
+			}
+			r.ifaces = r.ifaces[:0]
+		case 1: // interface description
+			if err := r.ngInterface(body); err != nil {
+				return err
+			}
+			if opening {
+				r.pos += size
+				return errInterface
+			}
+		case 6, 2: // enhanced packet, (obsolete) packet
+			if len(body) < 20 {
+				return fmt.Errorf("pcapng packet block: length %d", l)
+			}
+			id := int(r.u32(body))
+			if typ == 2 {
+				id = int(r.u16(body))
+			}
+			if id >= len(r.ifaces) {
+				return fmt.Errorf("frame names interface %d, capture has %d", id, len(r.ifaces))
+			}
+			capLen := r.u32(body[12:])
+			if int64(capLen) > int64(len(body)-20) {
+				return fmt.Errorf("pcapng packet block: captured length %d past the block's end (%d octets)", capLen, len(body)-20)
+			}
+			in := &r.ifaces[id]
+			fr.Time = in.time(uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:])))
+			fr.Len = int(r.u32(body[16:]))
+			fr.Interface = id
+			end := 20 + int(capLen)
+			fr.Data = body[20:end:end]
+			fr.Comments = fr.Comments[:0]
+			if typ == 6 {
+				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
+					fr.Comments = r.comments(fr.Comments, body[opt:])
+				}
+			}
+			r.pos += size
+			r.n++
+			fr.Number = r.n
+			return nil
+		case 3: // simple packet: interface 0, no timestamp
+			if len(body) < 4 {
+				return fmt.Errorf("pcapng simple packet block: length %d", l)
+			}
+			if len(r.ifaces) == 0 {
+				return errors.New("At least one Interface is needed for a packet")
+			}
+			orig := r.u32(body)
+			capLen := min(orig, uint32(len(body)-4))
+			if s := r.ifaces[0].snaplen; s != 0 && capLen > s {
+				capLen = s
+			}
+			fr.Time = time.Time{}
+			fr.Len = int(orig)
+			fr.Interface = 0
+			fr.Data = body[4 : 4+capLen : 4+capLen]
+			fr.Comments = fr.Comments[:0]
+			r.pos += size
+			r.n++
+			fr.Number = r.n
+			return nil
+		}
+		r.pos += size
 	}
-	r.n++
-	r.frame.Number = r.n
-	r.frame.Time = ci.Timestamp
-	r.frame.Interface = ci.InterfaceIndex
-	r.frame.Len = ci.Length
-	r.frame.Data = data
-	return &r.frame, nil
+}
+
+// ngInterface adds the interface an interface description block describes.
+func (r *Reader) ngInterface(body []byte) error {
+	if len(body) < 8 {
+		return fmt.Errorf("pcapng interface description: length %d", len(body)+12)
+	}
+	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:])}
+	res := uint8(6)
+	r.options(body[8:], func(code uint16, v []byte) {
+		switch code {
+		case 2: // if_name
+			in.name = string(v)
+		case 9: // if_tsresol
+			if len(v) >= 1 && v[0] != 0 {
+				res = v[0]
+			}
+		case 14: // if_tsoffset
+			if len(v) >= 8 {
+				in.off = r.u64(v)
+			}
+		}
+	})
+	if res&0x7f > 63 {
+		base := 10
+		if res&0x80 != 0 {
+			base = 2
+		}
+		return fmt.Errorf("Timestamp resolution %d^-%d is too high", base, res&0x7f)
+	}
+	if res&0x80 != 0 {
+		in.div = 1 << (res & 0x7f)
+	} else {
+		in.div = 1
+		for i := uint8(0); i < res; i++ {
+			in.div *= 10
+		}
+	}
+	in.mul, in.quo = 1, 1
+	if in.div < 1e9 {
+		in.mul = 1e9 / in.div
+	} else {
+		in.quo = in.div / 1e9
+	}
+	if in.link != layers.LinkTypeEthernet {
+		return fmt.Errorf("interface %d: %w %v (want Ethernet)", len(r.ifaces), ErrLinkType, in.link)
+	}
+	r.ifaces = append(r.ifaces, in)
+	return nil
+}
+
+// time converts a timestamp of the interface, as pcapgo does (the common
+// micro- and nanosecond resolutions divide by constants).
+func (in *ngIface) time(ts uint64) time.Time {
+	var sec, ns uint64
+	switch in.div {
+	case 1e6:
+		sec, ns = ts/1e6, ts%1e6*1000
+	case 1e9:
+		sec, ns = ts/1e9, ts%1e9
+	default:
+		sec, ns = ts/in.div, ts%in.div*in.mul/in.quo
+	}
+	return time.Unix(int64(sec+in.off), int64(ns)).UTC()
+}
+
+// options calls fn with each option of a pcapng block's options; it stops
+// at the end-of-options option or at an option that runs past the block.
+func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) {
+	for len(b) >= 4 {
+		code, l := r.u16(b), int(r.u16(b[2:]))
+		if code == 0 || 4+l > len(b) {
+			return
+		}
+		fn(code, b[4:4+l])
+		b = b[min(len(b), 4+(l+3)&^3):]
+	}
+}
+
+// comments appends the comments (opt_comment) of a packet block's options.
+func (r *Reader) comments(dst []string, b []byte) []string {
+	for len(b) >= 4 {
+		code, l := r.u16(b), int(r.u16(b[2:]))
+		if code == 0 || 4+l > len(b) {
+			break
+		}
+		if code == 1 {
+			dst = append(dst, string(b[4:4+l]))
+		}
+		b = b[min(len(b), 4+(l+3)&^3):]
+	}
+	return dst
 }
 
 // Close closes the underlying file.

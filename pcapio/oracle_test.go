@@ -1,0 +1,184 @@
+package pcapio
+
+// The reader pcapio had before its own parser: pcapgo behind a
+// bufio.Reader, kept as the oracle of the differential tests.
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// Reader streams frames from one capture.
+type oracle struct {
+	name   string
+	closer io.Closer
+	count  *countingReader
+	size   int64
+	ng     *pcapgo.NgReader
+	pc     *pcapgo.Reader
+	n      int
+	frame  Frame
+	// checked counts the interfaces whose link type has been checked.
+	checked int
+}
+
+// Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
+func openOracle(path string) (*oracle, error) {
+	var f io.ReadCloser
+	if path == "-" {
+		f = io.NopCloser(os.Stdin)
+		path = "<stdin>"
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, err
+		}
+	}
+	cr := &countingReader{r: f}
+	r, err := newOracle(path, cr)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	r.count = cr
+	if fi, ok := f.(*os.File); ok {
+		if st, err := fi.Stat(); err == nil && st.Mode().IsRegular() {
+			r.size = st.Size()
+		}
+	}
+	return r, nil
+}
+
+// NewReader reads a capture from r; name is used in errors.
+func newOracle(name string, r io.Reader) (*oracle, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	magic, err := br.Peek(4)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+	}
+	if magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		br = bufio.NewReaderSize(gz, 1<<16)
+		if magic, err = br.Peek(4); err != nil {
+			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+		}
+	}
+	rd := &oracle{name: name}
+	switch {
+	case magic[0] == 0x0a && magic[1] == 0x0d && magic[2] == 0x0d && magic[3] == 0x0a:
+		rd.ng, err = pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{})
+	case isPcapMagic(magic):
+		rd.pc, err = pcapgo.NewReader(br)
+	default:
+		return nil, fmt.Errorf("%s: %w (magic %x)", name, ErrFormat, magic)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i := 0; i < rd.NInterfaces(); i++ {
+		if lt := rd.Interface(i).LinkType; lt != layers.LinkTypeEthernet {
+			return nil, fmt.Errorf("%s: interface %d: %w %v (want Ethernet)", name, i, ErrLinkType, lt)
+		}
+	}
+	rd.checked = rd.NInterfaces()
+	return rd, nil
+}
+
+// Progress returns how many octets of the file have been read and the
+// file's size (0 when unknown: standard input, a pipe, or a Reader made by
+// NewReader). For a gzip file both count compressed octets.
+func (r *oracle) Progress() (read, size int64) {
+	if r.count == nil {
+		return 0, 0
+	}
+	return r.count.n, r.size
+}
+
+// Name returns the name the reader was opened with.
+func (r *oracle) Name() string { return r.name }
+
+// NInterfaces returns the number of interfaces (1 for classic pcap).
+func (r *oracle) NInterfaces() int {
+	if r.ng != nil {
+		return r.ng.NInterfaces()
+	}
+	return 1
+}
+
+// Interface returns interface i.
+func (r *oracle) Interface(i int) Interface {
+	if r.ng != nil {
+		in, err := r.ng.Interface(i)
+		if err != nil {
+			return Interface{}
+		}
+		return Interface{Name: in.Name, LinkType: in.LinkType}
+	}
+	return Interface{LinkType: r.pc.LinkType()}
+}
+
+// IsPcapng reports whether the capture is pcapng.
+func (r *oracle) IsPcapng() bool { return r.ng != nil }
+
+// Next returns the next frame, io.EOF at the end, or a *FrameError. The
+// frame and its Data are reused by the next call.
+func (r *oracle) Next() (*Frame, error) {
+	var (
+		data []byte
+		ci   gopacket.CaptureInfo
+		err  error
+	)
+	r.frame.Comments = r.frame.Comments[:0]
+	if r.ng != nil {
+		var opts pcapgo.NgPacketOptions
+		data, ci, opts, err = r.ng.ZeroCopyReadPacketDataWithOptions()
+		r.frame.Comments = append(r.frame.Comments, opts.Comments...)
+	} else {
+		data, ci, err = r.pc.ZeroCopyReadPacketData()
+	}
+	if err != nil {
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, &FrameError{File: r.name, LastGood: r.n, Err: err}
+	}
+	if r.ng != nil && ci.InterfaceIndex >= r.ng.NInterfaces() {
+		// pcapgo reads interfaces as they come; a frame that names one
+		// that does not exist is a broken capture.
+		return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("frame names interface %d, capture has %d", ci.InterfaceIndex, r.ng.NInterfaces())}
+	}
+	if r.ng != nil && r.ng.NInterfaces() > r.checked {
+		// An interface block after the first frames: check it too.
+		for ; r.checked < r.ng.NInterfaces(); r.checked++ {
+			if lt := r.Interface(r.checked).LinkType; lt != layers.LinkTypeEthernet {
+				return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("interface %d: %w %v (want Ethernet)", r.checked, ErrLinkType, lt)}
+			}
+		}
+	}
+	r.n++
+	r.frame.Number = r.n
+	r.frame.Time = ci.Timestamp
+	r.frame.Interface = ci.InterfaceIndex
+	r.frame.Len = ci.Length
+	r.frame.Data = data
+	return &r.frame, nil
+}
+
+// Close closes the underlying file.
+func (r *oracle) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
