@@ -9,26 +9,21 @@ import (
 	"github.com/opensfc/sfc/pcapio"
 )
 
-// The parallel reader: the calling goroutine reads frames into batches,
-// workers decode and render whole batches, and a writer goroutine writes
-// the batches' output in capture order, applying -c and -w. A fixed pool of
-// batches is recycled, so memory does not grow with the capture.
+// The parallel reader: the calling goroutine reads batches of frames
+// (pcapio.ReadBatch: the frames of one read, left in the buffer they were
+// read into), workers decode and render whole batches, and a writer
+// goroutine writes the batches' output in capture order, applying -c and
+// -w. A fixed pool of batches is recycled, so memory does not grow with
+// the capture.
 
-const (
-	batchFrames = 1024
-	batchArena  = 1 << 20
-)
-
-type batchFrame struct {
-	pcapio.Frame
-	off, end int // Data is arena[off:end]
-	outEnd   int // end of this frame's output in out
-	match    bool
-}
+// batchFrames bounds the frames of a batch (a batch is otherwise one read
+// of the capture, 256 KiB: ~4000 frames of 64 octets), and so its output.
+const batchFrames = 2048
 
 type batch struct {
-	arena  []byte
-	frames []batchFrame
+	rb     pcapio.Batch
+	outEnd []int  // end of frame i's output in out
+	match  []bool // frame i passed the filter
 	out    []byte
 	view   view
 	src    *source
@@ -49,7 +44,7 @@ func parallelism() int {
 func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 	free := make(chan *batch, 2*n+2)
 	for i := 0; i < cap(free); i++ {
-		free <- &batch{arena: make([]byte, 0, batchArena), frames: make([]batchFrame, 0, batchFrames), done: make(chan struct{}, 1)}
+		free <- &batch{done: make(chan struct{}, 1)}
 	}
 	work := make(chan *batch, cap(free))
 	ordered := make(chan *batch, cap(free))
@@ -83,48 +78,29 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 	}()
 
 	var readErr error
-	var cur *batch
-	flush := func() {
-		if cur != nil && len(cur.frames) > 0 {
-			work <- cur
-			ordered <- cur
-			cur = nil
-		}
-	}
 	for !stop.Load() {
-		fr, err := r.Next()
-		if err != nil {
+		b := <-free
+		if err := r.ReadBatch(&b.rb, batchFrames); err != nil {
+			free <- b
 			if err != io.EOF {
 				readErr = err
 			}
 			break
 		}
+		frames := b.rb.Frames
 		if !pr.started {
-			pr.first, pr.started = fr.Time, true
+			pr.first, pr.started = frames[0].Time, true
 		}
-		if cur != nil && (len(cur.frames) == cap(cur.frames) || len(cur.arena)+len(fr.Data) > cap(cur.arena) ||
-			fr.Interface >= len(cur.view.speeds)) {
-			flush()
+		last := 0
+		for i := range frames {
+			last = max(last, frames[i].Interface)
 		}
-		if cur == nil {
-			cur = <-free
-			cur.arena, cur.frames, cur.out = cur.arena[:0], cur.frames[:0], cur.out[:0]
-			cur.src = src
-			// A snapshot: the source's slices only grow, by appending.
-			cur.view = pr.view(src, fr.Interface)
-		}
-		off := len(cur.arena)
-		cur.arena = append(cur.arena, fr.Data...)
-		bf := batchFrame{Frame: *fr, off: off, end: len(cur.arena)}
-		bf.Data = nil
-		if len(fr.Comments) > 0 {
-			bf.Comments = append([]string(nil), fr.Comments...)
-		} else {
-			bf.Comments = nil
-		}
-		cur.frames = append(cur.frames, bf)
+		b.src = src
+		// A snapshot: the source's slices only grow, by appending.
+		b.view = pr.view(src, last)
+		work <- b
+		ordered <- b
 	}
-	flush()
 	close(work)
 	close(ordered)
 	wg.Wait()
@@ -136,31 +112,33 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 
 // render decodes and renders every frame of b.
 func (fm *formatter) render(b *batch) {
+	frames := b.rb.Frames
+	if cap(b.match) < len(frames) {
+		b.match, b.outEnd = make([]bool, len(frames)), make([]int, len(frames))
+	}
+	b.match, b.outEnd = b.match[:len(frames)], b.outEnd[:len(frames)]
 	out := b.out[:0]
-	for i := range b.frames {
-		bf := &b.frames[i]
-		bf.Data = b.arena[bf.off:bf.end]
-		out, bf.match = fm.format(out, &b.view, &bf.Frame)
-		bf.outEnd = len(out)
+	for i := range frames {
+		out, b.match[i] = fm.format(out, &b.view, &frames[i])
+		b.outEnd[i] = len(out)
 	}
 	b.out = out
 }
 
 // emit writes b's output in order, up to -c, and its matching frames to -w.
 func (pr *printer) emit(b *batch) error {
-	for i := range b.frames {
-		bf := &b.frames[i]
-		if !bf.match {
+	for i := range b.rb.Frames {
+		if !b.match[i] {
 			continue
 		}
 		pr.printed++
 		if pr.outFile != nil {
-			if err := pr.writeFrame(b.src.index, b.view.names, &bf.Frame); err != nil {
+			if err := pr.writeFrame(b.src.index, b.view.names, &b.rb.Frames[i]); err != nil {
 				return err
 			}
 		}
 		if pr.done() {
-			_, err := pr.w.Write(b.out[:bf.outEnd])
+			_, err := pr.w.Write(b.out[:b.outEnd[i]])
 			return err
 		}
 	}
