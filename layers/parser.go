@@ -15,8 +15,8 @@ import (
 type Parser struct {
 	Eth        layers.Ethernet
 	Dot1Q      layers.Dot1Q
-	IPv4       layers.IPv4
-	IPv6       layers.IPv6
+	IPv4       IPv4
+	IPv6       IPv6
 	UDP        UDP
 	MACControl MACControl
 	Pause      Pause

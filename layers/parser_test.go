@@ -229,3 +229,22 @@ func TestDefaultRegistrations(t *testing.T) {
 		}
 	}
 }
+
+// A version nibble that does not match the EtherType is malformed, as
+// Wireshark and the reference models say, not IPv4 or IPv6.
+func TestParserIPVersion(t *testing.T) {
+	p := NewParser()
+	for _, c := range []struct {
+		hex string
+		at  int
+		v   byte
+		lt  gopacket.LayerType
+	}{{cnpV4Hex, 14, 0x55, layers.LayerTypeIPv4}, {cnpV6Hex, 14, 0x46, layers.LayerTypeIPv6}} {
+		frame := unhex(t, c.hex)
+		frame[c.at] = c.v
+		err := p.Decode(frame)
+		if !errors.Is(err, ErrVersion) || p.Failed != c.lt || p.Has(LayerTypeBTH) {
+			t.Errorf("version byte %#x: err %v failed %v decoded %v", c.v, err, p.Failed, p.Decoded)
+		}
+	}
+}

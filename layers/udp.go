@@ -51,3 +51,38 @@ func setUDPPort(port uint16, lt gopacket.LayerType) {
 	udpTypes = append(udpTypes, lt)
 	udpTable[port] = uint8(len(udpTypes) - 1)
 }
+
+// IPv4 is gopacket's IPv4 layer that also checks the version nibble:
+// gopacket decodes any version behind EtherType 0x0800, so a frame with
+// version 5 would decode as IPv4 where Wireshark and the reference models
+// call it malformed. Parser uses it; every field of layers.IPv4 is
+// promoted.
+type IPv4 struct {
+	layers.IPv4
+}
+
+// DecodeFromBytes rejects a version other than 4 (ErrVersion), then
+// decodes as gopacket does.
+func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) > 0 && data[0]>>4 != 4 {
+		ip.IPv4 = layers.IPv4{}
+		return errAt("ipv4", "version", 0, ErrVersion, "version nibble is not 4")
+	}
+	return ip.IPv4.DecodeFromBytes(data, df)
+}
+
+// IPv6 is gopacket's IPv6 layer that also checks the version nibble, as
+// IPv4 does. Parser uses it.
+type IPv6 struct {
+	layers.IPv6
+}
+
+// DecodeFromBytes rejects a version other than 6 (ErrVersion), then
+// decodes as gopacket does.
+func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) > 0 && data[0]>>4 != 6 {
+		ip.IPv6 = layers.IPv6{}
+		return errAt("ipv6", "version", 0, ErrVersion, "version nibble is not 6")
+	}
+	return ip.IPv6.DecodeFromBytes(data, df)
+}
