@@ -52,11 +52,21 @@ func appendEpoch(dst []byte, ns int64) []byte {
 	}
 	dst = strconv.AppendInt(dst, ns/1e9, 10)
 	dst = append(dst, '.')
-	frac := ns % 1e9
-	for d := int64(1e8); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+frac/d%10))
+	return AppendNanos9(dst, ns%1e9)
+}
+
+// AppendNanos9 appends frac (0 <= frac < 10^9) as 9 decimal digits. It
+// divides by the constant 10 from the last digit, which compiles to
+// multiplications; dividing by a variable power of ten per digit took 8%
+// of sfcdump read.
+func AppendNanos9(dst []byte, frac int64) []byte {
+	var b [9]byte
+	f := uint64(frac)
+	for i := 8; i >= 0; i-- {
+		b[i] = byte('0' + f%10)
+		f /= 10
 	}
-	return dst
+	return append(dst, b[:]...)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -64,8 +64,10 @@ const (
 	// readStart is the size of the read buffer Next reads in (a Reader
 	// that reads small captures need not allocate more).
 	readStart = 64 << 10
-	// readChunk is the size of a batch's buffer.
-	readChunk = 256 << 10
+	// readChunk is the size of a batch's buffer: 128 KiB measured faster
+	// than 32, 64, 256 KiB and 1 MiB for sfcdump read (the read copies
+	// into a buffer that is still in cache when a worker decodes it).
+	readChunk = 128 << 10
 	// maxSnap is the capture length classic pcap accepts whatever the
 	// file's snap length says (libpcap's MAXIMUM_SNAPLEN, as pcapgo).
 	maxSnap = 262144
@@ -321,7 +323,7 @@ type Batch struct {
 
 // ReadBatch reads into b the frames that follow, up to limit of them (0: no
 // limit): those the reader holds, after a read from the source only when
-// it holds none whole, so a batch is about one read (256 KiB) of frames
+// it holds none whole, so a batch is about one read (128 KiB) of frames
 // and is not held back waiting for a slow pipe. It returns io.EOF, or a
 // *FrameError, only with no frame in b: frames read before an error come
 // first, the error with the next call. b takes over the reader's buffer

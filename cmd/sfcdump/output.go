@@ -402,9 +402,5 @@ func appendRelTime(dst []byte, ns int64) []byte {
 	}
 	dst = strconv.AppendInt(dst, ns/1e9, 10)
 	dst = append(dst, '.')
-	frac := ns % 1e9
-	for d := int64(1e8); d > 0; d /= 10 {
-		dst = append(dst, byte('0'+frac/d%10))
-	}
-	return dst
+	return dissect.AppendNanos9(dst, ns%1e9)
 }

@@ -17,7 +17,7 @@ import (
 // the capture.
 
 // batchFrames bounds the frames of a batch (a batch is otherwise one read
-// of the capture, 256 KiB: ~4000 frames of 64 octets), and so its output.
+// of the capture, 128 KiB: ~2000 frames of 64 octets), and so its output.
 const batchFrames = 2048
 
 type batch struct {
