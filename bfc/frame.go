@@ -2,7 +2,6 @@ package bfc
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"net"
 
 	"github.com/gopacket/gopacket"
@@ -90,21 +89,4 @@ func Decode(frame []byte, l *layers.BFC) error {
 		return ErrNotBFC
 	}
 	return l.DecodeFromBytes(frame[m.L3:], gopacket.NilDecodeFeedback)
-}
-
-// mulDiv returns a × b / c rounded down, for non-negative a, b and positive
-// c, saturating at the largest int64.
-func mulDiv(a, b, c int64) int64 {
-	if a <= 0 || b <= 0 || c <= 0 {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
-		return 1<<63 - 1
-	}
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	if q > 1<<63-1 {
-		return 1<<63 - 1
-	}
-	return int64(q)
 }

@@ -123,6 +123,6 @@ func Threshold(hopRTT, tau, speed int64, nActive int) int64 {
 	}
 	// (hrtt + τ) ns × speed bit/s / 8 / 10^9 octets, without overflow for
 	// times up to 2 s and speeds up to 3.2 Tb/s.
-	v := mulDiv(hopRTT+tau, speed, 8*device.Second)
+	v := device.MulDiv(hopRTT+tau, speed, 8*device.Second)
 	return v / int64(nActive)
 }

@@ -86,7 +86,7 @@ type Switch struct {
 	flows    map[flowKey]*flow
 	free     []*flow
 	stage    uint32 // bits per stage of our filter: 8 L / k
-	tick     ticker
+	tick     device.Ticker
 	b        builder
 	rx       layers.BFC
 	nPausedT int // flows paused, all ports
@@ -130,7 +130,7 @@ func (s *Switch) Attach(d *device.Device) error {
 	}
 	s.flows = map[flowKey]*flow{}
 	s.stage = uint32(8 * s.P.FilterLen / s.P.Hashes)
-	s.tick.start(d, s, s.P.Tau)
+	s.tick.Start(d, s, s.P.Tau)
 	return nil
 }
 
@@ -277,7 +277,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	if pt == nil || in == nil {
 		return device.Pass
 	}
-	s.tick.ensure(d, s)
+	s.tick.Ensure(d, s)
 	e := pt.Index()
 	ps := &s.ports[e]
 	vfid := metaVFID(&p.Meta)
@@ -393,7 +393,7 @@ func (s *Switch) enlist(d *device.Device, f *flow) {
 	}
 	ps.resume = append(ps.resume, f)
 	f.onList = true
-	s.tick.foreground(d, s)
+	s.tick.Foreground(d, s)
 }
 
 // unorphan takes f off its queue's orphan list.
@@ -446,7 +446,7 @@ func (s *Switch) OnDepart(d *device.Device, p *device.Packet) {
 // OnTimer runs one τ tick: per port, resume at most one listed flow, then
 // send the port's pause frame.
 func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
-	if !s.tick.due(id, arg) {
+	if !s.tick.Due(id, arg) {
 		return
 	}
 	more := false
@@ -467,7 +467,7 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 	// Idle (nothing queued, paused or listed: every port just sent an
 	// all-zero filter): stop until the next frame to schedule.
 	if more || s.P.AlwaysSend || len(s.flows) > 0 || s.nPausedT > 0 {
-		s.tick.next(d, s, more)
+		s.tick.Next(d, s, more)
 	}
 }
 

@@ -100,14 +100,14 @@ func (p *Params) resolve() error {
 }
 
 // BDP returns speed × rtt in octets (bit/s, ns), rounded down.
-func BDP(speed, rtt int64) int64 { return mulDiv(speed, rtt, 8*device.Second) }
+func BDP(speed, rtt int64) int64 { return device.MulDiv(speed, rtt, 8*device.Second) }
 
 // Window returns the initial window of behaviour.md §7 in octets:
 // m × BDP_nexthop + C_out × τ, with C_out the egress port speed in bit/s
 // and τ in ns; m × BDP is rounded to the nearest octet. 100 Gb/s, m = 1.5,
 // BDP 15,000 (1.2 µs) and τ = 10 µs: 22,500 + 125,000 = 147,500.
 func Window(m float64, bdp, speed, tau int64) int64 {
-	return int64(math.Round(m*float64(bdp))) + mulDiv(speed, tau, 8*device.Second)
+	return int64(math.Round(m*float64(bdp))) + device.MulDiv(speed, tau, 8*device.Second)
 }
 
 func portList(d *device.Device, name string, ids []int, def func(*device.Port) bool) ([]bool, error) {

@@ -71,7 +71,7 @@ type Switch struct {
 	npend                int
 	releasing            *device.Packet
 	dev                  *device.Device
-	tick                 ticker
+	tick                 device.Ticker
 	b                    builder
 	rx                   layers.FGCredit
 	ents                 []layers.CreditEntry
@@ -134,7 +134,7 @@ func (s *Switch) Attach(d *device.Device) error {
 	}
 	s.dests = map[netip.Addr]*dest{}
 	s.dev = d
-	s.tick.start(d, s, s.P.Tau)
+	s.tick.Start(d, s, s.P.Tau)
 	return nil
 }
 
@@ -204,7 +204,7 @@ func (s *Switch) get(a netip.Addr) *dest {
 	ds.addr, ds.egress, ds.pos = a, -1, len(s.list)
 	s.dests[a] = ds
 	s.list = append(s.list, ds)
-	s.tick.ensure(s.dev, s)
+	s.tick.Ensure(s.dev, s)
 	return ds
 }
 
@@ -300,7 +300,7 @@ func (s *Switch) noteSender(d *device.Device, ds *dest, port int, now int64) {
 		}
 	}
 	ds.senders = append(ds.senders, sender{port: int32(port), last: now})
-	s.tick.ensure(d, s)
+	s.tick.Ensure(d, s)
 	if ds.paused {
 		s.sendPause(d, &ds.senders[len(ds.senders)-1], ds.addr, layers.PauseUntilResumed)
 	}
@@ -317,7 +317,7 @@ func (s *Switch) pauseSenders(d *device.Device, ds *dest, now int64) {
 
 func (s *Switch) resumeSenders(d *device.Device, ds *dest) {
 	ds.paused = false
-	s.tick.ensure(d, s) // to forget the senders after τ
+	s.tick.Ensure(d, s) // to forget the senders after τ
 	for i := range ds.senders {
 		if sd := &ds.senders[i]; sd.paused {
 			s.sendPause(d, sd, ds.addr, 0)
@@ -361,7 +361,7 @@ func (s *Switch) drain(d *device.Device, ds *dest) {
 		s.resumeSenders(d, ds)
 	}
 	if s.npend > 0 && !s.P.NoDelayCredit && ds.bytes <= s.delay {
-		s.tick.foreground(d, s)
+		s.tick.Foreground(d, s)
 	}
 }
 
@@ -422,7 +422,7 @@ func (s *Switch) OnDepart(d *device.Device, p *device.Packet) {
 		c.list = append(c.list, pending{p.Meta.Dst, int64(len(p.Data))})
 		s.npend++
 	}
-	s.tick.foreground(d, s)
+	s.tick.Foreground(d, s)
 }
 
 func (s *Switch) held(a netip.Addr) bool {
@@ -436,7 +436,7 @@ func (s *Switch) held(a netip.Addr) bool {
 // OnTimer runs one τ tick: each credit port gets its credit frame, and
 // stale dst-pause senders and idle destinations are forgotten.
 func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
-	if !s.tick.due(id, arg) {
+	if !s.tick.Due(id, arg) {
 		return
 	}
 	for i := range s.pend {
@@ -466,7 +466,7 @@ func (s *Switch) OnTimer(d *device.Device, id int, arg int64) {
 	// Only pending credits and host ports to forget need ticks; windows,
 	// VOQs and dst-pauses change with credits. Stop until then.
 	if need {
-		s.tick.next(d, s, false)
+		s.tick.Next(d, s, false)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"net/netip"
 
 	"github.com/opensfc/sfc/device"
@@ -174,7 +173,7 @@ func (p *SenderParams) resolve(d *device.Device) error {
 		return err
 	}
 	if p.IMin == 0 {
-		p.IMin = max(mulDiv(p.MaxRate, p.DCRTT, 8*device.Second)/5, 1)
+		p.IMin = max(device.MulDiv(p.MaxRate, p.DCRTT, 8*device.Second)/5, 1)
 	}
 	if p.AckAfter == 0 {
 		p.AckAfter = p.DCRTT
@@ -193,21 +192,4 @@ func (p *SenderParams) resolve(d *device.Device) error {
 		}
 	}
 	return nil
-}
-
-// mulDiv returns a × b / c rounded down for non-negative a, b and positive
-// c, saturating at the largest int64.
-func mulDiv(a, b, c int64) int64 {
-	if a <= 0 || b <= 0 || c <= 0 {
-		return 0
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
-		return math.MaxInt64
-	}
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	if q > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(q)
 }

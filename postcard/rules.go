@@ -20,12 +20,12 @@ func PredictIP(slots []int64) int64 {
 		sum = satAdd(sum, max(v, 0))
 	}
 	newest := max(slots[len(slots)-1], 0)
-	return satAdd(sum, mulDiv(int64(len(slots)), newest, 1))
+	return satAdd(sum, device.MulDiv(int64(len(slots)), newest, 1))
 }
 
 // Capacity returns T × DC_RTT in octets: what a port of rate bit/s sends in
 // dcrtt ns (100 Gb/s × 25 µs = 312,500).
-func Capacity(rate, dcrtt int64) int64 { return mulDiv(rate, dcrtt, 8*device.Second) }
+func Capacity(rate, dcrtt int64) int64 { return device.MulDiv(rate, dcrtt, 8*device.Second) }
 
 // Congested applies the congestion test of behaviour.md §8: I_p > T ×
 // DC_RTT − Q^1.
@@ -90,7 +90,7 @@ func React(a Assessment, delta int, muPPM, iMin, maxRate int64) Reaction {
 	r.INonPBT = ip - r.IPBT
 	r.I = max(Capacity(a.RateMbps*1_000_000, a.WindowNS)-max(a.Q1, 0)-r.INonPBT, iMin, 1)
 	r.CNum = r.IPBT * 1_000_000
-	r.CDen = mulDiv(muPPM, r.I, 1)
+	r.CDen = device.MulDiv(muPPM, r.I, 1)
 	if r.CNum > r.CDen && r.CNum > 0 {
 		// MaxRate × CDen / CNum.
 		hi, lo := bits.Mul64(uint64(maxRate), uint64(r.CDen))

@@ -80,7 +80,7 @@ func (s *Sender) Attach(d *device.Device) error {
 		return err
 	}
 	s.muPPM = int64(math.Round(s.P.Mu * 1e6))
-	s.long = mulDiv(s.P.MaxRate, s.P.Tau, 8*device.Second)
+	s.long = device.MulDiv(s.P.MaxRate, s.P.Tau, 8*device.Second)
 	s.flows = map[device.FlowKey]*sflow{}
 	if s.sizes == nil {
 		s.sizes = map[device.FlowKey]int64{}

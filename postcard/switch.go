@@ -79,7 +79,7 @@ func (s *Switch) Attach(d *device.Device) error {
 		h := &s.ports[i]
 		h.speed = pt.Speed
 		// T_Δ = Δ × MTU × 8 / T, in ns (720 ns at 100 Gb/s with the defaults).
-		h.tDelta = max(mulDiv(int64(s.P.Delta)*s.P.MTU*8, device.Second, pt.Speed), 1)
+		h.tDelta = max(device.MulDiv(int64(s.P.Delta)*s.P.MTU*8, device.Second, pt.Speed), 1)
 		h.in = make([]int64, s.P.Slots)
 		h.q = make([]int64, s.P.Slots)
 		h.idle = true
@@ -94,14 +94,14 @@ func (s *Switch) Attach(d *device.Device) error {
 // SlotStart returns the time slot k starts: ceil(k × DC_RTT / (2N))
 // (slot 1 starts at 1,563 ns with the defaults).
 func (s *Switch) SlotStart(k int64) int64 {
-	v := mulDiv(k, s.P.DCRTT, 2*int64(s.P.Slots))
-	if v < math.MaxInt64 && mulDiv(v, 2*int64(s.P.Slots), 1) != mulDiv(k, s.P.DCRTT, 1) {
+	v := device.MulDiv(k, s.P.DCRTT, 2*int64(s.P.Slots))
+	if v < math.MaxInt64 && device.MulDiv(v, 2*int64(s.P.Slots), 1) != device.MulDiv(k, s.P.DCRTT, 1) {
 		v++
 	}
 	return v
 }
 
-func (s *Switch) slotOf(t int64) int64 { return mulDiv(t, 2*int64(s.P.Slots), s.P.DCRTT) }
+func (s *Switch) slotOf(t int64) int64 { return device.MulDiv(t, 2*int64(s.P.Slots), s.P.DCRTT) }
 
 // depth is the port's queue depth: every egress queue but the control
 // class (generated signals).
