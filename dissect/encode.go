@@ -55,18 +55,40 @@ func appendEpoch(dst []byte, ns int64) []byte {
 	return AppendNanos9(dst, ns%1e9)
 }
 
-// AppendNanos9 appends frac (0 <= frac < 10^9) as 9 decimal digits. It
-// divides by the constant 10 from the last digit, which compiles to
-// multiplications; dividing by a variable power of ten per digit took 8%
-// of sfcdump read.
+// AppendNanos9 appends frac (0 <= frac < 10^9) as 9 decimal digits, three
+// at a time from a table: dividing by a variable power of ten per digit,
+// as before, took 8% of sfcdump read.
 func AppendNanos9(dst []byte, frac int64) []byte {
-	var b [9]byte
 	f := uint64(frac)
-	for i := 8; i >= 0; i-- {
-		b[i] = byte('0' + f%10)
-		f /= 10
+	a, b, c := &digits3[f/1e6%1000], &digits3[f/1e3%1000], &digits3[f%1000]
+	return append(dst, a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2])
+}
+
+// digits3[n] is n in three decimal digits, with leading zeros.
+var digits3 = func() (t [1000][3]byte) {
+	for i := range t {
+		t[i] = [3]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)}
 	}
-	return append(dst, b[:]...)
+	return t
+}()
+
+// appendIPv4 appends a 4-octet address in dotted decimal, as netip does.
+func appendIPv4(dst []byte, a []byte) []byte {
+	for i, v := range a[:4] {
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		d := &digits3[v]
+		switch {
+		case v >= 100:
+			dst = append(dst, d[0], d[1], d[2])
+		case v >= 10:
+			dst = append(dst, d[1], d[2])
+		default:
+			dst = append(dst, d[2])
+		}
+	}
+	return dst
 }
 
 const hexDigits = "0123456789abcdef"

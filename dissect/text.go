@@ -1,6 +1,7 @@
 package dissect
 
 import (
+	"math/bits"
 	"net/netip"
 	"strconv"
 
@@ -82,9 +83,12 @@ const (
 	sumFGPause
 )
 
-func summaryMask(p *layers.Parser) uint32 {
-	var m uint32
+// summaryScan returns, from one pass over the decoded layers, the mask of
+// the layers AppendSummary looks for and the frame's number of warnings
+// (countWarnings, which was a second pass).
+func summaryScan(p *layers.Parser) (m uint32, warnings int) {
 	for _, t := range p.Decoded {
+		var w layers.Warnings
 		switch t {
 		case glayers.LayerTypeIPv4:
 			m |= sumIPv4
@@ -96,29 +100,43 @@ func summaryMask(p *layers.Parser) uint32 {
 			m |= sumUDP
 		case layers.LayerTypeBTS:
 			m |= sumBTS
+			w = p.BTS.Warnings
 		case layers.LayerTypeCIM:
 			m |= sumCIM
+			w = p.CIM.Warnings
 		case layers.LayerTypePostcard:
 			m |= sumPostcard
+			w = p.Postcard.Warnings
 		case layers.LayerTypeBTH:
 			m |= sumBTH
+			w = p.BTH.Warnings
 		case layers.LayerTypePause:
 			m |= sumPause
+			w = p.Pause.Warnings
 		case layers.LayerTypePFC:
 			m |= sumPFC
+			w = p.PFC.Warnings
 		case layers.LayerTypeBFC:
 			m |= sumBFC
+			w = p.BFC.Warnings
 		case layers.LayerTypeFGCredit:
 			m |= sumFGCredit
+			w = p.FGCredit.Warnings
 		case layers.LayerTypeFGPause:
 			m |= sumFGPause
+			w = p.FGPause.Warnings
 		}
+		warnings += bits.OnesCount16(uint16(w))
 	}
-	return m
+	return m, warnings
 }
 
 func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 	switch {
+	case has&sumIPv4 != 0 && len(p.IPv4.SrcIP) == 4 && len(p.IPv4.DstIP) == 4:
+		dst = appendIPv4(dst, p.IPv4.SrcIP)
+		dst = append(dst, " > "...)
+		dst = appendIPv4(dst, p.IPv4.DstIP)
 	case has&sumIPv4 != 0:
 		dst = addrOf(p.IPv4.SrcIP).AppendTo(dst)
 		dst = append(dst, " > "...)
@@ -140,7 +158,7 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 // fields, "[malformed: reason]" for a decode error and "[N warnings]".
 func AppendSummary(dst []byte, f *Frame) []byte {
 	p := f.P
-	has := summaryMask(p)
+	has, warnings := summaryScan(p)
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
@@ -148,7 +166,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			// The layer that failed holds only part of its fields: name it
 			// and let the error say what is wrong.
 			dst = append(dst, name...)
-			return appendTail(dst, f)
+			return appendTail(dst, f, warnings)
 		}
 	}
 	switch {
@@ -281,7 +299,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
 	}
-	return appendTail(dst, f)
+	return appendTail(dst, f, warnings)
 }
 
 var failedNames = map[gopacket.LayerType]string{
@@ -291,14 +309,14 @@ var failedNames = map[gopacket.LayerType]string{
 	layers.LayerTypeFGPause: "FG-DSTPAUSE",
 }
 
-// appendTail appends the malformed and warnings marks.
-func appendTail(dst []byte, f *Frame) []byte {
+// appendTail appends the malformed and warnings marks (n warnings).
+func appendTail(dst []byte, f *Frame, n int) []byte {
 	if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
 		dst = append(dst, f.Err.Error()...)
 		dst = append(dst, ']')
 	}
-	if n := countWarnings(f); n > 0 {
+	if n > 0 {
 		dst = append(dst, " ["...)
 		dst = strconv.AppendInt(dst, int64(n), 10)
 		dst = append(dst, " warning"...)

@@ -1,0 +1,35 @@
+package dissect
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/sample"
+)
+
+// The hand-rolled formatters of the one-line summary against the standard
+// library's.
+func TestFastFormatters(t *testing.T) {
+	for v := 0; v < 256; v++ {
+		a := []byte{byte(v), byte(255 - v), byte(v / 3), 0}
+		want := netip.AddrFrom4([4]byte(a)).String()
+		if got := string(appendIPv4(nil, a)); got != want {
+			t.Fatalf("appendIPv4(%v) = %q, want %q", a, got, want)
+		}
+	}
+	for _, ns := range []int64{0, 1, 9, 10, 999, 1000, 123456789, 999999999, 100000000, 5000} {
+		if got, want := string(AppendNanos9(nil, ns)), fmt.Sprintf("%09d", ns); got != want {
+			t.Errorf("AppendNanos9(%d) = %q, want %q", ns, got, want)
+		}
+	}
+	p := layers.NewParser()
+	for _, fr := range append(sample.Frames(), sample.Malformed()...) {
+		f := &Frame{P: p}
+		f.Err = p.Decode(fr.Data)
+		if _, n := summaryScan(p); n != countWarnings(f) {
+			t.Errorf("%s: summaryScan counts %d warnings, countWarnings %d", fr.Name, n, countWarnings(f))
+		}
+	}
+}
