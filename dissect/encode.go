@@ -148,8 +148,9 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	dst = append(dst, `,"caplen":`...)
 	dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
 	dst = append(dst, '}')
-	for _, p := range Protos {
-		if !p.present(f) {
+	in := PresenceOf(f)
+	for i, p := range Protos {
+		if !in.Has(i) {
 			continue
 		}
 		dst = append(dst, ',', '"')

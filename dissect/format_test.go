@@ -33,3 +33,31 @@ func TestFastFormatters(t *testing.T) {
 		}
 	}
 }
+
+// TestPresenceOf: PresenceOf agrees with every protocol's Present, on the
+// sample frames, the malformed ones and every truncation of each.
+func TestPresenceOf(t *testing.T) {
+	p := layers.NewParser()
+	n := 0
+	for _, fr := range append(sample.Frames(), sample.Malformed()...) {
+		for cut := len(fr.Data); cut >= 0; cut-- {
+			f := &Frame{P: p}
+			f.Err = p.Decode(fr.Data[:cut])
+			s := PresenceOf(f)
+			for i, pr := range Protos {
+				if s.Has(i) != pr.Present(f) {
+					t.Fatalf("%s cut at %d: %s: PresenceOf %v, Present %v", fr.Name, cut, pr.Name, s.Has(i), pr.Present(f))
+				}
+			}
+			n++
+		}
+	}
+	for i, r := range presenceRules {
+		if r.kind == ruleCall {
+			t.Errorf("%s has no presence rule", Protos[i].Name)
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d frames", n)
+	}
+}

@@ -363,8 +363,9 @@ func countWarnings(f *Frame) int {
 // AppendTree appends the verbose tree of f: every protocol and field, one
 // per line, then the warnings and the error.
 func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
-	for _, p := range Protos {
-		if !p.present(f) {
+	in := PresenceOf(f)
+	for i, p := range Protos {
+		if !in.Has(i) {
 			continue
 		}
 		dst = append(dst, "    "...)

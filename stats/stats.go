@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/dissect"
@@ -161,10 +162,8 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 	}
 	c.frames++
 	c.octets += uint64(f.Len)
-	for i, p := range dissect.Protos {
-		if p.Present(f) {
-			c.protos[i]++
-		}
+	for in := dissect.PresenceOf(f); in != 0; in &= in - 1 {
+		c.protos[bits.TrailingZeros64(uint64(in))]++
 	}
 	p := f.P
 	if f.Err != nil {
@@ -187,8 +186,12 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		// and its protocols, but take no signal from it.
 		return
 	}
+	var has uint16
+	for _, lt := range p.Decoded {
+		has |= layerBit(lt)
+	}
 	switch {
-	case p.Has(layers.LayerTypeBTS):
+	case has&hasBTS != 0:
 		m := &p.BTS
 		c.flowSignal(m.Flow, t, KindBTS, int64(m.PauseUS)*1000, false)
 		r := c.reporter(reporterKey{id: m.Reporter})
@@ -197,7 +200,7 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		if m.Origin == layers.OriginQueue {
 			c.depth(r, reporterKey{id: m.Reporter}, t, uint64(m.QueueDepth))
 		}
-	case p.Has(layers.LayerTypeCIM):
+	case has&hasCIM != 0:
 		m := &p.CIM
 		if m.HasSFC && m.HasFlow {
 			c.flowSignal(m.Flow, t, KindCIM, int64(m.SFC.PauseUS)*1000, false)
@@ -207,7 +210,7 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 			r.cim++
 			r.origins[min(int(m.SFC.Origin), 3)]++
 		}
-	case p.Has(layers.LayerTypePostcard):
+	case has&hasPostcard != 0:
 		m := &p.Postcard
 		var k reporterKey
 		k.isSwitch = true
@@ -216,21 +219,21 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		r := c.reporter(k)
 		r.postcards++
 		c.depth(r, k, t, uint64(m.Q1Bytes))
-	case p.Has(layers.LayerTypeFGPause):
+	case has&hasFGPause != 0:
 		for _, e := range p.FGPause.Entries {
 			d := int64(e.PauseUS) * 1000
 			c.flowSignal(flowKey{Dst: e.Dst}, t, KindDstPause, d, e.PauseUS == layers.PauseUntilResumed)
 		}
-	case p.Has(layers.LayerTypePFC):
+	case has&hasPFC != 0:
 		m := &p.PFC
 		for prio := 0; prio < 8; prio++ {
 			if m.Enabled(prio) {
 				c.pfcSignal(pfcKey{iface, int8(prio)}, t, uint64(m.Times[prio]), f.LinkBPS, KindPFC)
 			}
 		}
-	case p.Has(layers.LayerTypePause):
+	case has&hasPause != 0:
 		c.pfcSignal(pfcKey{iface, -1}, t, uint64(p.Pause.Quanta), f.LinkBPS, KindPause)
-	case p.Has(layers.LayerTypeBTH):
+	case has&hasBTH != 0:
 		m := &p.BTH
 		if m.ICRCChecked {
 			c.icrcChecked++
@@ -243,15 +246,53 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		}
 		if m.IsCNP() {
 			var k cnpKey
-			if p.Has(glayers.LayerTypeIPv4) {
+			if has&hasIPv4 != 0 {
 				k.src, k.dst = addr(p.IPv4.SrcIP), addr(p.IPv4.DstIP)
-			} else if p.Has(glayers.LayerTypeIPv6) {
+			} else if has&hasIPv6 != 0 {
 				k.src, k.dst = addr(p.IPv6.SrcIP), addr(p.IPv6.DstIP)
 			}
 			k.qp = m.DestQP
 			c.cnps[k]++
 		}
 	}
+}
+
+// The layers Add looks for, as bits of a mask made in one pass over the
+// decoded layers (a Parser.Has per case walked them up to nine times).
+const (
+	hasBTS = 1 << iota
+	hasCIM
+	hasPostcard
+	hasFGPause
+	hasPFC
+	hasPause
+	hasBTH
+	hasIPv4
+	hasIPv6
+)
+
+func layerBit(t gopacket.LayerType) uint16 {
+	switch t {
+	case layers.LayerTypeBTS:
+		return hasBTS
+	case layers.LayerTypeCIM:
+		return hasCIM
+	case layers.LayerTypePostcard:
+		return hasPostcard
+	case layers.LayerTypeFGPause:
+		return hasFGPause
+	case layers.LayerTypePFC:
+		return hasPFC
+	case layers.LayerTypePause:
+		return hasPause
+	case layers.LayerTypeBTH:
+		return hasBTH
+	case glayers.LayerTypeIPv4:
+		return hasIPv4
+	case glayers.LayerTypeIPv6:
+		return hasIPv6
+	}
+	return 0
 }
 
 func addr(b []byte) netip.Addr {
