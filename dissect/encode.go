@@ -64,6 +64,45 @@ func AppendNanos9(dst []byte, frac int64) []byte {
 	return append(dst, a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2])
 }
 
+// AppendUint appends v in decimal, as strconv.AppendUint(dst, v, 10) does,
+// three digits at a time from a table and without strconv's copy from a
+// scratch buffer for the common short numbers (the one-line output writes
+// four to eight numbers a frame).
+func AppendUint(dst []byte, v uint64) []byte {
+	if v < 1000 {
+		d := &digits3[v]
+		switch {
+		case v >= 100:
+			return append(dst, d[0], d[1], d[2])
+		case v >= 10:
+			return append(dst, d[1], d[2])
+		}
+		return append(dst, d[2])
+	}
+	var b [20]byte
+	i := len(b)
+	for v >= 1000 {
+		q := v / 1000
+		d := &digits3[v-q*1000]
+		i -= 3
+		b[i], b[i+1], b[i+2] = d[0], d[1], d[2]
+		v = q
+	}
+	d := &digits3[v]
+	switch {
+	case v >= 100:
+		i -= 3
+		b[i], b[i+1], b[i+2] = d[0], d[1], d[2]
+	case v >= 10:
+		i -= 2
+		b[i], b[i+1] = d[1], d[2]
+	default:
+		i--
+		b[i] = d[2]
+	}
+	return append(dst, b[i:]...)
+}
+
 // digits3[n] is n in three decimal digits, with leading zeros.
 var digits3 = func() (t [1000][3]byte) {
 	for i := range t {

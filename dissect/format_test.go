@@ -61,3 +61,11 @@ func TestPresenceOf(t *testing.T) {
 		t.Fatalf("only %d frames", n)
 	}
 }
+
+func TestAppendUint(t *testing.T) {
+	for _, v := range []uint64{0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10000, 65535, 99999, 100000, 123456789, 4294967295, 1<<64 - 1} {
+		if got, want := string(AppendUint(nil, v)), fmt.Sprint(v); got != want {
+			t.Errorf("AppendUint(%d) = %q", v, got)
+		}
+	}
+}

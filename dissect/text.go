@@ -46,9 +46,9 @@ func appendFlow(dst []byte, fl layers.Flow) []byte {
 	dst = append(dst, " > "...)
 	dst = netip.AddrPortFrom(fl.Dst, fl.DstPort).AppendTo(dst)
 	dst = append(dst, " proto "...)
-	dst = strconv.AppendUint(dst, uint64(fl.Proto), 10)
+	dst = AppendUint(dst, uint64(fl.Proto))
 	dst = append(dst, " dscp "...)
-	dst = strconv.AppendUint(dst, uint64(fl.DSCP), 10)
+	dst = AppendUint(dst, uint64(fl.DSCP))
 	if fl.HasQP {
 		dst = append(dst, " qp 0x"...)
 		dst = appendHex24(dst, fl.QP)
@@ -173,16 +173,16 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	case has&sumBTS != 0:
 		m := &p.BTS
 		dst = append(dst, "BTS pause "...)
-		dst = strconv.AppendUint(dst, uint64(m.PauseUS), 10)
+		dst = AppendUint(dst, uint64(m.PauseUS))
 		dst = append(dst, "us origin "...)
 		dst = append(dst, m.Origin.String()...)
 		if m.Cacheable {
 			dst = append(dst, " C"...)
 		}
 		dst = append(dst, " reporter "...)
-		dst = strconv.AppendUint(dst, uint64(m.Reporter), 10)
+		dst = AppendUint(dst, uint64(m.Reporter))
 		dst = append(dst, " depth "...)
-		dst = strconv.AppendUint(dst, uint64(m.QueueDepth), 10)
+		dst = AppendUint(dst, uint64(m.QueueDepth))
 		dst = append(dst, " flow "...)
 		dst = appendFlow(dst, m.Flow)
 	case has&sumCIM != 0:
@@ -194,19 +194,19 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, "del"...)
 		}
 		dst = append(dst, " vid "...)
-		dst = strconv.AppendUint(dst, uint64(m.VID), 10)
+		dst = AppendUint(dst, uint64(m.VID))
 		dst = append(dst, " msdu "...)
-		dst = strconv.AppendUint(dst, uint64(m.MSDULen), 10)
+		dst = AppendUint(dst, uint64(m.MSDULen))
 		if m.HasSFC {
 			dst = append(dst, " sfc pause "...)
-			dst = strconv.AppendUint(dst, uint64(m.SFC.PauseUS), 10)
+			dst = AppendUint(dst, uint64(m.SFC.PauseUS))
 			dst = append(dst, "us origin "...)
 			dst = append(dst, m.SFC.Origin.String()...)
 			if m.SFC.Cacheable {
 				dst = append(dst, " C"...)
 			}
 			dst = append(dst, " reporter "...)
-			dst = strconv.AppendUint(dst, uint64(m.SFC.Reporter), 10)
+			dst = AppendUint(dst, uint64(m.SFC.Reporter))
 		}
 		if m.HasFlow {
 			dst = append(dst, " flow "...)
@@ -217,11 +217,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = append(dst, "POSTCARD switch "...)
 		dst = appendMAC(dst, m.SwitchID)
 		dst = append(dst, " port "...)
-		dst = strconv.AppendUint(dst, uint64(m.Port), 10)
+		dst = AppendUint(dst, uint64(m.Port))
 		dst = append(dst, " I_p "...)
-		dst = strconv.AppendUint(dst, uint64(m.IPBytes), 10)
+		dst = AppendUint(dst, uint64(m.IPBytes))
 		dst = append(dst, " Q1 "...)
-		dst = strconv.AppendUint(dst, uint64(m.Q1Bytes), 10)
+		dst = AppendUint(dst, uint64(m.Q1Bytes))
 		dst = append(dst, " flow "...)
 		dst = appendFlow(dst, m.Flow)
 	case has&sumBTH != 0:
@@ -232,7 +232,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = appendHex24(dst, m.DestQP)
 		if !m.IsCNP() {
 			dst = append(dst, " psn "...)
-			dst = strconv.AppendUint(dst, uint64(m.PSN), 10)
+			dst = AppendUint(dst, uint64(m.PSN))
 		}
 		if m.FECN {
 			dst = append(dst, " FECN"...)
@@ -242,14 +242,14 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		}
 		if m.HasRETH() {
 			dst = append(dst, " len "...)
-			dst = strconv.AppendUint(dst, uint64(m.RETH.DMALen), 10)
+			dst = AppendUint(dst, uint64(m.RETH.DMALen))
 		}
 		if m.ICRCChecked && !m.ICRCOK {
 			dst = append(dst, " [bad ICRC]"...)
 		}
 	case has&sumPause != 0:
 		dst = append(dst, "PAUSE quanta "...)
-		dst = strconv.AppendUint(dst, uint64(p.Pause.Quanta), 10)
+		dst = AppendUint(dst, uint64(p.Pause.Quanta))
 	case has&sumPFC != 0:
 		m := &p.PFC
 		dst = append(dst, "PFC"...)
@@ -257,7 +257,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			if m.Enabled(i) {
 				dst = append(dst, " p"...)
 				dst = append(dst, byte('0'+i), '=')
-				dst = strconv.AppendUint(dst, uint64(m.Times[i]), 10)
+				dst = AppendUint(dst, uint64(m.Times[i]))
 			}
 		}
 		if m.EnableVector&0xff == 0 {
@@ -266,11 +266,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	case has&sumBFC != 0:
 		m := &p.BFC
 		dst = append(dst, "BFC seq "...)
-		dst = strconv.AppendUint(dst, uint64(m.Seq), 10)
+		dst = AppendUint(dst, uint64(m.Seq))
 		dst = append(dst, " k "...)
-		dst = strconv.AppendUint(dst, uint64(m.Hashes), 10)
+		dst = AppendUint(dst, uint64(m.Hashes))
 		dst = append(dst, " L "...)
-		dst = strconv.AppendUint(dst, uint64(m.FilterLen), 10)
+		dst = AppendUint(dst, uint64(m.FilterLen))
 		dst = append(dst, " bits "...)
 		dst = strconv.AppendInt(dst, int64(m.BitsSet()), 10)
 	case has&sumFGCredit != 0:
@@ -279,7 +279,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, ' ')
 			dst = e.Dst.AppendTo(dst)
 			dst = append(dst, '=')
-			dst = strconv.AppendUint(dst, uint64(e.Credits), 10)
+			dst = AppendUint(dst, uint64(e.Credits))
 		}
 	case has&sumFGPause != 0:
 		dst = append(dst, "FG-DSTPAUSE"...)
@@ -287,14 +287,14 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, ' ')
 			dst = e.Dst.AppendTo(dst)
 			dst = append(dst, '=')
-			dst = strconv.AppendUint(dst, uint64(e.PauseUS), 10)
+			dst = AppendUint(dst, uint64(e.PauseUS))
 			dst = append(dst, "us"...)
 		}
 	case has&sumUDP != 0:
 		dst = append(dst, "UDP "...)
-		dst = strconv.AppendUint(dst, uint64(p.UDP.SrcPort), 10)
+		dst = AppendUint(dst, uint64(p.UDP.SrcPort))
 		dst = append(dst, " > "...)
-		dst = strconv.AppendUint(dst, uint64(p.UDP.DstPort), 10)
+		dst = AppendUint(dst, uint64(p.UDP.DstPort))
 	case has&sumEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
@@ -400,7 +400,7 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 
 // appendMicros appends ns nanoseconds as microseconds with 3 decimals.
 func appendMicros(dst []byte, ns uint64) []byte {
-	dst = strconv.AppendUint(dst, ns/1000, 10)
+	dst = AppendUint(dst, ns/1000)
 	dst = append(dst, '.')
 	r := ns % 1000
 	return append(dst, byte('0'+r/100), byte('0'+r/10%10), byte('0'+r%10))
@@ -411,11 +411,11 @@ func appendMicros(dst []byte, ns uint64) []byte {
 func AppendSpeed(dst []byte, bps uint64) []byte {
 	switch {
 	case bps >= 1e9 && bps%1e9 == 0:
-		return append(strconv.AppendUint(dst, bps/1e9, 10), 'G')
+		return append(AppendUint(dst, bps/1e9), 'G')
 	case bps >= 1e9 && bps%1e8 == 0:
 		return append(strconv.AppendFloat(dst, float64(bps)/1e9, 'f', -1, 64), 'G')
 	case bps >= 1e6 && bps%1e6 == 0:
-		return append(strconv.AppendUint(dst, bps/1e6, 10), 'M')
+		return append(AppendUint(dst, bps/1e6), 'M')
 	}
-	return append(strconv.AppendUint(dst, bps, 10), "b/s"...)
+	return append(AppendUint(dst, bps), "b/s"...)
 }

@@ -279,7 +279,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		}
 		buf = append(buf, '\n')
 	default:
-		buf = strconv.AppendInt(buf, int64(f.Number), 10)
+		buf = dissect.AppendUint(buf, uint64(f.Number))
 		buf = append(buf, ' ')
 		buf = appendRelTime(buf, f.Time.Sub(v.first).Nanoseconds())
 		buf = append(buf, ' ')
@@ -400,7 +400,7 @@ func appendRelTime(dst []byte, ns int64) []byte {
 		dst = append(dst, '-')
 		ns = -ns
 	}
-	dst = strconv.AppendInt(dst, ns/1e9, 10)
+	dst = dissect.AppendUint(dst, uint64(ns/1e9))
 	dst = append(dst, '.')
 	return dissect.AppendNanos9(dst, ns%1e9)
 }
