@@ -157,7 +157,9 @@ func (g *prog) frame(k byte, x bool, last []byte, hostSrc netip.Addr) []byte {
 // backward, or a far jump.
 func (g *prog) step(op byte, t int64) int64 {
 	if op&0xf8 == 0xf8 {
-		return int64(g.u32()) << 20 // up to 52 days
+		// Up to 2^61 ns (73 years): Unix-time capture timestamps that were
+		// not rebased are about 1.8e18 ns.
+		return int64(g.u32()) << 29
 	}
 	dt := int64(g.u16())
 	if op&0x08 != 0 {
@@ -479,10 +481,10 @@ func (r *switchRig) check(t *testing.T, when string, drained bool) {
 const maxSteps = 256
 
 // knownDeviceBug filters inputs that hit a bug already reported (see
-// known_bugs_test.go), so that fuzzing goes on finding new ones:
-// TestKnownBugDeviceClockOverflow, for times past 9.22e12 ns (with a
-// margin for transmit times and pauses).
-func knownDeviceBug(t int64) bool { return t > 9_000_000_000_000 }
+// known_bugs_test.go), so that fuzzing goes on finding new ones. None is
+// open: the clock overflow past 9.22e12 ns was fixed in device 67b654c
+// (TestDeviceClockNoOverflow).
+func knownDeviceBug(t int64) bool { return false }
 
 // bfcSpan caps the virtual time of a program when BFC runs: BFC sends a
 // pause frame per port every τ (1 µs by default) as behaviour.md §6 says,
@@ -793,4 +795,33 @@ func deviceSeeds() (sw, nic [][]byte) {
 		nic = append(nic, p)
 	}
 	return sw, nic
+}
+
+// Regression: the device core kept port transmit clocks in femtoseconds as
+// int64 (start := now * fsPerNs), which overflowed once the virtual time
+// passed 9,223,372,036,854 ns (2 h 33 min): a frame input later left at a
+// negative time. Found by FuzzNIC (testdata/fuzz/FuzzNIC/f7e359b313ca49de:
+// a flow generator started at 847,723,465,015,296 ns sent at
+// -826,762,375,343 ns); fixed in device 67b654c (ns and a femtosecond
+// remainder kept apart). Capture timestamps that are not rebased (Unix
+// time, ~1.8e18 ns) must work too.
+func TestDeviceClockNoOverflow(t *testing.T) {
+	d, err := device.NewSwitch(device.Config{Ports: []device.PortConfig{
+		{ID: 0, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	d.OnOutput(func(o device.Out) { got = append(got, o.Time) })
+	fr, _ := device.BuildUDP(nil, device.UDPSpec{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), SrcPort: 1, DstPort: 2, Len: 100})
+	ats := []int64{10_000_000_000_000, 1_767_225_600_000_000_000} // 2 h 47 min; 2026-01-01 as Unix ns
+	for _, at := range ats {
+		if err := d.Input(0, at, fr); err != nil {
+			t.Fatal(err)
+		}
+		d.Flush()
+	}
+	if len(got) != 2 || got[0] != ats[0] || got[1] != ats[1] {
+		t.Errorf("frames input at %v ns left at %v", ats, got)
+	}
 }

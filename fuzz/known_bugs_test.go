@@ -7,12 +7,10 @@ package fuzz
 // testdata/fuzz/FuzzXxx as regression inputs.
 
 import (
-	"net/netip"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 
-	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
 )
 
@@ -36,38 +34,6 @@ func TestKnownBugFloodgateV4MappedRoundTrip(t *testing.T) {
 		if _, err := serialize(l); err != nil {
 			t.Errorf("%T decoded %x but does not serialize: %v", l, data, err)
 		}
-	}
-}
-
-// The device core keeps port transmit clocks in femtoseconds as int64
-// (device.go startTx: start := now * fsPerNs), which overflows once the
-// virtual time passes math.MaxInt64 / 10^6 ns = 9,223,372,036,854 ns
-// (2 h 33 min): a frame input later leaves at a negative time, out of
-// order, and the port's busy period is garbage. A vendor capture longer
-// than that, or one whose timestamps are not rebased to 0, hits it.
-// Found by FuzzNIC (testdata/fuzz/FuzzNIC/f7e359b313ca49de: a flow
-// generator started at 847,723,465,015,296 ns sends at -826,762,375,343 ns).
-// Owner: device. Proposed fix: keep the port clock as ns plus a
-// sub-nanosecond remainder (endNs int64, endFs int64 in [0, 10^6)), or
-// refuse times past device.MaxTime in Input, AdvanceTo and AddFlow with an
-// error, and document the limit.
-func TestKnownBugDeviceClockOverflow(t *testing.T) {
-	t.Skip("known bug: device port clocks overflow past 9.22e12 ns of virtual time; owner: device")
-	d, err := device.NewSwitch(device.Config{Ports: []device.PortConfig{
-		{ID: 0, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []int64
-	d.OnOutput(func(o device.Out) { got = append(got, o.Time) })
-	fr, _ := device.BuildUDP(nil, device.UDPSpec{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), SrcPort: 1, DstPort: 2, Len: 100})
-	const at = 10_000_000_000_000 // 10^13 ns, 2 h 47 min
-	if err := d.Input(0, at, fr); err != nil {
-		t.Fatal(err)
-	}
-	d.Flush()
-	if len(got) != 1 || got[0] != at {
-		t.Errorf("frame input at %d ns left at %v, want [%d]", int64(at), got, int64(at))
 	}
 }
 
