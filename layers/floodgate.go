@@ -174,7 +174,7 @@ func putAddr(b []byte, addr netip.Addr, a int) error {
 	case a == 4 && addr.Is4():
 		v := addr.As4()
 		copy(b, v[:])
-	case a == 16 && addr.Is6() && !addr.Is4In6():
+	case a == 16 && addr.Is6(): // an IPv4-mapped IPv6 address is an IPv6 address here
 		v := addr.As16()
 		copy(b, v[:])
 	default:

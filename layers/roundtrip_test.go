@@ -412,3 +412,30 @@ func TestExtensionLayersAlone(t *testing.T) {
 		}
 	}
 }
+
+// A family-6 Floodgate destination that is an IPv4-mapped IPv6 address
+// (::ffff:a.b.c.d) decodes and serializes back byte for byte (found by
+// fuzz/FuzzRoundTrip: SerializeTo refused the address its decoder made).
+func TestFloodgateV4MappedRoundTrip(t *testing.T) {
+	for _, sub := range []byte{SubtypeFGCredit, SubtypeFGPause} {
+		data := unhex(t, `4643 0301 06 00 0001 00000000 00000000000000000000ffff0a000001`)
+		data[2] = sub
+		var l interface {
+			gopacket.DecodingLayer
+			gopacket.SerializableLayer
+		} = &FGPause{}
+		if sub == SubtypeFGCredit {
+			l = &FGCredit{}
+		}
+		if err := l.DecodeFromBytes(data, gopacket.NilDecodeFeedback); err != nil {
+			t.Fatal(err)
+		}
+		buf := gopacket.NewSerializeBuffer()
+		if err := l.SerializeTo(buf, gopacket.SerializeOptions{}); err != nil {
+			t.Fatalf("subtype %d: %v", sub, err)
+		}
+		if !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("subtype %d: %x, want %x", sub, buf.Bytes(), data)
+		}
+	}
+}
