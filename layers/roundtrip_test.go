@@ -306,7 +306,7 @@ func TestSerializeErrors(t *testing.T) {
 		{"fgcredit/family", &FGCredit{Family: 5}, optsFix, ErrBadValue},
 		{"fgcredit/count", &FGCredit{Family: 4, Count: 1}, optsNone, ErrBadValue},
 		{"fgcredit/addr-family", &FGCredit{Family: 4, Entries: []CreditEntry{{1, netip.MustParseAddr("fd00::1")}}}, optsFix, ErrBadValue},
-		{"fgcredit/4in6", &FGCredit{Family: 6, Entries: []CreditEntry{{1, netip.MustParseAddr("::ffff:10.0.0.1")}}}, optsFix, ErrBadValue},
+		{"fgcredit/v4-in-family-6", &FGCredit{Family: 6, Entries: []CreditEntry{{1, netip.MustParseAddr("10.0.0.1")}}}, optsFix, ErrBadValue},
 		{"fgcredit/zero-addr", &FGCredit{Family: 4, Entries: []CreditEntry{{1, netip.Addr{}}}}, optsFix, ErrBadValue},
 		{"fgpause/family", &FGPause{Family: 0}, optsFix, ErrBadValue},
 		{"fgpause/count", &FGPause{Family: 6, Count: 3}, optsNone, ErrBadValue},
