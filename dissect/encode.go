@@ -2,6 +2,7 @@ package dissect
 
 import (
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -79,28 +80,46 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return append(dst, d[2])
 	}
-	var b [20]byte
-	i := len(b)
+	// Write the digits in place from the last, after making room: a copy
+	// from a scratch array calls memmove, half the cost of a short number.
+	n := decimalLen(v)
+	if cap(dst)-len(dst) < n {
+		dst = slices.Grow(dst, n)
+	}
+	i := len(dst) + n
+	dst = dst[:i]
 	for v >= 1000 {
 		q := v / 1000
 		d := &digits3[v-q*1000]
 		i -= 3
-		b[i], b[i+1], b[i+2] = d[0], d[1], d[2]
+		dst[i], dst[i+1], dst[i+2] = d[0], d[1], d[2]
 		v = q
 	}
 	d := &digits3[v]
 	switch {
 	case v >= 100:
-		i -= 3
-		b[i], b[i+1], b[i+2] = d[0], d[1], d[2]
+		dst[i-3], dst[i-2], dst[i-1] = d[0], d[1], d[2]
 	case v >= 10:
-		i -= 2
-		b[i], b[i+1] = d[1], d[2]
+		dst[i-2], dst[i-1] = d[1], d[2]
 	default:
-		i--
-		b[i] = d[2]
+		dst[i-1] = d[2]
 	}
-	return append(dst, b[i:]...)
+	return dst
+}
+
+// decimalLen returns the number of decimal digits of v (v > 0).
+func decimalLen(v uint64) int {
+	n := 1
+	for ; v >= 1000; v /= 1000 {
+		n += 3
+	}
+	switch {
+	case v >= 100:
+		n += 2
+	case v >= 10:
+		n++
+	}
+	return n
 }
 
 // digits3[n] is n in three decimal digits, with leading zeros.

@@ -251,9 +251,11 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool) {
 	// The frame lives in the formatter: field getters are called through
 	// function values, so a local would escape and cost an allocation.
+	// Field by field: a composite literal assigned to *f is built aside
+	// and copied with write barriers (5% of sfcdump read).
 	f := &fm.frame
-	*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
-		CapLen: len(fr.Data), P: fm.p, LinkBPS: v.speeds[fr.Interface]}
+	f.Number, f.Time, f.Interface, f.Len = fr.Number, fr.Time, fr.Interface, fr.Len
+	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
 	f.Err = fm.p.Decode(fr.Data)
 	if fm.flt != nil && !fm.flt.Match(f) {
 		return buf, false
