@@ -80,6 +80,17 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return append(dst, d[2])
 	}
+	if v < 1e6 {
+		hi, lo := v/1000, &digits3[v%1000]
+		d := &digits3[hi]
+		switch {
+		case hi >= 100:
+			return append(dst, d[0], d[1], d[2], lo[0], lo[1], lo[2])
+		case hi >= 10:
+			return append(dst, d[1], d[2], lo[0], lo[1], lo[2])
+		}
+		return append(dst, d[2], lo[0], lo[1], lo[2])
+	}
 	// Write the digits in place from the last, after making room: a copy
 	// from a scratch array calls memmove, half the cost of a short number.
 	n := decimalLen(v)

@@ -43,38 +43,59 @@ const (
 	decFGPause
 )
 
-// decBit returns the mask bit of layer type t, 0 for the others.
+// decBit returns the mask bit of layer type t, 0 for the others. Layer
+// types are variables, not constants: a switch on them compares one by
+// one, so the bits are looked up in a table made at init.
 func decBit(t gopacket.LayerType) uint32 {
-	switch t {
-	case glayers.LayerTypeEthernet:
-		return decEth
-	case glayers.LayerTypeIPv4:
-		return decIPv4
-	case glayers.LayerTypeIPv6:
-		return decIPv6
-	case glayers.LayerTypeUDP:
-		return decUDP
-	case layers.LayerTypePause:
-		return decPause
-	case layers.LayerTypePFC:
-		return decPFC
-	case layers.LayerTypeBTH:
-		return decBTH
-	case layers.LayerTypeCIM:
-		return decCIM
-	case layers.LayerTypeBTS:
-		return decBTS
-	case layers.LayerTypePostcard:
-		return decPostcard
-	case layers.LayerTypeBFC:
-		return decBFC
-	case layers.LayerTypeFGCredit:
-		return decFGCredit
-	case layers.LayerTypeFGPause:
-		return decFGPause
+	if uint(t) < uint(len(decBits)) {
+		return decBits[t]
 	}
 	return 0
 }
+
+var decBits = func() (tab [2048]uint32) {
+	for lt, bit := range map[gopacket.LayerType]uint32{
+		glayers.LayerTypeEthernet: decEth, glayers.LayerTypeIPv4: decIPv4, glayers.LayerTypeIPv6: decIPv6,
+		glayers.LayerTypeUDP: decUDP, layers.LayerTypePause: decPause, layers.LayerTypePFC: decPFC,
+		layers.LayerTypeBTH: decBTH, layers.LayerTypeCIM: decCIM, layers.LayerTypeBTS: decBTS,
+		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
+		layers.LayerTypeFGPause: decFGPause,
+	} {
+		if uint(lt) >= uint(len(tab)) {
+			panic("dissect: layer type past the table")
+		}
+		tab[lt] = bit
+	}
+	return tab
+}()
+
+// warningsOf returns the warnings of the layer whose mask bit is bit.
+func warningsOf(p *layers.Parser, bit uint32) layers.Warnings {
+	switch bit {
+	case decPause:
+		return p.Pause.Warnings
+	case decPFC:
+		return p.PFC.Warnings
+	case decBTH:
+		return p.BTH.Warnings
+	case decCIM:
+		return p.CIM.Warnings
+	case decBTS:
+		return p.BTS.Warnings
+	case decPostcard:
+		return p.Postcard.Warnings
+	case decBFC:
+		return p.BFC.Warnings
+	case decFGCredit:
+		return p.FGCredit.Warnings
+	case decFGPause:
+		return p.FGPause.Warnings
+	}
+	return 0
+}
+
+// decWarn are the layers that have warnings.
+const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause
 
 // presenceRule is how PresenceOf decides one protocol: the same test as
 // its present function (fields.go), on the mask.

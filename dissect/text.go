@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/gopacket/gopacket"
-	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -57,95 +56,41 @@ func appendFlow(dst []byte, fl layers.Flow) []byte {
 }
 
 func appendHex24(dst []byte, v uint32) []byte {
-	for s := 20; s >= 0; s -= 4 {
-		dst = append(dst, hexDigits[v>>s&15])
-	}
-	return dst
+	return append(dst, hexDigits[v>>20&15], hexDigits[v>>16&15], hexDigits[v>>12&15],
+		hexDigits[v>>8&15], hexDigits[v>>4&15], hexDigits[v&15])
 }
 
 func appendMAC(dst, m []byte) []byte { return AppendValue(dst, Value{Kind: KindMAC, B: m}, false) }
 
-// The layers AppendSummary looks for, as bits of a mask made in one pass
-// over the decoded layers (a Parser.Has per case walked them a dozen times).
-const (
-	sumIPv4 = 1 << iota
-	sumIPv6
-	sumEth
-	sumUDP
-	sumBTS
-	sumCIM
-	sumPostcard
-	sumBTH
-	sumPause
-	sumPFC
-	sumBFC
-	sumFGCredit
-	sumFGPause
-)
-
 // summaryScan returns, from one pass over the decoded layers, the mask of
-// the layers AppendSummary looks for and the frame's number of warnings
-// (countWarnings, which was a second pass).
+// the decoded layers (present.go's bits) and the frame's number of
+// warnings (countWarnings, which was a second pass).
 func summaryScan(p *layers.Parser) (m uint32, warnings int) {
 	for _, t := range p.Decoded {
-		var w layers.Warnings
-		switch t {
-		case glayers.LayerTypeIPv4:
-			m |= sumIPv4
-		case glayers.LayerTypeIPv6:
-			m |= sumIPv6
-		case glayers.LayerTypeEthernet:
-			m |= sumEth
-		case glayers.LayerTypeUDP:
-			m |= sumUDP
-		case layers.LayerTypeBTS:
-			m |= sumBTS
-			w = p.BTS.Warnings
-		case layers.LayerTypeCIM:
-			m |= sumCIM
-			w = p.CIM.Warnings
-		case layers.LayerTypePostcard:
-			m |= sumPostcard
-			w = p.Postcard.Warnings
-		case layers.LayerTypeBTH:
-			m |= sumBTH
-			w = p.BTH.Warnings
-		case layers.LayerTypePause:
-			m |= sumPause
-			w = p.Pause.Warnings
-		case layers.LayerTypePFC:
-			m |= sumPFC
-			w = p.PFC.Warnings
-		case layers.LayerTypeBFC:
-			m |= sumBFC
-			w = p.BFC.Warnings
-		case layers.LayerTypeFGCredit:
-			m |= sumFGCredit
-			w = p.FGCredit.Warnings
-		case layers.LayerTypeFGPause:
-			m |= sumFGPause
-			w = p.FGPause.Warnings
+		bit := decBit(t)
+		m |= bit
+		if bit&decWarn != 0 {
+			warnings += bits.OnesCount16(uint16(warningsOf(p, bit)))
 		}
-		warnings += bits.OnesCount16(uint16(w))
 	}
 	return m, warnings
 }
 
 func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 	switch {
-	case has&sumIPv4 != 0 && len(p.IPv4.SrcIP) == 4 && len(p.IPv4.DstIP) == 4:
+	case has&decIPv4 != 0 && len(p.IPv4.SrcIP) == 4 && len(p.IPv4.DstIP) == 4:
 		dst = appendIPv4(dst, p.IPv4.SrcIP)
 		dst = append(dst, " > "...)
 		dst = appendIPv4(dst, p.IPv4.DstIP)
-	case has&sumIPv4 != 0:
+	case has&decIPv4 != 0:
 		dst = addrOf(p.IPv4.SrcIP).AppendTo(dst)
 		dst = append(dst, " > "...)
 		dst = addrOf(p.IPv4.DstIP).AppendTo(dst)
-	case has&sumIPv6 != 0:
+	case has&decIPv6 != 0:
 		dst = addrOf(p.IPv6.SrcIP).AppendTo(dst)
 		dst = append(dst, " > "...)
 		dst = addrOf(p.IPv6.DstIP).AppendTo(dst)
-	case has&sumEth != 0:
+	case has&decEth != 0:
 		dst = appendMAC(dst, p.Eth.SrcMAC)
 		dst = append(dst, " > "...)
 		dst = appendMAC(dst, p.Eth.DstMAC)
@@ -170,7 +115,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		}
 	}
 	switch {
-	case has&sumBTS != 0:
+	case has&decBTS != 0:
 		m := &p.BTS
 		dst = append(dst, "BTS pause "...)
 		dst = AppendUint(dst, uint64(m.PauseUS))
@@ -185,7 +130,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = AppendUint(dst, uint64(m.QueueDepth))
 		dst = append(dst, " flow "...)
 		dst = appendFlow(dst, m.Flow)
-	case has&sumCIM != 0:
+	case has&decCIM != 0:
 		m := &p.CIM
 		dst = append(dst, "CIM "...)
 		if m.Add {
@@ -212,7 +157,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, " flow "...)
 			dst = appendFlow(dst, m.Flow)
 		}
-	case has&sumPostcard != 0:
+	case has&decPostcard != 0:
 		m := &p.Postcard
 		dst = append(dst, "POSTCARD switch "...)
 		dst = appendMAC(dst, m.SwitchID)
@@ -224,7 +169,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = AppendUint(dst, uint64(m.Q1Bytes))
 		dst = append(dst, " flow "...)
 		dst = appendFlow(dst, m.Flow)
-	case has&sumBTH != 0:
+	case has&decBTH != 0:
 		m := &p.BTH
 		dst = append(dst, "RoCEv2 "...)
 		dst = append(dst, OpcodeName(m.Opcode)...)
@@ -247,10 +192,10 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		if m.ICRCChecked && !m.ICRCOK {
 			dst = append(dst, " [bad ICRC]"...)
 		}
-	case has&sumPause != 0:
+	case has&decPause != 0:
 		dst = append(dst, "PAUSE quanta "...)
 		dst = AppendUint(dst, uint64(p.Pause.Quanta))
-	case has&sumPFC != 0:
+	case has&decPFC != 0:
 		m := &p.PFC
 		dst = append(dst, "PFC"...)
 		for i := 0; i < 8; i++ {
@@ -263,7 +208,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		if m.EnableVector&0xff == 0 {
 			dst = append(dst, " (no priority enabled)"...)
 		}
-	case has&sumBFC != 0:
+	case has&decBFC != 0:
 		m := &p.BFC
 		dst = append(dst, "BFC seq "...)
 		dst = AppendUint(dst, uint64(m.Seq))
@@ -273,7 +218,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = AppendUint(dst, uint64(m.FilterLen))
 		dst = append(dst, " bits "...)
 		dst = strconv.AppendInt(dst, int64(m.BitsSet()), 10)
-	case has&sumFGCredit != 0:
+	case has&decFGCredit != 0:
 		dst = append(dst, "FG-CREDIT"...)
 		for _, e := range p.FGCredit.Entries {
 			dst = append(dst, ' ')
@@ -281,7 +226,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, '=')
 			dst = AppendUint(dst, uint64(e.Credits))
 		}
-	case has&sumFGPause != 0:
+	case has&decFGPause != 0:
 		dst = append(dst, "FG-DSTPAUSE"...)
 		for _, e := range p.FGPause.Entries {
 			dst = append(dst, ' ')
@@ -290,12 +235,12 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = AppendUint(dst, uint64(e.PauseUS))
 			dst = append(dst, "us"...)
 		}
-	case has&sumUDP != 0:
+	case has&decUDP != 0:
 		dst = append(dst, "UDP "...)
 		dst = AppendUint(dst, uint64(p.UDP.SrcPort))
 		dst = append(dst, " > "...)
 		dst = AppendUint(dst, uint64(p.UDP.DstPort))
-	case has&sumEth != 0:
+	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
 	}

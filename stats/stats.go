@@ -271,29 +271,25 @@ const (
 	hasIPv6
 )
 
+// layerBit returns the mask bit of layer type t. Layer types are
+// variables, so a switch on them compares one by one: a table instead.
 func layerBit(t gopacket.LayerType) uint16 {
-	switch t {
-	case layers.LayerTypeBTS:
-		return hasBTS
-	case layers.LayerTypeCIM:
-		return hasCIM
-	case layers.LayerTypePostcard:
-		return hasPostcard
-	case layers.LayerTypeFGPause:
-		return hasFGPause
-	case layers.LayerTypePFC:
-		return hasPFC
-	case layers.LayerTypePause:
-		return hasPause
-	case layers.LayerTypeBTH:
-		return hasBTH
-	case glayers.LayerTypeIPv4:
-		return hasIPv4
-	case glayers.LayerTypeIPv6:
-		return hasIPv6
+	if uint(t) < uint(len(layerBits)) {
+		return layerBits[t]
 	}
 	return 0
 }
+
+var layerBits = func() (tab [2048]uint16) {
+	for lt, bit := range map[gopacket.LayerType]uint16{
+		layers.LayerTypeBTS: hasBTS, layers.LayerTypeCIM: hasCIM, layers.LayerTypePostcard: hasPostcard,
+		layers.LayerTypeFGPause: hasFGPause, layers.LayerTypePFC: hasPFC, layers.LayerTypePause: hasPause,
+		layers.LayerTypeBTH: hasBTH, glayers.LayerTypeIPv4: hasIPv4, glayers.LayerTypeIPv6: hasIPv6,
+	} {
+		tab[lt] = bit
+	}
+	return tab
+}()
 
 func addr(b []byte) netip.Addr {
 	a, _ := netip.AddrFromSlice(b)
