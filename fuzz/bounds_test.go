@@ -102,13 +102,13 @@ func captureWorstCases() map[string][]byte {
 
 // TestCaptureAllocWorstCase pins the capture reader's bound (doc.go) on
 // the captures the fuzzer is unlikely to build: they need thousands of
-// well-formed blocks.
+// well-formed blocks. It found that the capture of interface description
+// blocks made the reader allocate 58.7 × its size (11.7 MB for 10000 IDBs
+// in 200 KB) when pcapio read pcapng through gopacket's pcapgo, which kept
+// an NgInterface per IDB; pcapio's own parser (0dba9a0) takes 13.6 ×.
 func TestCaptureAllocWorstCase(t *testing.T) {
 	rp := &readPath{p: layers.NewParser()}
 	for name, data := range captureWorstCases() {
-		if name == "10000 interfaces" {
-			continue // TestKnownBugPcapngInterfaceAlloc
-		}
 		if got, b := allocated(func() { rp.run(t, data) }), pcapBound(len(data)); got > b {
 			t.Errorf("%s: %d octets allocated for %d (%.1f ×), bound %d", name, got, len(data), float64(got)/float64(len(data)), b)
 		}
