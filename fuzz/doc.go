@@ -55,8 +55,9 @@
 //     value and its message; the factor covers the decoded Floodgate entry
 //     lists (a 32-octet entry per 8 octets of IPv4 entries).
 //   - The capture reader allocates at most 16 × (decompressed input) + 2 MiB
-//     (bufio and gzip windows, and gopacket's eager packet buffer capped at
-//     256 KiB).
+//     (its read buffer and the gzip window; per-interface state is the part
+//     that grows with the input, 13.6 × for a capture of nothing but
+//     interface blocks).
 //   - Parsing a case.yaml allocates at most 512 × len(input) + 1 MiB (a YAML
 //     node tree; the bound catches alias expansion).
 //   - A compiled display filter's Match allocates nothing once warm.
