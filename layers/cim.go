@@ -165,15 +165,13 @@ func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 			if l != sfcTLVLen {
 				return errAt("cim", "tlv.length", off+1, ErrTLVLength, fmt.Sprintf("SFC pause TLV of %d octets, want 8", l))
 			}
-			v := data[off+2:]
+			v := data[off+2 : off+2+sfcTLVLen : off+2+sfcTLVLen]
 			m.HasSFC = true
-			m.SFC = SFCPause{
-				PauseUS:   binary.BigEndian.Uint16(v),
-				Flags:     v[2],
-				Cacheable: v[2]&SFCFlagCacheable != 0,
-				Origin:    Origin(v[3]),
-				Reporter:  binary.BigEndian.Uint32(v[4:]),
-			}
+			m.SFC.PauseUS = uint16(v[0])<<8 | uint16(v[1])
+			m.SFC.Flags = v[2]
+			m.SFC.Cacheable = v[2]&SFCFlagCacheable != 0
+			m.SFC.Origin = Origin(v[3])
+			m.SFC.Reporter = uint32(v[4])<<24 | uint32(v[5])<<16 | uint32(v[6])<<8 | uint32(v[7])
 			if v[2]&^SFCFlagCacheable != 0 {
 				m.Warnings |= WarnReserved
 			}
