@@ -100,6 +100,27 @@ func decodeFGBody(layer string, data []byte, subtype uint8, df gopacket.DecodeFe
 	return version, family, count, data[fgHeaderLen:end], data[end:], nil
 }
 
+// prependFG checks a Floodgate frame's family and count, prepends its
+// header with room for n entries, and returns the buffer and the address
+// length.
+func prependFG(b gopacket.SerializeBuffer, layer string, subtype, version, family uint8, count uint16, n int) ([]byte, int, error) {
+	a := addrLen(family)
+	if a == 0 {
+		return nil, 0, errAt(layer, "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", family))
+	}
+	if int(count) != n || n > 0xffff {
+		return nil, 0, errAt(layer, "count", 6, ErrBadValue, fmt.Sprintf("count %d, %d entries", count, n))
+	}
+	buf, err := b.PrependBytes(fgHeaderLen + n*(4+a))
+	if err != nil {
+		return nil, 0, err
+	}
+	putFCHeader(buf, subtype, versionOr1(version))
+	buf[4], buf[5] = family, 0
+	binary.BigEndian.PutUint16(buf[6:], count)
+	return buf, a, nil
+}
+
 func addrAt(b []byte, a int) netip.Addr {
 	if a == 4 {
 		return netip.AddrFrom4([4]byte(b[:4]))
@@ -145,20 +166,10 @@ func (m *FGCredit) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.Seriali
 	if opts.FixLengths {
 		m.Count = uint16(len(m.Entries))
 	}
-	a := addrLen(m.Family)
-	if a == 0 {
-		return errAt("fgcredit", "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", m.Family))
-	}
-	if int(m.Count) != len(m.Entries) || len(m.Entries) > 0xffff {
-		return errAt("fgcredit", "count", 6, ErrBadValue, fmt.Sprintf("count %d, %d entries", m.Count, len(m.Entries)))
-	}
-	buf, err := b.PrependBytes(fgHeaderLen + len(m.Entries)*(4+a))
+	buf, a, err := prependFG(b, "fgcredit", SubtypeFGCredit, m.Version, m.Family, m.Count, len(m.Entries))
 	if err != nil {
 		return err
 	}
-	putFCHeader(buf, SubtypeFGCredit, versionOr1(m.Version))
-	buf[4], buf[5] = m.Family, 0
-	binary.BigEndian.PutUint16(buf[6:], m.Count)
 	for i, e := range m.Entries {
 		o := fgHeaderLen + i*(4+a)
 		binary.BigEndian.PutUint32(buf[o:], e.Credits)
@@ -231,20 +242,10 @@ func (m *FGPause) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.Serializ
 	if opts.FixLengths {
 		m.Count = uint16(len(m.Entries))
 	}
-	a := addrLen(m.Family)
-	if a == 0 {
-		return errAt("fgpause", "family", 4, ErrBadValue, fmt.Sprintf("family %d, want 4 or 6", m.Family))
-	}
-	if int(m.Count) != len(m.Entries) || len(m.Entries) > 0xffff {
-		return errAt("fgpause", "count", 6, ErrBadValue, fmt.Sprintf("count %d, %d entries", m.Count, len(m.Entries)))
-	}
-	buf, err := b.PrependBytes(fgHeaderLen + len(m.Entries)*(4+a))
+	buf, a, err := prependFG(b, "fgpause", SubtypeFGPause, m.Version, m.Family, m.Count, len(m.Entries))
 	if err != nil {
 		return err
 	}
-	putFCHeader(buf, SubtypeFGPause, versionOr1(m.Version))
-	buf[4], buf[5] = m.Family, 0
-	binary.BigEndian.PutUint16(buf[6:], m.Count)
 	for i, e := range m.Entries {
 		o := fgHeaderLen + i*(4+a)
 		binary.BigEndian.PutUint16(buf[o:], e.PauseUS)
