@@ -27,6 +27,7 @@ const (
 	KindTime               // U, nanoseconds since the Unix epoch
 )
 
+// String names the kind: uint, bool, ip, mac, string, bytes or time.
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]

@@ -42,6 +42,7 @@ type DecodeError struct {
 	Detail string // optional extra words, e.g. "need 16, have 9"
 }
 
+// Error renders "layer: field at offset N: what (detail)".
 func (e *DecodeError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Layer)

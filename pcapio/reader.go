@@ -40,6 +40,7 @@ type FrameError struct {
 	Err      error
 }
 
+// Error renders "file: after frame N (the last good one): what".
 func (e *FrameError) Error() string {
 	return fmt.Sprintf("%s: after frame %d (the last good one): %v", e.File, e.LastGood, e.Err)
 }

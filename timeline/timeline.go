@@ -1,17 +1,3 @@
-// Package timeline draws the pauses of a capture: time across, one row per
-// paused flow or (interface, priority), a bar for every pause interval, a
-// marker for every signal (coloured by kind; a hollow marker is a resume),
-// and, in rows of their own, the queue depth BTS and postcards carry, as a
-// line per congestion point.
-//
-// A Timeline is a stats.Observer: set it as a stats.Collector's Observer,
-// feed the Collector, then Render. Memory stays bounded whatever the
-// capture's length: each row keeps at most MaxPerRow intervals, markers and
-// depth points; past that, neighbouring intervals merge, every other
-// marker is dropped and depth points merge keeping the larger, so the
-// picture stays faithful at the resolution it is drawn at.
-//
-// Drawing uses gonum.org/v1/plot (pure Go), to SVG or PNG.
 package timeline
 
 import (
