@@ -13,8 +13,9 @@
 #   -time D        fuzz each target for D (Go duration: 30s, 20m; default 60s)
 #
 # Environment: FUZZ_PARALLEL (workers, default 1: the CI machines have 2
-# shared cores), FUZZ_MINIMIZE_TIME (default 1s: Go minimizes every new
-# corpus entry for up to 60 s by default, time that shows as 0 execs/s),
+# shared cores), FUZZ_MINIMIZE_TIME (default 1s, 10x with -smoke: Go
+# minimizes every new corpus entry for up to 60 s by default, time that
+# shows as 0 execs/s),
 # FUZZ_LOG_DIR (default a temporary directory; each target's full output),
 # FUZZ_CACHE_DIR (the corpus cache; default Go's, or a fresh one for -smoke).
 #
@@ -39,6 +40,10 @@ done
 
 parallel=${FUZZ_PARALLEL:-1}
 minimize=${FUZZ_MINIMIZE_TIME:-1s}
+# A smoke run starts from a fresh corpus, so nearly every early input is
+# new and would be minimized: ten executions each keeps the slice for
+# fuzzing (a crasher is still saved, just less minimized).
+[ $smoke = 1 ] && minimize=${FUZZ_MINIMIZE_TIME:-10x}
 logdir=${FUZZ_LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sfc-fuzz.XXXXXX")}
 mkdir -p "$logdir"
 
