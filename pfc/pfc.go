@@ -331,7 +331,11 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 		st.xoff = true
 		st.gen++
 		s.send(d, i, c, s.P.Quanta)
-		d.After(s.refresh[i], s, i*8+c, st.gen)
+		// A background timer: refreshes go on while anything else keeps
+		// the device busy (frames draining toward XON), but frames another
+		// scheme holds for ever (a BFC pause, a Floodgate VOQ) must not
+		// keep Device.Flush running for ever.
+		d.AfterBackground(s.refresh[i], s, i*8+c, st.gen)
 	}
 	return device.Pass
 }
@@ -365,7 +369,7 @@ func (s *Switch) OnTimer(d *device.Device, id int, gen int64) {
 		return
 	}
 	s.send(d, i, c, s.P.Quanta)
-	d.After(s.refresh[i], s, id, gen)
+	d.AfterBackground(s.refresh[i], s, id, gen)
 }
 
 func (s *Switch) send(d *device.Device, i, c int, quanta uint16) {
