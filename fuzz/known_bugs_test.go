@@ -31,9 +31,10 @@ import (
 // no later frame clears, a Floodgate VOQ no credit comes for) keeps its
 // XOFF: the count of the ingress port stays above XON, and the refresh
 // timer, a foreground timer (Device.After), re-arms every refresh period
-// forever, so Device.Flush never returns. sfcdump conform replays a case
-// with pfc and bfc or floodgate "until the device is idle" (end: 0) and
-// hangs the same way on a capture whose last BFC frame pauses a flow.
+// forever, so Device.Flush never returns. conformance accepts a case with
+// schemes [pfc, bfc] or [pfc, floodgate] and calls Dev.Flush after the
+// last input of a replay (exact.go), so such a vector whose capture leaves
+// frames held would hang the same way (read from the code, not run).
 // Found by FuzzSwitch (testdata/fuzz/FuzzSwitch/973ea4c154b2083a: SFC,
 // SFC-P, PFC and Floodgate; Flush ran past 167 s of virtual time with
 // nothing queued at the egress and one timer pending). Owner: pfc.
