@@ -273,34 +273,12 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 	return dst
 }
 
+// countWarnings counts the warnings of every layer of f.
 func countWarnings(f *Frame) int {
 	n := 0
-	p := f.P
-	for _, t := range p.Decoded {
-		var w layers.Warnings
-		switch t {
-		case layers.LayerTypePause:
-			w = p.Pause.Warnings
-		case layers.LayerTypePFC:
-			w = p.PFC.Warnings
-		case layers.LayerTypeBTH:
-			w = p.BTH.Warnings
-		case layers.LayerTypeCIM:
-			w = p.CIM.Warnings
-		case layers.LayerTypeBTS:
-			w = p.BTS.Warnings
-		case layers.LayerTypePostcard:
-			w = p.Postcard.Warnings
-		case layers.LayerTypeBFC:
-			w = p.BFC.Warnings
-		case layers.LayerTypeFGCredit:
-			w = p.FGCredit.Warnings
-		case layers.LayerTypeFGPause:
-			w = p.FGPause.Warnings
-		}
-		for ; w != 0; w &= w - 1 {
-			n++
-		}
+	for i := range f.P.Decoded {
+		_, w := layerWarnings(f, i)
+		n += bits.OnesCount16(uint16(w))
 	}
 	return n
 }
