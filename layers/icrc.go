@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"sync"
 )
 
 // The RoCEv2 invariant CRC (wire.md §3.3): CRC-32 (IEEE 802.3) over 8 octets
@@ -65,13 +66,18 @@ var icrcLead = crc32.ChecksumIEEE([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf
 // options, or the 40-octet IPv6 header), the 8-octet UDP header and the
 // RoCEv2 UDP payload without its 4-octet ICRC (at least the 12-octet BTH).
 //
-// It copies the IP and UDP headers and the BTH into one small buffer on
+// Pieces that lie one after the other in memory, as in a frame, take the
+// one-pass path of icrcInPlace. Otherwise (and for IPv4 options) it
+// copies the IP and UDP headers and the BTH into one small buffer on
 // the stack with the variant fields set to all-ones, runs the CRC over it
 // in one pass from the CRC of the leading 0xFF octets, then over the rest of the
 // packet in place in one more: two calls, where a call per field (a dozen,
 // most of a few octets) cost more than the kilobyte of payload. It does
 // not allocate.
 func icrcOver(ipHdr, udpHdr, roce []byte) uint32 {
+	if crc, ok := icrcInPlace(ipHdr, udpHdr, roce); ok {
+		return crc
+	}
 	var buf [60 + 8 + 12]byte
 	if len(ipHdr) > 60 {
 		return icrcLongIP(ipHdr, udpHdr, roce)
@@ -121,6 +127,89 @@ func icrcOver(ipHdr, udpHdr, roce []byte) uint32 {
 	} else {
 		return crcSlice8(crc, rest)
 	}
+}
+
+// The one-pass ICRC. The CRC register is linear in its start value and in
+// the octets fed to it, so feeding the packet's real octets from a start
+// value adjusted by the variant fields' difference gives the CRC of the
+// masked packet: if octet o of the packet differs from its masked value
+// by d (masked = real XOR d), the start value changes by U_o[d], the
+// register that o+1 zero octets turn into the register of octet d fed
+// to a zero register (the CRC step is invertible). So a packet whose IP
+// header, UDP header and payload lie one after the other in memory, as
+// they do in a frame, takes one crc32.Update over them all (one
+// carry-less multiplication pass) and a lookup per variant octet: no
+// copy, and no table-driven pass over the headers.
+
+// icrcPos are the offsets of the variant octets from the first octet of
+// the IP header: 0..6 for IPv4 without options (TOS, TTL, checksum, UDP
+// checksum, BTH octet 4), 7..14 for IPv6.
+var icrcPos = [...]int{
+	1, 8, 10, 11, 20 + 6, 20 + 7, 28 + 4,
+	0, 1, 2, 3, 7, 40 + 6, 40 + 7, 48 + 4,
+}
+
+// icrcAdjust[i][d] is U_o[d] for o = icrcPos[i].
+var icrcAdjust = sync.OnceValue(func() *[len(icrcPos)][256]uint32 {
+	tab := crc32.IEEETable
+	// The register before a zero octet from the one after it: the top
+	// octets of the 256 table entries are distinct.
+	var byTop [256]uint8
+	for i, v := range tab {
+		byTop[v>>24] = uint8(i)
+	}
+	back := func(r uint32) uint32 {
+		i := byTop[r>>24]
+		return (r^tab[i])<<8 | uint32(i)
+	}
+	t := new([len(icrcPos)][256]uint32)
+	for k, o := range icrcPos {
+		var basis [8]uint32 // U_o of each single bit, then by linearity
+		for b := range basis {
+			r := tab[1<<b]
+			for j := 0; j <= o; j++ {
+				r = back(r)
+			}
+			basis[b] = r
+		}
+		for d := 1; d < 256; d++ {
+			var r uint32
+			for b := range basis {
+				if d>>b&1 != 0 {
+					r ^= basis[b]
+				}
+			}
+			t[k][d] = r
+		}
+	}
+	return t
+})
+
+// icrcInPlace computes the ICRC in one pass over the packet when the IP
+// header (20-octet IPv4 or 40-octet IPv6), the 8-octet UDP header and roce
+// (at least the BTH) are contiguous; ok is false otherwise.
+func icrcInPlace(ipHdr, udpHdr, roce []byte) (crc uint32, ok bool) {
+	hl := len(ipHdr)
+	if len(udpHdr) != 8 || len(roce) < 12 || cap(ipHdr)-hl < 8+len(roce) {
+		return 0, false
+	}
+	pkt := ipHdr[:hl+8+len(roce)]
+	if &pkt[hl] != &udpHdr[0] || &pkt[hl+8] != &roce[0] {
+		return 0, false
+	}
+	u := icrcAdjust()
+	var adj uint32
+	switch {
+	case hl == 20 && pkt[0]>>4 != 6:
+		adj = u[0][^pkt[1]] ^ u[1][^pkt[8]] ^ u[2][^pkt[10]] ^ u[3][^pkt[11]] ^
+			u[4][^pkt[26]] ^ u[5][^pkt[27]] ^ u[6][^pkt[32]]
+	case hl == 40 && pkt[0]>>4 == 6:
+		adj = u[7][^pkt[0]&0x0f] ^ u[8][^pkt[1]] ^ u[9][^pkt[2]] ^ u[10][^pkt[3]] ^
+			u[11][^pkt[7]] ^ u[12][^pkt[46]] ^ u[13][^pkt[47]] ^ u[14][^pkt[52]]
+	default:
+		return 0, false
+	}
+	return crc32.Update(icrcLead^adj, crc32.IEEETable, pkt), true
 }
 
 // icrcLongIP is icrcOver for an IP header longer than any IPv4 header

@@ -60,10 +60,36 @@ func TestICRCOverReference(t *testing.T) {
 			t.Fatalf("ip %x udp %x roce of %d: %08x, want %08x", ip, udp, len(roce), got, want)
 		}
 	}
+	// Contiguous, as in a frame: the one-pass path.
+	for i := 0; i < 20000; i++ {
+		hl := []int{20, 40, 20, 40, 24}[i%5]
+		n := 12 + rng.IntN(200)
+		if i%10 == 0 {
+			n = 12 + rng.IntN(3000)
+		}
+		pkt := fill(hl + 8 + n + rng.IntN(3))
+		pkt[0] = pkt[0]&0x0f | []byte{0x40, 0x60, 0x40, 0x60, 0x40}[i%5]
+		if i%7 == 0 {
+			pkt[0] ^= 0x20 // the other version for this length
+		}
+		ip, udp, roce := pkt[:hl], pkt[hl:hl+8], pkt[hl+8:hl+8+n]
+		_, fast := icrcInPlace(ip, udp, roce)
+		v6 := pkt[0]>>4 == 6
+		if want := hl == 20 && !v6 || hl == 40 && v6; fast != want {
+			t.Fatalf("header of %d, version %d: one pass %v", hl, pkt[0]>>4, fast)
+		}
+		if got, want := icrcOver(ip, udp, roce), icrcReference(ip, udp, roce); got != want {
+			t.Fatalf("contiguous ip %x udp %x roce of %d: %08x, want %08x", ip, udp, len(roce), got, want)
+		}
+	}
 	ip, udp, roce := make([]byte, 20), make([]byte, 8), make([]byte, 1040)
 	ip[0] = 0x45
-	if n := testing.AllocsPerRun(10, func() { icrcOver(ip, udp, roce) }); n != 0 {
-		t.Errorf("icrcOver: %v allocations", n)
+	pkt := make([]byte, 20+8+1040)
+	pkt[0] = 0x45
+	for _, c := range [][3][]byte{{ip, udp, roce}, {pkt[:20], pkt[20:28], pkt[28:]}} {
+		if n := testing.AllocsPerRun(10, func() { icrcOver(c[0], c[1], c[2]) }); n != 0 {
+			t.Errorf("icrcOver: %v allocations", n)
+		}
 	}
 }
 
