@@ -174,7 +174,7 @@ func run(n, runs int, out string, big bool, only string) error {
 	ratios := []ratio{
 		{a: "read", b: "floor", what: "sfcdump read / raw read floor", target: ">= 30%", ok: func(r float64) bool { return r >= 0.30 }, pct: true},
 		{a: "read", b: "tcpdump", what: "sfcdump read / tcpdump -nn -r", target: ">= 5x", ok: func(r float64) bool { return r >= 5 }},
-		{a: "read", b: "tshark", what: "sfcdump read / tshark -r", target: "", ok: nil},
+		{a: "read", b: "tshark", what: "sfcdump read / tshark -r", target: ">= 20x", ok: func(r float64) bool { return r >= 20 }},
 		{a: "json", b: "tshark-json", what: "sfcdump -T json / tshark -T json (100k, per frame)", target: ">= 20x", ok: func(r float64) bool { return r >= 20 }},
 		{a: "fields", b: "tshark-fields", what: "sfcdump -T fields / tshark -T fields", target: ">= 20x", ok: func(r float64) bool { return r >= 20 }},
 	}
