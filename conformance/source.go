@@ -65,7 +65,7 @@ type record struct {
 // backwards. It holds one frame at a time.
 type stream struct {
 	c      *Case
-	r      capReader
+	r      *pcapio.Reader
 	file   string
 	ifmap  []int // capture interface index → port id, built lazily
 	epoch  int64 // Unix ns of model time 0
@@ -89,7 +89,7 @@ func openStream(c *Case, path string, ep *epochRef) (*stream, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
-	r, err := openCapture(path)
+	r, err := pcapio.Open(path)
 	if err != nil {
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
