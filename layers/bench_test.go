@@ -42,7 +42,7 @@ func benchFrames(b *testing.B) []namedFrame {
 // benchParser is a DecodingLayerParser over Ethernet, IP, UDP and our
 // layers (no Dot1Q, no Payload: decoding stops after our layer).
 type benchParser struct {
-	eth     layers.Ethernet
+	eth     Ethernet // ours: MAC Control and 0x88B5 frames skip the demultiplexing layer
 	ip4     layers.IPv4
 	ip6     layers.IPv6
 	udp     UDP // our UDP: its port lookup is a flat table, not gopacket's map

@@ -27,8 +27,13 @@
 // Two EtherTypes carry more than one format. gopacket.NewPacket goes
 // straight to the right layer; a DecodingLayerParser needs one layer type per
 // EtherType, so the zero-length demultiplexing layers MACControl (0x8808, by
-// opcode) and FCExp (0x88B5, by magic and subtype) choose the next layer. A
-// 0x88B5 frame with another magic is not ours and decodes as a payload.
+// opcode) and FCExp (0x88B5, by magic and subtype) choose the next layer
+// behind gopacket's Ethernet. This package's Ethernet and Dot1Q (wrappers of
+// gopacket's, used by Parser) peek at the opcode or the magic and subtype
+// themselves and name Pause, PFC, BFC, FGCredit or FGPause directly, sparing
+// the parser a step; they leave the other cases to the demultiplexing
+// layers. A 0x88B5 frame with another magic is not ours and decodes as a
+// payload.
 //
 // The BTH owns the extension headers its opcode implies (RETH, AETH,
 // immediate data, DETH, the CNP body): it decodes them into its fields and

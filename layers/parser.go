@@ -11,10 +11,16 @@ import (
 // more than one layer (the RoCEv2 ICRC, the PAUSE/PFC destination MAC). Its
 // layers are reused frame after frame: copy what you keep.
 //
+// Its Ethernet and 802.1Q layers (this package's Ethernet and Dot1Q) name
+// Pause, PFC, BFC, FGCredit and FGPause directly, so Decoded lists, say,
+// Ethernet then PFC; MACControl and FCExp appear only for frames those
+// layers leave to them (an opcode cut short or unknown, another magic, an
+// unknown subtype).
+//
 // A Parser is not safe for concurrent use; make one per goroutine.
 type Parser struct {
-	Eth        layers.Ethernet
-	Dot1Q      layers.Dot1Q
+	Eth        Ethernet // goes straight to Pause, PFC, BFC, FGCredit, FGPause
+	Dot1Q      Dot1Q
 	IPv4       IPv4
 	IPv6       IPv6
 	UDP        UDP

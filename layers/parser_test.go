@@ -46,19 +46,19 @@ func TestParserFrames(t *testing.T) {
 		trunc   bool
 		check   func(t *testing.T, p *Parser)
 	}{
-		{name: "pause-wrong-mac", frame: pauseOther, decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl, LayerTypePause},
+		{name: "pause-wrong-mac", frame: pauseOther, decoded: []gopacket.LayerType{ltEth, LayerTypePause},
 			check: func(t *testing.T, p *Parser) {
 				if p.Pause.Warnings != WarnDestMAC || p.Pause.Quanta != 0x1234 {
 					t.Errorf("pause %+v", p.Pause)
 				}
 			}},
-		{name: "pfc-wrong-mac", frame: pfcOther, decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl, LayerTypePFC},
+		{name: "pfc-wrong-mac", frame: pfcOther, decoded: []gopacket.LayerType{ltEth, LayerTypePFC},
 			check: func(t *testing.T, p *Parser) {
 				if p.PFC.Warnings != WarnDestMAC {
 					t.Errorf("warnings %v", p.PFC.Warnings)
 				}
 			}},
-		{name: "pfc-vlan", frame: vlanPFC, decoded: []gopacket.LayerType{ltEth, layers.LayerTypeDot1Q, LayerTypeMACControl, LayerTypePFC},
+		{name: "pfc-vlan", frame: vlanPFC, decoded: []gopacket.LayerType{ltEth, layers.LayerTypeDot1Q, LayerTypePFC},
 			check: func(t *testing.T, p *Parser) {
 				if p.PFC.Warnings != 0 || p.PFC.EnableVector != 0x21 || p.Dot1Q.VLANIdentifier != 100 || p.Dot1Q.Priority != 3 {
 					t.Errorf("pfc %+v vlan %d", p.PFC, p.Dot1Q.VLANIdentifier)
@@ -88,8 +88,8 @@ func TestParserFrames(t *testing.T) {
 					t.Errorf("fields before the error lost: %+v", p.BTS)
 				}
 			}},
-		{name: "pfc-cut", frame: unhex(t, pfcHex)[:14+10], decoded: []gopacket.LayerType{ltEth, LayerTypeMACControl}, err: ErrTruncated, failed: LayerTypePFC, trunc: true},
-		{name: "bfc-cut", frame: unhex(t, bfcHex)[:14+12+8], decoded: []gopacket.LayerType{ltEth, LayerTypeFCExp}, err: ErrLength, failed: LayerTypeBFC, trunc: true},
+		{name: "pfc-cut", frame: unhex(t, pfcHex)[:14+10], decoded: []gopacket.LayerType{ltEth}, err: ErrTruncated, failed: LayerTypePFC, trunc: true},
+		{name: "bfc-cut", frame: unhex(t, bfcHex)[:14+12+8], decoded: []gopacket.LayerType{ltEth}, err: ErrLength, failed: LayerTypeBFC, trunc: true},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			p := NewParser()

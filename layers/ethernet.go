@@ -1,0 +1,85 @@
+package layers
+
+import (
+	"encoding/binary"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// Ethernet is gopacket's Ethernet layer with a faster choice of the next
+// layer for the EtherTypes that carry several of our formats:
+//
+//	EtherType 0x8808, opcode 0x0001 / 0x0101        → Pause / PFC
+//	EtherType 0x88B5, magic 0x4643, subtype 1, 2, 3 → BFC / FGCredit / FGPause
+//	                  (the first octets of the payload)
+//
+// It peeks at the opcode, or at the magic and subtype, and names the
+// format's layer itself, so a DecodingLayerParser goes straight to it
+// instead of through the demultiplexing layer MACControl or FCExp (each
+// step of a DecodingLayerParser costs about as much as a small layer's
+// decode). Every other case (an opcode cut short or unknown, another
+// magic, an unknown subtype, any other EtherType) is left to gopacket's
+// choice, so the demultiplexing layers still report what they report for
+// layers.Ethernet. Its layer type is layers.LayerTypeEthernet; every field
+// and method of layers.Ethernet is promoted. Use it in a
+// DecodingLayerParser in place of layers.Ethernet; Parser does.
+type Ethernet struct {
+	layers.Ethernet
+}
+
+// NextLayerType returns our format's layer type for a MAC Control or
+// 0x88B5 frame that names one, else what layers.Ethernet returns.
+func (e *Ethernet) NextLayerType() gopacket.LayerType {
+	if t := l2Next(e.EthernetType, e.Payload); t != gopacket.LayerTypeZero {
+		return t
+	}
+	return e.Ethernet.NextLayerType()
+}
+
+// Dot1Q is gopacket's 802.1Q layer with the next-layer choice of Ethernet,
+// so a VLAN-tagged PAUSE, PFC, BFC or Floodgate frame skips the
+// demultiplexing layer too. Its layer type is layers.LayerTypeDot1Q; every
+// field and method of layers.Dot1Q is promoted. Parser uses it.
+type Dot1Q struct {
+	layers.Dot1Q
+}
+
+// NextLayerType returns our format's layer type for a MAC Control or
+// 0x88B5 payload that names one, else what layers.Dot1Q returns.
+func (d *Dot1Q) NextLayerType() gopacket.LayerType {
+	if t := l2Next(d.Type, d.Payload); t != gopacket.LayerTypeZero {
+		return t
+	}
+	return d.Dot1Q.NextLayerType()
+}
+
+// l2Next returns the layer type the demultiplexing layer of EtherType et
+// would choose for payload p when that is one of our formats, and
+// gopacket.LayerTypeZero otherwise (not our EtherType, too short, another
+// opcode, magic or subtype).
+func l2Next(et layers.EthernetType, p []byte) gopacket.LayerType {
+	switch et {
+	case EthernetTypeMACControl:
+		if len(p) >= 2 {
+			switch binary.BigEndian.Uint16(p) {
+			case OpcodePause:
+				return LayerTypePause
+			case OpcodePFC:
+				return LayerTypePFC
+			}
+		}
+	case EthernetTypeFCExp:
+		if len(p) >= fcHeaderLen && binary.BigEndian.Uint16(p) == FCMagic {
+			switch p[2] {
+			case SubtypeBFC:
+				return LayerTypeBFC
+			case SubtypeFGCredit:
+				return LayerTypeFGCredit
+			case SubtypeFGPause:
+				return LayerTypeFGPause
+			}
+		}
+	}
+	return gopacket.LayerTypeZero
+}
