@@ -79,15 +79,20 @@ func decodeMACControl(data []byte, p gopacket.PacketBuilder) error {
 }
 
 // allZero reports whether b holds only zero octets. It reads 8 octets at
-// a time: reserved pads are checked on every frame.
+// a time, the last 8 overlapping the ones before when the length is not a
+// multiple of 8: reserved pads are checked on every frame.
 func allZero(b []byte) bool {
-	var acc uint64
-	for len(b) >= 8 {
-		acc |= binary.LittleEndian.Uint64(b)
-		b = b[8:]
+	n := len(b)
+	if n < 8 {
+		var acc byte
+		for _, c := range b {
+			acc |= c
+		}
+		return acc == 0
 	}
-	for _, c := range b {
-		acc |= uint64(c)
+	acc := binary.LittleEndian.Uint64(b[n-8:])
+	for i := 0; i < n-8; i += 8 {
+		acc |= binary.LittleEndian.Uint64(b[i:])
 	}
 	return acc == 0
 }
