@@ -57,7 +57,34 @@ func (m *BFC) CanDecode() gopacket.LayerClass { return LayerTypeBFC }
 // NextLayerType returns gopacket.LayerTypeZero.
 func (m *BFC) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero }
 
+// checkBFCGeometry checks k (1..8) and L (a positive multiple of k, at
+// most 1024). It divides by multiplying: a 64-bit division costs more than
+// the rest of a BFC decode.
 func checkBFCGeometry(k int, l int) error {
+	if uint(k-1) < BFCMaxHashes && uint(l-1) < BFCMaxFilterLen && multipleOf(l, k) {
+		return nil
+	}
+	return bfcGeometryErr(k, l)
+}
+
+// bfcRecip holds ⌈2³²/k⌉ for k = 1..8: for 0 ≤ l ≤ 1024, l·⌈2³²/k⌉ >> 32 is
+// ⌊l/k⌋ exactly (the error term l·(⌈2³²/k⌉·k − 2³²) stays below 2³²).
+// Entries past 8 are 0, so that indexing with k&15 never panics.
+var bfcRecip = func() (r [16]uint64) {
+	for k := uint64(1); k <= BFCMaxHashes; k++ {
+		r[k] = (1<<32 + k - 1) / k
+	}
+	return r
+}()
+
+// multipleOf reports whether l is a multiple of k, for 1 ≤ k ≤ 8 and
+// 0 ≤ l ≤ 1024.
+func multipleOf(l, k int) bool {
+	return int(uint64(l)*bfcRecip[k&15]>>32)*k == l
+}
+
+// bfcGeometryErr names what is wrong with k and L.
+func bfcGeometryErr(k int, l int) error {
 	if k < 1 || k > BFCMaxHashes {
 		return errAt("bfc", "hashes", 4, ErrBadValue, fmt.Sprintf("k = %d, want 1..8", k))
 	}
@@ -69,6 +96,30 @@ func checkBFCGeometry(k int, l int) error {
 
 // DecodeFromBytes decodes a BFC pause frame from its common header on.
 func (m *BFC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	// A well-formed frame takes the straight path, which sets every field;
+	// anything else goes to decodeChecked, which names the error.
+	if len(data) < bfcHeaderLen || binary.BigEndian.Uint32(data) != uint32(FCMagic)<<16|uint32(SubtypeBFC)<<8|FCVersion {
+		return m.decodeChecked(data, df)
+	}
+	k, l := data[4], binary.BigEndian.Uint16(data[6:])
+	end := bfcHeaderLen + int(l)
+	if uint(k-1) >= BFCMaxHashes || uint(l-1) >= BFCMaxFilterLen || !multipleOf(int(l), int(k)) || end > len(data) {
+		return m.decodeChecked(data, df)
+	}
+	m.Version, m.Hashes, m.FilterLen = FCVersion, k, l
+	m.Seq = binary.BigEndian.Uint32(data[8:])
+	m.Warnings = 0
+	if data[5] != 0 {
+		m.Warnings = WarnReserved
+	}
+	m.Filter = data[bfcHeaderLen:end]
+	m.Contents, m.Payload, m.Padding = data[:end], nil, data[end:]
+	return nil
+}
+
+// decodeChecked decodes field by field, stopping at the first fault; the
+// fields before it stay set.
+func (m *BFC) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = BFC{}
 	v, err := decodeFCHeader("bfc", data, SubtypeBFC, bfcHeaderLen, df)
 	m.Version = v

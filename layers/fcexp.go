@@ -84,8 +84,19 @@ func decodeFCExp(data []byte, p gopacket.PacketBuilder) error {
 }
 
 // decodeFCHeader checks the common header of a subtype layer: length,
-// magic, subtype and version.
+// magic, subtype and version. A well-formed header is one comparison of
+// its 4 octets; anything else goes to fcHeaderErr, which names the fault.
 func decodeFCHeader(layer string, data []byte, subtype uint8, need int, df gopacket.DecodeFeedback) (uint8, error) {
+	if len(data) >= need && len(data) >= fcHeaderLen &&
+		binary.BigEndian.Uint32(data) == uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion {
+		return FCVersion, nil
+	}
+	return fcHeaderErr(layer, data, subtype, need, df)
+}
+
+// fcHeaderErr is decodeFCHeader for a header that is cut or wrong: it
+// returns the version octet (when there is one) and the error.
+func fcHeaderErr(layer string, data []byte, subtype uint8, need int, df gopacket.DecodeFeedback) (uint8, error) {
 	if len(data) < need {
 		df.SetTruncated()
 		field, off := "header", 0

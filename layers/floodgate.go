@@ -121,6 +121,39 @@ func prependFG(b gopacket.SerializeBuffer, layer string, subtype, version, famil
 	return buf, a, nil
 }
 
+// fgShape returns the address length (4 or 16), the entry count and the
+// end of the entries of a well-formed Floodgate frame of the subtype, or
+// a = 0 when anything is wrong (decodeFGBody then names it).
+func fgShape(data []byte, subtype uint8) (a, n, end int) {
+	if len(data) < fgHeaderLen || binary.BigEndian.Uint32(data) != uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion {
+		return 0, 0, 0
+	}
+	switch data[4] {
+	case 4:
+		a = 4
+	case 6:
+		a = 16
+	default:
+		return 0, 0, 0
+	}
+	n = int(binary.BigEndian.Uint16(data[6:]))
+	end = fgHeaderLen + n*(4+a)
+	if end > len(data) {
+		return 0, 0, 0
+	}
+	return a, n, end
+}
+
+// fgEntries returns es resized to n entries, growing its backing array in
+// one allocation when it is too small (fuzz/: ≤ 8 × input); the caller
+// sets every entry.
+func fgEntries[E any](es []E, n int) []E {
+	if cap(es) < n {
+		es = slices.Grow(es[:0], n)
+	}
+	return es[:n]
+}
+
 func addrAt(b []byte, a int) netip.Addr {
 	if a == 4 {
 		return netip.AddrFrom4([4]byte(b[:4]))
@@ -141,6 +174,38 @@ func (m *FGCredit) NextLayerType() gopacket.LayerType { return gopacket.LayerTyp
 // across calls, so decoding into a reused layer does not allocate once the
 // array is large enough.
 func (m *FGCredit) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	// A well-formed frame takes the straight path, which sets every field;
+	// anything else goes to decodeChecked, which names the error.
+	a, n, end := fgShape(data, SubtypeFGCredit)
+	if a == 0 {
+		return m.decodeChecked(data, df)
+	}
+	m.Version, m.Family, m.Count = FCVersion, data[4], uint16(n)
+	m.Warnings = 0
+	if data[5] != 0 {
+		m.Warnings = WarnReserved
+	}
+	es := fgEntries(m.Entries, n)
+	ents := data[fgHeaderLen:end]
+	if a == 4 {
+		for i := range es {
+			e := ents[i*8 : i*8+8 : i*8+8]
+			es[i].Credits, es[i].Dst = binary.BigEndian.Uint32(e), netip.AddrFrom4([4]byte(e[4:8]))
+		}
+	} else {
+		for i := range es {
+			e := ents[i*20 : i*20+20 : i*20+20]
+			es[i].Credits, es[i].Dst = binary.BigEndian.Uint32(e), netip.AddrFrom16([16]byte(e[4:20]))
+		}
+	}
+	m.Entries = es
+	m.Contents, m.Payload, m.Padding = data[:end], nil, data[end:]
+	return nil
+}
+
+// decodeChecked decodes field by field, stopping at the first fault; the
+// fields before it stay set.
+func (m *FGCredit) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = FGCredit{Entries: m.Entries[:0]}
 	v, fam, n, ents, rest, err := decodeFGBody("fgcredit", data, SubtypeFGCredit, df)
 	m.Version, m.Family, m.Count = v, fam, n
@@ -213,6 +278,42 @@ func (m *FGPause) NextLayerType() gopacket.LayerType { return gopacket.LayerType
 // DecodeFromBytes decodes a dst-pause frame; Entries reuses its backing
 // array across calls. Non-zero reserved octets decode with WarnReserved.
 func (m *FGPause) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	// As FGCredit: the straight path for a well-formed frame.
+	a, n, end := fgShape(data, SubtypeFGPause)
+	if a == 0 {
+		return m.decodeChecked(data, df)
+	}
+	m.Version, m.Family, m.Count = FCVersion, data[4], uint16(n)
+	var rsv uint16 = uint16(data[5])
+	es := fgEntries(m.Entries, n)
+	ents := data[fgHeaderLen:end]
+	if a == 4 {
+		for i := range es {
+			e := ents[i*8 : i*8+8 : i*8+8]
+			r := binary.BigEndian.Uint16(e[2:])
+			rsv |= r
+			es[i].PauseUS, es[i].Reserved, es[i].Dst = binary.BigEndian.Uint16(e), r, netip.AddrFrom4([4]byte(e[4:8]))
+		}
+	} else {
+		for i := range es {
+			e := ents[i*20 : i*20+20 : i*20+20]
+			r := binary.BigEndian.Uint16(e[2:])
+			rsv |= r
+			es[i].PauseUS, es[i].Reserved, es[i].Dst = binary.BigEndian.Uint16(e), r, netip.AddrFrom16([16]byte(e[4:20]))
+		}
+	}
+	m.Warnings = 0
+	if rsv != 0 {
+		m.Warnings = WarnReserved
+	}
+	m.Entries = es
+	m.Contents, m.Payload, m.Padding = data[:end], nil, data[end:]
+	return nil
+}
+
+// decodeChecked decodes field by field, stopping at the first fault; the
+// fields before it stay set.
+func (m *FGPause) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = FGPause{Entries: m.Entries[:0]}
 	v, fam, n, ents, rest, err := decodeFGBody("fgpause", data, SubtypeFGPause, df)
 	m.Version, m.Family, m.Count = v, fam, n
