@@ -58,34 +58,46 @@ func (m *PFC) Enable(p int, quanta uint16) {
 // DecodeFromBytes decodes the MAC Control body, opcode first. It needs 20
 // octets; a body shorter than 46 decodes with WarnTruncatedPad.
 func (m *PFC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	*m = PFC{Padding: m.Padding[:0]}
-	if len(data) < 20 {
-		df.SetTruncated()
-		return truncated("pfc", pfcFieldAt(len(data)), len(data)&^1, 20, len(data))
+	if len(data) < 20 || binary.BigEndian.Uint16(data) != OpcodePFC {
+		return m.decodeBad(data, df)
 	}
-	m.Opcode = binary.BigEndian.Uint16(data)
-	if m.Opcode != OpcodePFC {
-		return errAt("pfc", "opcode", 0, ErrBadValue, "not 0x0101")
-	}
+	// From here every field is set (clearing the whole layer first cost
+	// more than the rest of the decode).
+	m.Opcode = OpcodePFC
 	m.EnableVector = binary.BigEndian.Uint16(data[2:])
+	var w Warnings
 	if m.EnableVector&0xff00 != 0 {
-		m.Warnings |= WarnReserved
+		w = WarnReserved
 	}
 	t, tm := data[4:20:20], &m.Times // unrolled: a loop costs more than the loads
 	tm[0], tm[1], tm[2], tm[3] = binary.BigEndian.Uint16(t[0:]), binary.BigEndian.Uint16(t[2:]), binary.BigEndian.Uint16(t[4:]), binary.BigEndian.Uint16(t[6:])
 	tm[4], tm[5], tm[6], tm[7] = binary.BigEndian.Uint16(t[8:]), binary.BigEndian.Uint16(t[10:]), binary.BigEndian.Uint16(t[12:]), binary.BigEndian.Uint16(t[14:])
 	n := len(data)
 	if n < macControlLen {
-		m.Warnings |= WarnTruncatedPad
+		w |= WarnTruncatedPad
+		m.Padding = m.Padding[:0]
 	} else {
 		n = macControlLen
 		m.Padding = data[n:]
 	}
 	if !allZero(data[20:n]) {
-		m.Warnings |= WarnReserved
+		w |= WarnReserved
 	}
+	m.Warnings = w
 	m.Contents, m.Payload = data[:n], nil
 	return nil
+}
+
+// decodeBad handles a body too short for the times, or with another
+// opcode: the opcode, if there is one, and the error.
+func (m *PFC) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
+	*m = PFC{Padding: m.Padding[:0]}
+	if len(data) < 20 {
+		df.SetTruncated()
+		return truncated("pfc", pfcFieldAt(len(data)), len(data)&^1, 20, len(data))
+	}
+	m.Opcode = binary.BigEndian.Uint16(data)
+	return errAt("pfc", "opcode", 0, ErrBadValue, "not 0x0101")
 }
 
 var pfcFields = [...]string{"opcode", "enable_vector", "time_c0", "time_c1", "time_c2", "time_c3", "time_c4", "time_c5", "time_c6", "time_c7"}
