@@ -101,16 +101,12 @@ func (m *BTS) NextLayerType() gopacket.LayerType { return gopacket.LayerTypeZero
 // to name a flow is an error (ErrQuoteTooShort) after every other field has
 // been decoded.
 func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	*m = BTS{}
-	if len(data) < btsHeaderLen {
-		df.SetTruncated()
-		name, off := btsFieldAt(len(data))
-		return truncated("bts", name, off, btsHeaderLen, len(data))
+	if len(data) < btsHeaderLen || data[0]>>4 != BTSVersion {
+		return m.decodeBad(data, df)
 	}
-	m.Version = data[0] >> 4
-	if m.Version != BTSVersion {
-		return errAt("bts", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
-	}
+	// From here every field is set (no clearing of the whole layer first).
+	m.Version = BTSVersion
+	m.Warnings = 0
 	m.Flags = data[0] & 0x0f
 	m.Cacheable = m.Flags&BTSFlagCacheable != 0
 	m.Origin = Origin(data[1])
@@ -132,6 +128,19 @@ func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return quoteErr("bts", btsHeaderLen, err)
 	}
 	return nil
+}
+
+// decodeBad handles a BTS too short for its header or of another version:
+// the version, if there is one, and the error.
+func (m *BTS) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
+	*m = BTS{}
+	if len(data) < btsHeaderLen {
+		df.SetTruncated()
+		name, off := btsFieldAt(len(data))
+		return truncated("bts", name, off, btsHeaderLen, len(data))
+	}
+	m.Version = data[0] >> 4
+	return errAt("bts", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
 }
 
 // quoteErr re-anchors a DecodeQuote error at the quote's offset in layer.

@@ -109,6 +109,105 @@ func cimFieldAt(n int) (string, int) {
 // WarnNoFlow; a TLV whose length runs past the PDU, or an SFC TLV whose
 // length is not 8, is ErrTLVLength.
 func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	// A well-formed PDU takes a straight path: the lengths and the TLVs
+	// are checked first, then every field is set once (clearing the whole
+	// CIM first cost as much as the rest). Anything else goes to
+	// decodeChecked, which names the error.
+	if len(data) < cimHeaderLen || data[0]>>4 != 0 {
+		return m.decodeChecked(data, df)
+	}
+	msduLen := binary.BigEndian.Uint16(data[15:])
+	end := cimHeaderLen + int(msduLen)
+	if end > len(data) {
+		return m.decodeChecked(data, df)
+	}
+	b0 := data[0]
+	var warn Warnings
+	if b0&0x0c != 0 || data[13]&0xf0 != 0 {
+		warn = WarnReserved
+	}
+	if msduLen < CIMMinMSDU || msduLen > CIMMaxMSDU {
+		warn |= WarnMSDULength
+	}
+	off := end
+	var sfc []byte // the value of the last SFC pause TLV
+	if b0&0x02 != 0 {
+		t := data[end:]
+		if len(t) >= 2+sfcTLVLen && t[0] == TLVSFCPause && t[1] == sfcTLVLen && (len(t) == 2+sfcTLVLen || t[2+sfcTLVLen] == TLVEnd) {
+			// The usual extension region: one SFC pause TLV, then the end.
+			sfc, off = t[2:2+sfcTLVLen:2+sfcTLVLen], end+2+sfcTLVLen
+			if sfc[2]&^SFCFlagCacheable != 0 {
+				warn |= WarnReserved
+			}
+			if !Origin(sfc[3]).Known() {
+				warn |= WarnUnknownValue
+			}
+		} else {
+			var w Warnings
+			var ok bool
+			if sfc, off, w, ok = walkCIMTLVs(data, end); !ok {
+				return m.decodeChecked(data, df)
+			}
+			warn |= w
+		}
+	}
+	m.Version, m.Ext, m.Add = 0, b0&0x02 != 0, b0&0x01 != 0
+	m.DA = net.HardwareAddr(data[1:7:7])
+	m.SA = net.HardwareAddr(data[7:13:13])
+	m.VID = binary.BigEndian.Uint16(data[13:]) & 0x0fff
+	m.MSDULen = msduLen
+	m.MSDU = data[cimHeaderLen:end]
+	m.HasFlow = decodeQuote(m.MSDU, &m.Flow) == nil
+	if !m.HasFlow {
+		m.Flow = Flow{}
+		warn |= WarnNoFlow
+	}
+	m.HasSFC = sfc != nil
+	if sfc != nil {
+		m.SFC.PauseUS = binary.BigEndian.Uint16(sfc)
+		m.SFC.Flags = sfc[2]
+		m.SFC.Cacheable = sfc[2]&SFCFlagCacheable != 0
+		m.SFC.Origin = Origin(sfc[3])
+		m.SFC.Reporter = binary.BigEndian.Uint32(sfc[4:])
+	} else {
+		m.SFC = SFCPause{}
+	}
+	m.Warnings = warn
+	m.TLVs = nil
+	if m.Ext {
+		m.TLVs = data[end:off]
+	}
+	m.Contents, m.Payload, m.Padding = data[:off], nil, data[off:]
+	return nil
+}
+
+// walkCIMTLVs walks the TLVs of data from off to the end TLV or the end of
+// data, and returns the value of the last SFC pause TLV, where the TLVs end
+// and their warnings; ok is false when a TLV is malformed (decodeChecked
+// then names it).
+func walkCIMTLVs(data []byte, off int) (sfc []byte, end int, w Warnings, ok bool) {
+	for off < len(data) && data[off] != TLVEnd {
+		if off+2 > len(data) || off+2+int(data[off+1]) > len(data) ||
+			data[off] == TLVSFCPause && data[off+1] != sfcTLVLen {
+			return nil, 0, 0, false
+		}
+		if data[off] == TLVSFCPause {
+			sfc = data[off+2 : off+2+sfcTLVLen : off+2+sfcTLVLen]
+			if sfc[2]&^SFCFlagCacheable != 0 {
+				w |= WarnReserved
+			}
+			if !Origin(sfc[3]).Known() {
+				w |= WarnUnknownValue
+			}
+		}
+		off += 2 + int(data[off+1])
+	}
+	return sfc, off, w, true
+}
+
+// decodeChecked decodes field by field, stopping at the first fault; the
+// fields before it stay set.
+func (m *CIM) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = CIM{}
 	if len(data) < cimHeaderLen {
 		df.SetTruncated()

@@ -46,6 +46,10 @@ func TestStraightPathMatchesChecked(t *testing.T) {
 		{"fgcredit-v6", func() checked { return &FGCredit{} }, at(fgPauseBody(t), 2, SubtypeFGCredit)},
 		{"fgpause", func() checked { return &FGPause{} }, fgPauseBody(t)},
 		{"fgpause-v4", func() checked { return &FGPause{} }, at(unhex(t, fgCreditHex)[14:], 2, SubtypeFGPause)},
+		{"cim", func() checked { return &CIM{} }, cimBody(t)},
+		{"cim-padded", func() checked { return &CIM{} }, cat(cimBody(t), []byte{0, 0, 7, 7})},
+		{"cim-two-tlvs", func() checked { return &CIM{} }, cat(cimBody(t)[:17+48], unhex(t, "07 02 abcd"), cimBody(t)[17+48:])},
+		{"cim-ipv6", func() checked { return &CIM{} }, cat(at(cimBody(t)[:17], 15, 0, 64), unhex(t, quoteIPv6Hex))},
 	} {
 		straight, slow := c.mk(), c.mk() // reused across inputs, as in a parser
 		for _, in := range mutations(c.base, 3000) {
@@ -58,6 +62,25 @@ func TestStraightPathMatchesChecked(t *testing.T) {
 			if d := sameLayer(straight, slow); d != "" {
 				t.Fatalf("%s %x: %s", c.name, in, d)
 			}
+		}
+	}
+}
+
+// TestQuoteStraightPath checks decodeQuote's straight path against
+// decodeQuoteChecked, into a Flow that held another quote's.
+func TestQuoteStraightPath(t *testing.T) {
+	v6ext := cat(at(unhex(t, quoteIPv6Hex)[:40], 6, 0), unhex(t, "06 00 0000 0000 0000"), unhex(t, "0050 1f90 00000001 00000000"))
+	for _, base := range [][]byte{unhex(t, quoteIPv4Hex), unhex(t, quoteIPv6Hex), v6ext} {
+		prev, _ := DecodeQuote(unhex(t, quoteIPv6Hex))
+		for _, q := range mutations(base, 3000) {
+			got := prev
+			errGot := decodeQuote(q, &got)
+			var want Flow
+			errWant := decodeQuoteChecked(q, &want)
+			if fmt.Sprint(errGot) != fmt.Sprint(errWant) || errWant == nil && got != want {
+				t.Fatalf("%x: %v %v, checked path %v %v", q, got, errGot, want, errWant)
+			}
+			prev = got
 		}
 	}
 }

@@ -53,11 +53,55 @@ func DecodeQuote(q []byte) (Flow, error) {
 	return f, err
 }
 
-// decodeQuote is DecodeQuote into *f, which must be zero: it sets only the
-// fields the quote has, and on error leaves some set (callers zero it
-// again). Writing in place spares copying the Flow on every BTS, postcard
-// and CIM.
+// decodeQuote is DecodeQuote into *f. Writing in place spares copying the
+// Flow on every BTS, postcard and CIM. On success it sets every field of
+// *f; on error it leaves some set (callers zero it again).
+//
+// The quotes switches send, IPv4 or IPv6 without extension headers and
+// long enough for the L4 ports, take a straight path that checks the
+// lengths up front and writes each field once; anything else goes to
+// decodeQuoteChecked.
 func decodeQuote(q []byte, f *Flow) error {
+	var l4 int
+	var proto, dscp uint8
+	switch {
+	case len(q) >= 28 && q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8:
+		l4 = int(q[0]&0x0f) * 4
+		proto, dscp = q[9], q[1]>>2
+		f.Src = netip.AddrFrom4([4]byte(q[12:16]))
+		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
+	case len(q) >= 48 && q[0]>>4 == 6 && !ipv6Ext(q[6]):
+		l4 = 40
+		proto, dscp = q[6], (q[0]&0x0f)<<2|q[1]>>6
+		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
+		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
+	default:
+		*f = Flow{}
+		return decodeQuoteChecked(q, f)
+	}
+	f.Proto, f.DSCP = proto, dscp
+	var sport, dport uint16
+	if hasPorts(proto) {
+		sport = binary.BigEndian.Uint16(q[l4:])
+		dport = binary.BigEndian.Uint16(q[l4+2:])
+	}
+	f.SrcPort, f.DstPort = sport, dport
+	if proto == 17 && dport == RoCEv2Port && len(q) >= l4+8+12 {
+		f.QP, f.HasQP = get24(q[l4+8+5:]), true
+	} else {
+		f.QP, f.HasQP = 0, false
+	}
+	return nil
+}
+
+// ipv6Ext reports whether next is an IPv6 extension header that
+// decodeQuoteChecked walks.
+func ipv6Ext(next uint8) bool { return next == 0 || next == 43 || next == 60 || next == 44 }
+
+// decodeQuoteChecked is decodeQuote into *f, which must be zero, field by
+// field: it sets only the fields the quote has, and on error leaves some
+// set.
+func decodeQuoteChecked(q []byte, f *Flow) error {
 	if len(q) < 1 {
 		return errAt("flow", "version", 0, ErrQuoteTooShort, "empty quote")
 	}

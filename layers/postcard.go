@@ -85,18 +85,14 @@ func postcardFieldAt(n int) (string, int) {
 // DecodeFromBytes decodes a CC-postcard and names the quoted flow; a quote
 // too short to name a flow is ErrQuoteTooShort, after the other fields.
 func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	*m = Postcard{}
-	if len(data) < postcardHeaderLen {
-		df.SetTruncated()
-		name, off := postcardFieldAt(len(data))
-		return truncated("postcard", name, off, postcardHeaderLen, len(data))
+	if len(data) < postcardHeaderLen || data[0]>>4 != PostcardVersion {
+		return m.decodeBad(data, df)
 	}
-	m.Version = data[0] >> 4
-	if m.Version != PostcardVersion {
-		return errAt("postcard", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
-	}
+	// From here every field is set (no clearing of the whole layer first).
+	m.Version = PostcardVersion
+	m.Warnings = 0
 	if data[0]&0x0f != 0 || data[1] != 0 || data[10] != 0 || data[11] != 0 {
-		m.Warnings |= WarnReserved
+		m.Warnings = WarnReserved
 	}
 	m.Port = binary.BigEndian.Uint16(data[2:])
 	m.SwitchID = net.HardwareAddr(data[4:10:10])
@@ -113,6 +109,19 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 		return quoteErr("postcard", postcardHeaderLen, err)
 	}
 	return nil
+}
+
+// decodeBad handles a postcard too short for its header or of another
+// version: the version, if there is one, and the error.
+func (m *Postcard) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
+	*m = Postcard{}
+	if len(data) < postcardHeaderLen {
+		df.SetTruncated()
+		name, off := postcardFieldAt(len(data))
+		return truncated("postcard", name, off, postcardHeaderLen, len(data))
+	}
+	m.Version = data[0] >> 4
+	return errAt("postcard", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
 }
 
 // SerializeTo writes the postcard and its Quote. SwitchID must be 6 octets
