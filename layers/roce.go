@@ -890,14 +890,15 @@ type CNP struct {
 func (c *CNP) decode(b []byte, bth *BTH) {
 	c.Contents, c.Payload = b[:16], b[16:]
 	c.DestQP = bth.DestQP
-	c.Warnings = 0
-	if !allZero(b[:16]) {
-		c.Warnings |= WarnReserved
+	var w Warnings
+	if binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[8:16]) != 0 { // the 16 reserved octets
+		w = WarnReserved
 	}
 	if !bth.BECN {
-		c.Warnings |= WarnCNPNoBECN
+		w |= WarnCNPNoBECN
 	}
-	bth.Warnings |= c.Warnings
+	c.Warnings = w
+	bth.Warnings |= w
 }
 
 // LayerType returns LayerTypeCNP.
