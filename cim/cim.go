@@ -129,15 +129,16 @@ func signalOf(c *layers.CIM, m *device.Meta) (bts.Signal, error) {
 	if !c.HasSFC {
 		return bts.Signal{}, ErrNoSFC
 	}
-	if !c.HasFlow {
+	fl, ok := c.Flow()
+	if !ok {
 		return bts.Signal{}, ErrNoFlow
 	}
-	s := bts.Signal{Flow: c.Flow, PauseUS: c.SFC.PauseUS, Cacheable: c.SFC.Cacheable, Origin: c.SFC.Origin,
+	s := bts.Signal{Flow: fl, PauseUS: c.SFC.PauseUS, Cacheable: c.SFC.Cacheable, Origin: c.SFC.Origin,
 		Reporter: c.SFC.Reporter, CPPort: layers.CPPortUnknown, CPQueue: 0, Quote: trimIP(c.MSDU)}
 	if m.IP() {
 		s.Src, s.Dst = m.Src, m.Dst
 	} else {
-		s.Src, s.Dst = c.Flow.Dst, c.Flow.Src
+		s.Src, s.Dst = fl.Dst, fl.Src
 	}
 	return s, nil
 }
@@ -218,7 +219,7 @@ func ToBTS(dst []byte, cimFrame []byte, cimPort uint16, o bts.BuildOptions) ([]b
 	}
 	sport := m.SrcPort
 	if !m.IP() {
-		sport = c.Flow.SrcPort
+		sport = s.Flow.SrcPort
 	}
 	return bts.AppendSignal(dst, s, sport, o)
 }

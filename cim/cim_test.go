@@ -62,10 +62,11 @@ func TestBuild(t *testing.T) {
 		if c.sfc != nil && (got.SFC.PauseUS != 20 || !got.SFC.Cacheable || got.SFC.Reporter != 7 || got.SFC.Origin != layers.OriginQueue) {
 			t.Errorf("%s: sfc %+v", c.name, got.SFC)
 		}
-		if !got.HasFlow || got.Flow.SrcPort != 4242 || got.Flow.DSCP != 26 {
-			t.Errorf("%s: flow %+v", c.name, got.Flow)
+		fl, ok := got.Flow()
+		if !got.HasFlow || !ok || fl.SrcPort != 4242 || fl.DSCP != 26 {
+			t.Errorf("%s: flow %+v", c.name, fl)
 		}
-		if !c.l2 && (m.Src != got.Flow.Dst || m.Dst != got.Flow.Src || m.DSCP != 48 || m.DstPort != 35234 || m.SrcPort != 4242) {
+		if !c.l2 && (m.Src != fl.Dst || m.Dst != fl.Src || m.DSCP != 48 || m.DstPort != 35234 || m.SrcPort != 4242) {
 			t.Errorf("%s: L3 addressing %+v", c.name, m)
 		}
 		if c.l2 && m.EtherType != device.EtherTypeCIM {
@@ -78,7 +79,7 @@ func TestBuild(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || s.PauseUS != 20 || s.Dst != got.Flow.Src || s.Src != got.Flow.Dst {
+		if err != nil || s.PauseUS != 20 || s.Dst != fl.Src || s.Src != fl.Dst {
 			t.Errorf("%s: signal %+v %v", c.name, s, err)
 		}
 	}

@@ -203,11 +203,12 @@ func decodeSFC(frame []byte, cp *device.Codepoints) (bts.Signal, bool, error) {
 		if err != nil {
 			return bts.Signal{}, false, err
 		}
-		if !c.HasFlow {
+		fl, ok := c.Flow()
+		if !ok {
 			return bts.Signal{}, false, cim.ErrNoFlow
 		}
 		if !c.HasSFC {
-			s := bts.Signal{Flow: c.Flow, Quote: c.MSDU, Src: cm.Src, Dst: cm.Dst}
+			s := bts.Signal{Flow: fl, Quote: c.MSDU, Src: cm.Src, Dst: cm.Dst}
 			return s, false, nil
 		}
 		s, err := cim.ToSignal(frame, cp.CIMPort)

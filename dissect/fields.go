@@ -147,7 +147,7 @@ func quoteFlow(p *layers.Parser) (layers.Flow, bool) {
 	case p.Has(layers.LayerTypePostcard):
 		return p.Postcard.Flow, true
 	case p.Has(layers.LayerTypeCIM):
-		return p.CIM.Flow, p.CIM.HasFlow
+		return p.CIM.Flow()
 	}
 	return layers.Flow{}, false
 }

@@ -153,9 +153,9 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, " reporter "...)
 			dst = AppendUint(dst, uint64(m.SFC.Reporter))
 		}
-		if m.HasFlow {
+		if fl, ok := m.Flow(); ok {
 			dst = append(dst, " flow "...)
-			dst = appendFlow(dst, m.Flow)
+			dst = appendFlow(dst, fl)
 		}
 	case has&decPostcard != 0:
 		m := &p.Postcard

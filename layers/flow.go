@@ -94,6 +94,25 @@ func decodeQuote(q []byte, f *Flow) error {
 	return nil
 }
 
+// quoteNamesFlow reports whether decodeQuote(q) succeeds, without
+// building the flow: the straight path's checks, else the checked walk.
+func quoteNamesFlow(q []byte) bool {
+	if len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 ||
+		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6])) {
+		return true
+	}
+	return quoteNamesFlowChecked(q)
+}
+
+// quoteNamesFlowChecked is quoteNamesFlow off the straight path. It is
+// not inlined, so that quoteNamesFlow is.
+//
+//go:noinline
+func quoteNamesFlowChecked(q []byte) bool {
+	var f Flow
+	return decodeQuoteChecked(q, &f) == nil
+}
+
 // ipv6Ext reports whether next is an IPv6 extension header that
 // decodeQuoteChecked walks.
 func ipv6Ext(next uint8) bool { return next == 0 || next == 43 || next == 60 || next == 44 }

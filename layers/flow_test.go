@@ -6,6 +6,8 @@ import (
 	"hash/crc32"
 	"net/netip"
 	"testing"
+
+	"github.com/gopacket/gopacket"
 )
 
 func TestDecodeQuote(t *testing.T) {
@@ -43,6 +45,21 @@ func TestDecodeQuote(t *testing.T) {
 		{"version-0", make([]byte, 64), Flow{}, ErrVersion, 0},
 	} {
 		got, err := DecodeQuote(r.q)
+		if quoteNamesFlow(r.q) != (err == nil) {
+			t.Errorf("%s: quoteNamesFlow %v, DecodeQuote %v", r.name, !(err == nil), err)
+		}
+		// A CIM with this quote as its MSDU: HasFlow and Flow() agree.
+		var m CIM
+		if derr := m.DecodeFromBytes(cat(at(cimBody(t)[:17], 15, byte(len(r.q)>>8), byte(len(r.q))), r.q), gopacket.NilDecodeFeedback); derr != nil {
+			t.Fatalf("%s: CIM: %v", r.name, derr)
+		}
+		want := got
+		if err != nil {
+			want = Flow{}
+		}
+		if fl, ok := m.Flow(); m.HasFlow != (err == nil) || ok != m.HasFlow || fl != want || (m.Warnings&WarnNoFlow != 0) == m.HasFlow {
+			t.Errorf("%s: CIM HasFlow %v, Flow() %v %v, warnings %v; DecodeQuote %v %v", r.name, m.HasFlow, fl, ok, m.Warnings, got, err)
+		}
 		if r.err != nil {
 			var de *DecodeError
 			if !errors.Is(err, r.err) || !errors.As(err, &de) || de.Offset != r.offset {

@@ -134,8 +134,8 @@ func specFields(l gopacket.Layer) map[string]string {
 			m["cim.origin"] = x.SFC.Origin.String()
 			m["cim.reporter"] = fmt.Sprint(x.SFC.Reporter)
 		}
-		if x.HasFlow {
-			flow(x.Flow)
+		if fl, ok := x.Flow(); ok {
+			flow(fl)
 		}
 	case *BTS:
 		m["bts.version"] = fmt.Sprint(x.Version)

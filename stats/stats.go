@@ -202,8 +202,8 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		}
 	case has&hasCIM != 0:
 		m := &p.CIM
-		if m.HasSFC && m.HasFlow {
-			c.flowSignal(m.Flow, t, KindCIM, int64(m.SFC.PauseUS)*1000, false)
+		if fl, ok := m.Flow(); m.HasSFC && ok {
+			c.flowSignal(fl, t, KindCIM, int64(m.SFC.PauseUS)*1000, false)
 		}
 		if m.HasSFC {
 			r := c.reporter(reporterKey{id: m.SFC.Reporter})
