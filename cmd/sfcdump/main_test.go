@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/pcapio"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -245,6 +248,75 @@ func TestHelpAndCompletion(t *testing.T) {
 		out, _, _ := sfcdump(t, tc.args...)
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%v: %q lacks %q", tc.args, out, tc.want)
+		}
+	}
+}
+
+// TestSerialMatchesParallelManyBatches runs the parallel reader over a
+// capture of many batches (20,000 frames: the sample and malformed
+// captures over and over, on two interfaces) and checks it renders and
+// writes what the serial path does, also when -c stops it in the middle
+// of a later batch.
+func TestSerialMatchesParallelManyBatches(t *testing.T) {
+	var frames []*pcapio.Frame
+	for _, p := range []string{sampleCap, malformedCap} {
+		r, err := pcapio.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			fr, err := r.Next()
+			if err != nil {
+				break
+			}
+			c := *fr
+			c.Data = bytes.Clone(fr.Data)
+			frames = append(frames, &c)
+		}
+		r.Close()
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "many.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(f, "port0", "port1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0)
+	for i := 0; i < 20000; i++ {
+		fr := frames[i%len(frames)]
+		if err := w.Write(i%2, t0.Add(time.Duration(i)*time.Microsecond), fr.Data, fr.Len); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, args := range [][]string{
+		{"read", path},
+		{"read", "-c", "7001", "-Y", "bth || frame.malformed", path},
+		{"read", "-T", "fields", "-e", "frame.number", "-e", "bth.psn", "-e", "frame.interface", path},
+		{"read", "-c", "12345", "-w", filepath.Join(dir, "OUT"), "-P", path},
+	} {
+		par, _, pc := sfcdump(t, args...)
+		var wpar []byte
+		if args[len(args)-2] == "-P" {
+			wpar, _ = os.ReadFile(filepath.Join(dir, "OUT"))
+		}
+		old := runtime.GOMAXPROCS(1)
+		ser, _, sc := sfcdump(t, args...)
+		runtime.GOMAXPROCS(old)
+		if par != ser || pc != sc || strings.Count(par, "\n") < 5000 {
+			t.Errorf("%v: serial and parallel output differ (%d and %d lines, exit %d and %d)", args, strings.Count(ser, "\n"), strings.Count(par, "\n"), sc, pc)
+		}
+		if wpar != nil {
+			if wser, _ := os.ReadFile(filepath.Join(dir, "OUT")); !bytes.Equal(wser, wpar) || len(wpar) < 100000 {
+				t.Errorf("%v: -w files differ (%d and %d octets)", args, len(wser), len(wpar))
+			}
 		}
 	}
 }
