@@ -8,7 +8,12 @@
 //	go run ./bench/compare -rows 'read|floor|tcpdump'
 //
 // Each command runs under /usr/bin/time (wall, user and system time, peak
-// RSS), its standard output to /dev/null. It builds sfcdump and the floor
+// RSS), its standard output to /dev/null, right after -warmup unmeasured
+// runs of itself (hyperfine's --warmup): on this VM the first run after
+// the second vCPU idled for seconds is 30-60% slower for a program that
+// uses both cores (sfcdump read 0.24 s against 0.15 s back to back), a
+// wake-up cost the single-threaded peers do not see. The warm-up runs go
+// to runs.csv too (round "w1", ...), so the cold figures stay on record. It builds sfcdump and the floor
 // into -out/bin, and makes the captures it needs in -out once (bench/gen:
 // 50% RoCEv2 WRITE 1 KB, 25% PFC, 25% CNP; conformance load vectors with
 // scenario.WriteLoad and their expected output from the models). The
@@ -60,17 +65,18 @@ type ratio struct {
 func main() {
 	n := flag.Int("n", 1_000_000, "frames of the main capture")
 	runs := flag.Int("runs", 3, "rounds (each runs every row once)")
+	warmup := flag.Int("warmup", 1, "unmeasured runs of a row right before each measured one")
 	out := flag.String("out", "bench/out", "directory for binaries, captures and results")
 	big := flag.Bool("big", true, "add the 5M-frame memory rows")
 	only := flag.String("rows", "", "run only the rows whose id matches this regexp")
 	flag.Parse()
-	if err := run(*n, *runs, *out, *big, *only); err != nil {
+	if err := run(*n, *runs, *warmup, *out, *big, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, runs int, out string, big bool, only string) error {
+func run(n, runs, warmup int, out string, big bool, only string) error {
 	if err := os.MkdirAll(filepath.Join(out, "bin"), 0o755); err != nil {
 		return err
 	}
@@ -140,6 +146,13 @@ func run(n, runs int, out string, big bool, only string) error {
 	for i := 0; i < runs; i++ {
 		for _, r := range sel {
 			c := repl.Replace(r.cmd)
+			for w := 1; w <= warmup; w++ {
+				s, err := timed(c)
+				if err != nil {
+					return fmt.Errorf("%s: %w", c, err)
+				}
+				all = append(all, []string{fmt.Sprintf("%d/w%d", i+1, w), r.id, f3(s.wall), f3(s.user), f3(s.sys), f1(s.rssMB), loadavg()})
+			}
 			s, err := timed(c)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c, err)
@@ -152,8 +165,8 @@ func run(n, runs int, out string, big bool, only string) error {
 	load1 := loadavg()
 	var tbl bytes.Buffer
 	host, _ := os.Hostname()
-	fmt.Fprintf(&tbl, "Run %s on %s: %s, %d CPUs, %s. %d rounds, rows alternating, %s in all.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, cpuModel(), runtime.NumCPU(), goVersion(), runs, time.Since(t0).Round(time.Second))
+	fmt.Fprintf(&tbl, "Run %s on %s: %s, %d CPUs, %s. %d rounds, rows alternating, each measured run right after %d unmeasured one(s) of the same command, %s in all.\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), host, cpuModel(), runtime.NumCPU(), goVersion(), runs, warmup, time.Since(t0).Round(time.Second))
 	fmt.Fprintf(&tbl, "Load average (1, 5, 15 min) before: %s; after: %s.\n\n", load0, load1)
 	fmt.Fprintf(&tbl, "| row | frames | wall s | CPU s | peak RSS MB | frames/s (wall) | frames/s (CPU) | command |\n")
 	fmt.Fprintf(&tbl, "|---|---:|---:|---:|---:|---:|---:|---|\n")
