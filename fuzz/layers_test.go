@@ -253,7 +253,11 @@ func project(l gopacket.DecodingLayer) any {
 	case *layers.CIM:
 		c := *m
 		c.BaseLayer, c.Padding, c.Warnings = glayers.BaseLayer{}, nil, 0
-		return c
+		fl, _ := m.Flow() // built on demand: compared too
+		return struct {
+			C layers.CIM
+			F layers.Flow
+		}{c, fl}
 	case *layers.BTS:
 		c := *m
 		c.BaseLayer, c.Warnings = glayers.BaseLayer{}, 0
