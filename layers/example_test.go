@@ -128,3 +128,30 @@ func ExampleRegisterUDPPort() {
 	// [1021 2021]
 	// BTS on port 2021, pause 10 us
 }
+
+// A DecodingLayerParser of one's own: this package's Ethernet (in place of
+// gopacket's) names PAUSE and PFC frames' layer itself, so the parser goes
+// straight to it; the package's UDP looks its ports up in a flat table.
+func ExampleEthernet() {
+	var (
+		eth layers.Ethernet
+		ip4 gl.IPv4
+		udp layers.UDP
+		pfc layers.PFC
+		bth layers.BTH
+	)
+	dlp := gopacket.NewDecodingLayerParser(gl.LayerTypeEthernet, &eth, &ip4, &udp, &pfc, &bth)
+	dlp.IgnoreUnsupported = true
+	var decoded []gopacket.LayerType
+	for _, frame := range [][]byte{pfcFrame, cnpFrame} {
+		if err := dlp.DecodeLayers(frame, &decoded); err != nil {
+			fmt.Println("error:", err)
+		}
+		fmt.Println(decoded)
+	}
+	fmt.Println(pfc.Times[3], bth.Opcode == layers.OpcodeCNP, bth.CNP.DestQP)
+	// Output:
+	// [Ethernet PFC]
+	// [Ethernet IPv4 UDP BTH]
+	// 65535 true 210
+}
