@@ -59,27 +59,21 @@ func (d *Dot1Q) NextLayerType() gopacket.LayerType {
 // gopacket.LayerTypeZero otherwise (not our EtherType, too short, another
 // opcode, magic or subtype).
 func l2Next(et layers.EthernetType, p []byte) gopacket.LayerType {
+	// The demultiplexing layers' own choice (macControlNext, fcNext), where
+	// it names one of our layers rather than gopacket.LayerTypePayload.
+	t := gopacket.LayerTypePayload
 	switch et {
 	case EthernetTypeMACControl:
 		if len(p) >= 2 {
-			switch binary.BigEndian.Uint16(p) {
-			case OpcodePause:
-				return LayerTypePause
-			case OpcodePFC:
-				return LayerTypePFC
-			}
+			t = macControlNext(binary.BigEndian.Uint16(p))
 		}
 	case EthernetTypeFCExp:
-		if len(p) >= fcHeaderLen && binary.BigEndian.Uint16(p) == FCMagic {
-			switch p[2] {
-			case SubtypeBFC:
-				return LayerTypeBFC
-			case SubtypeFGCredit:
-				return LayerTypeFGCredit
-			case SubtypeFGPause:
-				return LayerTypeFGPause
-			}
+		if len(p) >= fcHeaderLen {
+			t = fcNext(binary.BigEndian.Uint16(p), p[2])
 		}
 	}
-	return gopacket.LayerTypeZero
+	if t == gopacket.LayerTypePayload {
+		return gopacket.LayerTypeZero
+	}
+	return t
 }
