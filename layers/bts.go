@@ -134,13 +134,23 @@ func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // the version, if there is one, and the error.
 func (m *BTS) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = BTS{}
-	if len(data) < btsHeaderLen {
+	var err error
+	m.Version, err = badHeader("bts", data, btsHeaderLen, btsFieldAt, 1, df)
+	return err
+}
+
+// badHeader is the error of a header of hdrLen octets whose version is
+// the high nibble of its first octet, for data too short for it (naming
+// the field the cut falls in, by fieldAt) or of another version than
+// want; it returns the version when there is one.
+func badHeader(layer string, data []byte, hdrLen int, fieldAt func(int) (string, int), want uint8, df gopacket.DecodeFeedback) (uint8, error) {
+	if len(data) < hdrLen {
 		df.SetTruncated()
-		name, off := btsFieldAt(len(data))
-		return truncated("bts", name, off, btsHeaderLen, len(data))
+		name, off := fieldAt(len(data))
+		return 0, truncated(layer, name, off, hdrLen, len(data))
 	}
-	m.Version = data[0] >> 4
-	return errAt("bts", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
+	v := data[0] >> 4
+	return v, errAt(layer, "version", 0, ErrVersion, fmt.Sprintf("version %d, want %d", v, want))
 }
 
 // quoteErr re-anchors a DecodeQuote error at the quote's offset in layer.

@@ -115,13 +115,9 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 // version: the version, if there is one, and the error.
 func (m *Postcard) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = Postcard{}
-	if len(data) < postcardHeaderLen {
-		df.SetTruncated()
-		name, off := postcardFieldAt(len(data))
-		return truncated("postcard", name, off, postcardHeaderLen, len(data))
-	}
-	m.Version = data[0] >> 4
-	return errAt("postcard", "version", 0, ErrVersion, fmt.Sprintf("version %d, want 1", m.Version))
+	var err error
+	m.Version, err = badHeader("postcard", data, postcardHeaderLen, postcardFieldAt, 1, df)
+	return err
 }
 
 // SerializeTo writes the postcard and its Quote. SwitchID must be 6 octets
