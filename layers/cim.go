@@ -169,9 +169,8 @@ func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	m.VID = binary.BigEndian.Uint16(data[13:]) & 0x0fff
 	m.MSDULen = msduLen
 	m.MSDU = data[cimHeaderLen:end]
-	// quoteNamesFlow, its straight path written out (too big to inline).
-	if q := m.MSDU; len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 ||
-		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6])) {
+	// quoteNamesFlow, its straight check inlined (the whole is too big).
+	if q := m.MSDU; quoteStraight(q) {
 		m.HasFlow = true
 	} else if m.HasFlow = quoteNamesFlowChecked(q); !m.HasFlow {
 		warn |= WarnNoFlow
