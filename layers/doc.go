@@ -39,7 +39,10 @@
 // immediate data, DETH, the CNP body): it decodes them into its fields and
 // writes them on serialize, so a RoCEv2 packet serializes as Ethernet, IP,
 // UDP, BTH, payload. NewPacket also lists each extension header as a layer of
-// its own. The ICRC needs the IP and UDP headers: NewPacket and Parser check
+// its own, with its Contents and Payload; DecodeFromBytes, and so a
+// DecodingLayerParser and Parser, leaves those two empty, since there the
+// headers are fields of the BTH, not layers (their slices were a tenth of
+// a BTH decode). The ICRC needs the IP and UDP headers: NewPacket and Parser check
 // it on decode (BTH.ICRCOK), and SerializeTo computes it with
 // ComputeChecksums once told the layers (BTH.SetNetworkLayerForICRC), the
 // way UDP's checksum needs SetNetworkLayerForChecksum.

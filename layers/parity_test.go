@@ -70,6 +70,15 @@ func TestParity(t *testing.T) {
 				t.Fatalf("Parser: %v, decoded %v", err, p.Decoded)
 			}
 			want := p.Layer(f.lt)
+			if b, ok := want.(*BTH); ok {
+				// In a DecodingLayerParser the extension headers are fields
+				// of the BTH, not layers: their Contents and Payload stay
+				// empty. NewPacket, where they are layers, sets them.
+				checkNoExtBases(t, b)
+				c := *b
+				c.setExtBases()
+				want = &c
+			}
 			for _, o := range []gopacket.DecodeOptions{gopacket.Default, gopacket.Lazy, gopacket.NoCopy} {
 				pkt := gopacket.NewPacket(f.frame, layers.LayerTypeEthernet, o)
 				l := pkt.Layer(f.lt)
@@ -85,6 +94,10 @@ func TestParity(t *testing.T) {
 			}
 			got := plain[f.lt]
 			if b, ok := got.(*BTH); ok {
+				checkNoExtBases(t, b)
+				c := *b
+				c.setExtBases()
+				got, b = &c, &c
 				// A plain DecodingLayerParser does not see the IP header,
 				// so it cannot check the ICRC: Parser does it afterwards.
 				if b.ICRCChecked {
@@ -102,6 +115,17 @@ func TestParity(t *testing.T) {
 				t.Errorf("DecodingLayerParser and Parser differ: %s", d)
 			}
 		})
+	}
+}
+
+// checkNoExtBases checks that a BTH decoded by DecodeFromBytes left the
+// Contents and Payload of its extension headers empty.
+func checkNoExtBases(t *testing.T, b *BTH) {
+	t.Helper()
+	for _, x := range []*layers.BaseLayer{&b.RETH.BaseLayer, &b.AETH.BaseLayer, &b.ImmDt.BaseLayer, &b.DETH.BaseLayer, &b.CNP.BaseLayer} {
+		if x.Contents != nil || x.Payload != nil {
+			t.Errorf("DecodeFromBytes set an extension header's BaseLayer: %x / %x", x.Contents, x.Payload)
+		}
 	}
 }
 

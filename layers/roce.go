@@ -223,9 +223,11 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	// Every field is set below and each extension header the opcode
 	// implies is overwritten whole, so only those of the previous frame
 	// that this one lacks need clearing (a BTH is 472 octets; clearing it
-	// whole was a third of its decode time).
-	if stale := m.hdrExt &^ ext; stale != 0 {
-		m.clearExt(stale)
+	// whole was a third of its decode time). decodeStale clears them and
+	// comes back: a call here that returned to the work below made the
+	// compiler keep a copy on the stack of all it holds in registers.
+	if m.hdrExt&^ext != 0 {
+		return m.decodeStale(data, df)
 	}
 	// decodeHeader, by hand: the call and the reloads of data (which the
 	// compiler cannot tell apart from m) cost about 1 ns.
@@ -246,43 +248,104 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if f&0x0f != 0 {
 		warn |= WarnTVer
 	}
-	m.Warnings = warn
 	m.roce = data
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.ICRCChecked, m.ICRCOK = false, false
 	m.hdrExt = ext
-	m.OtherExt = nil
-	// Each extension header's Payload runs from its end to the pad, as
-	// gopacket expects of a layer: NewPacket decodes the BTH payload from
-	// the last extension layer's Payload.
-	off := 12
-	if ext != 0 {
-		d := data[:padStart]
-		if ext&extDETH != 0 {
-			m.DETH.decode(d[off:])
-			off += 8
-		}
-		if ext&extRETH != 0 {
-			m.RETH.decode(d[off:])
-			off += 16
-		}
-		if ext&^(extDETH|extRETH) != 0 {
-			off = m.decodeExt(d, ext, off)
-		}
+	if m.OtherExt != nil { // seldom set: a load is cheaper than a store
+		m.OtherExt = nil
 	}
 	m.Pad = data[padStart:end]
 	m.Contents = data[:12]
-	m.Payload = data[off:padStart]
-	if ext&extCNP != 0 && off < padStart {
-		m.Warnings |= WarnReserved
+	// The extension headers of the usual opcodes here, the others in
+	// decodeExt (a call in the common path costs the spills it causes).
+	off := 12
+	switch ext {
+	case 0:
+	case extRETH:
+		m.RETH.decode(data[12:28])
+		off = 28
+	case extAETH:
+		m.AETH.decode(data[12:16])
+		off = 16
+	case extCNP:
+		m.CNP.DestQP = m.DestQP
+		cw := cnpWarnings(data[12:28], fb&0x40 != 0)
+		m.CNP.Warnings = cw
+		warn |= cw
+		off = 28
+	default:
+		m.Warnings = warn
+		off = m.decodeExt(data[:padStart], ext)
+		warn = m.Warnings
 	}
+	if ext&extCNP != 0 && off < padStart {
+		warn |= WarnReserved
+	}
+	m.Warnings = warn
+	m.Payload = data[off:padStart]
 	return nil
 }
 
-// decodeExt decodes the extension headers ext after the DETH and RETH,
-// from offset off of data, which ends at the pad and holds them all, and
-// returns where they end.
-func (m *BTH) decodeExt(data []byte, ext uint16, off int) int {
+// setExtBases sets the Contents and Payload of the extension headers, each
+// Payload running from the header's end to the pad, as gopacket expects of
+// a layer: in a gopacket.Packet (decodeBTH) they are layers of their own,
+// and NewPacket decodes the BTH payload from the last one's Payload.
+// DecodeFromBytes leaves them alone: in a DecodingLayerParser they are
+// fields of the BTH, and their six slice stores were a tenth of its decode.
+func (m *BTH) setExtBases() {
+	d := m.roce[:len(m.roce)-4-int(m.PadCnt)]
+	off, ext := 12, m.hdrExt
+	set := func(b *layers.BaseLayer, n int) {
+		b.Contents, b.Payload = d[off:off+n], d[off+n:]
+		off += n
+	}
+	if ext&extDETH != 0 {
+		set(&m.DETH.BaseLayer, 8)
+	}
+	if ext&extRETH != 0 {
+		set(&m.RETH.BaseLayer, 16)
+	}
+	if ext&extAtomic != 0 {
+		off += 28
+	}
+	if ext&extAETH != 0 {
+		set(&m.AETH.BaseLayer, 4)
+	}
+	if ext&extAtomicAck != 0 {
+		off += 8
+	}
+	if ext&extImm != 0 {
+		set(&m.ImmDt.BaseLayer, 4)
+	}
+	if ext&extIETH != 0 {
+		off += 4
+	}
+	if ext&extCNP != 0 {
+		set(&m.CNP.BaseLayer, 16)
+	}
+}
+
+// decodeStale clears the extension headers of the previous frame and
+// decodes data.
+func (m *BTH) decodeStale(data []byte, df gopacket.DecodeFeedback) error {
+	m.clearExt(m.hdrExt)
+	m.hdrExt = 0
+	return m.DecodeFromBytes(data, df)
+}
+
+// decodeExt decodes the extension headers ext from offset 12 of data,
+// which ends at the pad and holds them all, and returns where they end.
+func (m *BTH) decodeExt(data []byte, ext uint16) int {
+	off := 12
+	if ext&extDETH != 0 {
+		m.DETH.decode(data[off:])
+		off += 8
+	}
+	if ext&extRETH != 0 {
+		m.RETH.decode(data[off:])
+		off += 16
+	}
 	otherStart := off
 	if ext&extAtomic != 0 {
 		off += 28
@@ -622,6 +685,7 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 			m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
 		}
 	}
+	m.setExtBases()
 	ext := m.hdrExt
 	for _, x := range [...]struct {
 		flag uint16
@@ -641,6 +705,9 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 
 // RETH is the RDMA extended transport header (16 octets): virtual address,
 // R_Key and DMA length. Field names: reth.va, reth.rkey, reth.dmalen.
+// Its Contents and Payload are set where it is a layer (NewPacket, or its
+// own DecodeFromBytes), not when a BTH decodes it; so for every extension
+// header.
 type RETH struct {
 	layers.BaseLayer
 	VA     uint64
@@ -652,7 +719,6 @@ func (r *RETH) decode(b []byte) {
 	r.VA = binary.BigEndian.Uint64(b)
 	r.RKey = binary.BigEndian.Uint32(b[8:])
 	r.DMALen = binary.BigEndian.Uint32(b[12:])
-	r.Contents, r.Payload = b[:16], b[16:]
 }
 
 func (r *RETH) put(b []byte) {
@@ -678,6 +744,7 @@ func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("reth", "reth", 0, 16, len(data))
 	}
 	r.decode(data)
+	r.Contents, r.Payload = data[:16], data[16:]
 	return nil
 }
 
@@ -712,7 +779,6 @@ type AETH struct {
 func (a *AETH) decode(b []byte) {
 	a.Syndrome = b[0]
 	a.MSN = get24(b[1:])
-	a.Contents, a.Payload = b[:4], b[4:]
 }
 
 func (a *AETH) put(b []byte) error {
@@ -741,6 +807,7 @@ func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("aeth", "aeth", 0, 4, len(data))
 	}
 	a.decode(data)
+	a.Contents, a.Payload = data[:4], data[4:]
 	return nil
 }
 
@@ -771,7 +838,6 @@ type ImmDt struct {
 
 func (i *ImmDt) decode(b []byte) {
 	i.Data = binary.BigEndian.Uint32(b)
-	i.Contents, i.Payload = b[:4], b[4:]
 }
 
 // LayerType returns LayerTypeImmDt.
@@ -791,6 +857,7 @@ func (i *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("immdt", "immdt", 0, 4, len(data))
 	}
 	i.decode(data)
+	i.Contents, i.Payload = data[:4], data[4:]
 	return nil
 }
 
@@ -825,7 +892,6 @@ type DETH struct {
 func (d *DETH) decode(b []byte) {
 	d.QKey = binary.BigEndian.Uint32(b)
 	d.SrcQP = get24(b[5:])
-	d.Contents, d.Payload = b[:8], b[8:]
 }
 
 func (d *DETH) put(b []byte) error {
@@ -855,6 +921,7 @@ func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return truncated("deth", "deth", 0, 8, len(data))
 	}
 	d.decode(data)
+	d.Contents, d.Payload = data[:8], data[8:]
 	return nil
 }
 
@@ -888,17 +955,23 @@ type CNP struct {
 }
 
 func (c *CNP) decode(b []byte, bth *BTH) {
-	c.Contents, c.Payload = b[:16], b[16:]
 	c.DestQP = bth.DestQP
-	var w Warnings
-	if binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[8:16]) != 0 { // the 16 reserved octets
-		w = WarnReserved
-	}
-	if !bth.BECN {
-		w |= WarnCNPNoBECN
-	}
+	w := cnpWarnings(b, bth.BECN)
 	c.Warnings = w
 	bth.Warnings |= w
+}
+
+// cnpWarnings returns the warnings of a CNP with the 16 reserved octets b
+// after a BTH whose BECN is becn.
+func cnpWarnings(b []byte, becn bool) Warnings {
+	var w Warnings
+	if binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[8:16]) != 0 {
+		w = WarnReserved
+	}
+	if !becn {
+		w |= WarnCNPNoBECN
+	}
+	return w
 }
 
 // LayerType returns LayerTypeCNP.
