@@ -255,7 +255,11 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if m.OtherExt != nil { // seldom set: a load is cheaper than a store
 		m.OtherExt = nil
 	}
-	m.Pad = data[padStart:end]
+	if padStart != end {
+		m.Pad = data[padStart:end]
+	} else if m.Pad != nil { // most frames have no pad: a load, not three stores
+		m.Pad = nil
+	}
 	m.Contents = data[:12]
 	// The extension headers of the usual opcodes here, the others in
 	// decodeExt (a call in the common path costs the spills it causes).
