@@ -121,16 +121,20 @@ func cimFieldAt(n int) (string, int) {
 // WarnNoFlow; a TLV whose length runs past the PDU, or an SFC TLV whose
 // length is not 8, is ErrTLVLength.
 func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	// A well-formed PDU takes a straight path: the lengths and the TLVs
-	// are checked first, then every field is set once (clearing the whole
-	// CIM first cost as much as the rest). Anything else goes to
-	// decodeChecked, which names the error.
+	// The usual PDU takes a straight path: version 0, the MSDU whole and
+	// naming an IPv4 or extension-free IPv6 flow, and no extension TLVs or
+	// one SFC pause TLV then the end. Its lengths and TLVs are checked
+	// first, then every field is set once (clearing the whole CIM first
+	// cost as much as the rest). Anything else, well-formed or not, goes to
+	// decodeChecked, which handles every case and names the error: the
+	// straight path calls nothing else, since a call in it made the
+	// compiler keep a stack copy of all it held in registers.
 	if len(data) < cimHeaderLen || data[0]>>4 != 0 {
 		return m.decodeChecked(data, df)
 	}
 	msduLen := binary.BigEndian.Uint16(data[15:])
 	end := cimHeaderLen + int(msduLen)
-	if end > len(data) {
+	if end > len(data) || !quoteStraight(data[cimHeaderLen:end]) {
 		return m.decodeChecked(data, df)
 	}
 	b0 := data[0]
@@ -142,80 +146,57 @@ func (m *CIM) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		warn |= WarnMSDULength
 	}
 	off := end
-	var sfc []byte // the value of the last SFC pause TLV
-	if b0&0x02 != 0 {
+	ext := b0&0x02 != 0
+	if ext {
+		// The usual extension region: one SFC pause TLV, then the end
+		// TLV or the end of the PDU.
 		t := data[end:]
-		if len(t) >= 2+sfcTLVLen && t[0] == TLVSFCPause && t[1] == sfcTLVLen && (len(t) == 2+sfcTLVLen || t[2+sfcTLVLen] == TLVEnd) {
-			// The usual extension region: one SFC pause TLV, then the end.
-			sfc, off = t[2:2+sfcTLVLen:2+sfcTLVLen], end+2+sfcTLVLen
-			if sfc[2]&^SFCFlagCacheable != 0 {
-				warn |= WarnReserved
-			}
-			if !Origin(sfc[3]).Known() {
-				warn |= WarnUnknownValue
-			}
-		} else {
-			var w Warnings
-			var ok bool
-			if sfc, off, w, ok = walkCIMTLVs(data, end); !ok {
-				return m.decodeChecked(data, df)
-			}
-			warn |= w
+		if len(t) < 2+sfcTLVLen || t[0] != TLVSFCPause || t[1] != sfcTLVLen || len(t) > 2+sfcTLVLen && t[2+sfcTLVLen] != TLVEnd {
+			return m.decodeChecked(data, df)
 		}
+		off = end + 2 + sfcTLVLen
 	}
-	m.Version, m.Ext, m.Add = 0, b0&0x02 != 0, b0&0x01 != 0
+	m.Version, m.Ext, m.Add = 0, ext, b0&0x01 != 0
 	m.DA = net.HardwareAddr(data[1:7:7])
 	m.SA = net.HardwareAddr(data[7:13:13])
 	m.VID = binary.BigEndian.Uint16(data[13:]) & 0x0fff
 	m.MSDULen = msduLen
 	m.MSDU = data[cimHeaderLen:end]
-	// quoteNamesFlow, its straight check inlined (the whole is too big).
-	if q := m.MSDU; quoteStraight(q) {
-		m.HasFlow = true
-	} else if m.HasFlow = quoteNamesFlowChecked(q); !m.HasFlow {
-		warn |= WarnNoFlow
-	}
-	m.HasSFC = sfc != nil
-	if sfc != nil {
-		m.SFC.PauseUS = binary.BigEndian.Uint16(sfc)
-		m.SFC.Flags = sfc[2]
-		m.SFC.Cacheable = sfc[2]&SFCFlagCacheable != 0
-		m.SFC.Origin = Origin(sfc[3])
-		m.SFC.Reporter = binary.BigEndian.Uint32(sfc[4:])
+	m.HasFlow = true
+	m.HasSFC = ext
+	if ext {
+		v := (*[2 + sfcTLVLen]byte)(data[end:off])
+		if v[4]&^SFCFlagCacheable != 0 {
+			warn |= WarnReserved
+		}
+		if !Origin(v[5]).Known() {
+			warn |= WarnUnknownValue
+		}
+		m.SFC.PauseUS = binary.BigEndian.Uint16(v[2:])
+		m.SFC.Flags = v[4]
+		m.SFC.Cacheable = v[4]&SFCFlagCacheable != 0
+		m.SFC.Origin = Origin(v[5])
+		m.SFC.Reporter = binary.BigEndian.Uint32(v[6:])
+		m.TLVs = v[:]
 	} else {
 		m.SFC = SFCPause{}
+		if m.TLVs != nil {
+			m.TLVs = nil
+		}
 	}
 	m.Warnings = warn
-	m.TLVs = nil
-	if m.Ext {
-		m.TLVs = data[end:off]
+	m.Contents = data[:off]
+	// Payload is always nil and Padding usually empty: where the field
+	// already holds that, a load spares the three stores.
+	if m.Payload != nil {
+		m.Payload = nil
 	}
-	m.Contents, m.Payload, m.Padding = data[:off], nil, data[off:]
+	if off != len(data) {
+		m.Padding = data[off:]
+	} else if m.Padding != nil {
+		m.Padding = nil
+	}
 	return nil
-}
-
-// walkCIMTLVs walks the TLVs of data from off to the end TLV or the end of
-// data, and returns the value of the last SFC pause TLV, where the TLVs end
-// and their warnings; ok is false when a TLV is malformed (decodeChecked
-// then names it).
-func walkCIMTLVs(data []byte, off int) (sfc []byte, end int, w Warnings, ok bool) {
-	for off < len(data) && data[off] != TLVEnd {
-		if off+2 > len(data) || off+2+int(data[off+1]) > len(data) ||
-			data[off] == TLVSFCPause && data[off+1] != sfcTLVLen {
-			return nil, 0, 0, false
-		}
-		if data[off] == TLVSFCPause {
-			sfc = data[off+2 : off+2+sfcTLVLen : off+2+sfcTLVLen]
-			if sfc[2]&^SFCFlagCacheable != 0 {
-				w |= WarnReserved
-			}
-			if !Origin(sfc[3]).Known() {
-				w |= WarnUnknownValue
-			}
-		}
-		off += 2 + int(data[off+1])
-	}
-	return sfc, off, w, true
 }
 
 // decodeChecked decodes field by field, stopping at the first fault; the

@@ -50,6 +50,9 @@ func TestStraightPathMatchesChecked(t *testing.T) {
 		{"cim-padded", func() checked { return &CIM{} }, cat(cimBody(t), []byte{0, 0, 7, 7})},
 		{"cim-two-tlvs", func() checked { return &CIM{} }, cat(cimBody(t)[:17+48], unhex(t, "07 02 abcd"), cimBody(t)[17+48:])},
 		{"cim-ipv6", func() checked { return &CIM{} }, cat(at(cimBody(t)[:17], 15, 0, 64), unhex(t, quoteIPv6Hex))},
+		{"cim-no-tlvs", func() checked { return &CIM{} }, at(cimBody(t)[:17+48], 0, 0x01)},
+		{"cim-end-tlv", func() checked { return &CIM{} }, cat(cimBody(t), []byte{TLVEnd, 0, 0})},
+		{"cim-no-flow", func() checked { return &CIM{} }, at(cimBody(t), 17, 0x55)},
 	} {
 		straight, slow := c.mk(), c.mk() // reused across inputs, as in a parser
 		for _, in := range mutations(c.base, 3000) {

@@ -97,21 +97,20 @@ func decodeQuote(q []byte, f *Flow) error {
 // quoteNamesFlow reports whether decodeQuote(q) succeeds, without
 // building the flow: the straight path's checks, else the checked walk.
 func quoteNamesFlow(q []byte) bool {
-	return quoteStraight(q) || quoteNamesFlowChecked(q)
+	if quoteStraight(q) {
+		return true
+	}
+	var f Flow
+	return decodeQuoteChecked(q, &f) == nil
 }
 
 // quoteStraight reports whether q takes decodeQuote's straight path (an
 // IPv4 or extension-free IPv6 header and the L4 ports), which always
-// names a flow. It is small enough to inline into the CIM decode.
+// names a flow. It is small enough to inline into the CIM decode, whose
+// straight path takes only MSDUs it accepts.
 func quoteStraight(q []byte) bool {
 	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 ||
 		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6]))
-}
-
-// quoteNamesFlowChecked is quoteNamesFlow off the straight path.
-func quoteNamesFlowChecked(q []byte) bool {
-	var f Flow
-	return decodeQuoteChecked(q, &f) == nil
 }
 
 // ipv6Ext reports whether next is an IPv6 extension header that
