@@ -104,25 +104,32 @@ func (m *BTS) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) < btsHeaderLen || data[0]>>4 != BTSVersion {
 		return m.decodeBad(data, df)
 	}
-	// From here every field is set (no clearing of the whole layer first).
+	// From here every field is set (no clearing of the whole layer first),
+	// each once: the values are worked out in locals, since the compiler
+	// must reload a field after any store through data, which may alias m.
+	flags, origin := data[0]&0x0f, Origin(data[1])
+	var warn Warnings
+	if flags&^BTSFlagCacheable != 0 || data[11] != 0 {
+		warn = WarnReserved
+	}
+	if !origin.Known() {
+		warn |= WarnUnknownValue
+	}
 	m.Version = BTSVersion
-	m.Warnings = 0
-	m.Flags = data[0] & 0x0f
-	m.Cacheable = m.Flags&BTSFlagCacheable != 0
-	m.Origin = Origin(data[1])
+	m.Warnings = warn
+	m.Flags = flags
+	m.Cacheable = flags&BTSFlagCacheable != 0
+	m.Origin = origin
 	m.PauseUS = binary.BigEndian.Uint16(data[2:])
 	m.Reporter = binary.BigEndian.Uint32(data[4:])
 	m.CPPort = binary.BigEndian.Uint16(data[8:])
 	m.CPQueue = data[10]
 	m.QueueDepth = binary.BigEndian.Uint32(data[12:])
-	if m.Flags&^BTSFlagCacheable != 0 || data[11] != 0 {
-		m.Warnings |= WarnReserved
-	}
-	if !m.Origin.Known() {
-		m.Warnings |= WarnUnknownValue
-	}
 	m.Quote = data[btsHeaderLen:]
-	m.Contents, m.Payload = data, nil
+	m.Contents = data
+	if m.Payload != nil { // always nil: a load spares three stores
+		m.Payload = nil
+	}
 	if err := decodeQuote(m.Quote, &m.Flow); err != nil {
 		m.Flow = Flow{}
 		return quoteErr("bts", btsHeaderLen, err)

@@ -213,10 +213,14 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) < 12+4 {
 		return m.decodeCut(data, df)
 	}
-	op := data[0]
+	// The header's first 8 octets in one load (opcode, flags, P_Key, F/B,
+	// DestQP): loading octets of it apart as well made the compiler split
+	// the load into eight.
+	w := binary.BigEndian.Uint64(data)
+	op, f := uint8(w>>56), uint8(w>>48)
 	ext, el := opTable[op].ext, int(opTable[op].n)
 	end := len(data) - 4
-	padStart := end - int(data[1]>>4&3)
+	padStart := end - int(f>>4&3)
 	if 12+el > padStart {
 		return m.decodeBadLength(data, ext, el, df)
 	}
@@ -231,16 +235,8 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	// decodeHeader, by hand: the call and the reloads of data (which the
 	// compiler cannot tell apart from m) cost about 1 ns.
-	w := binary.BigEndian.Uint64(data)     // opcode, flags, P_Key, F/B, DestQP
 	x := binary.BigEndian.Uint32(data[8:]) // A, PSN
-	f, fb := uint8(w>>48), uint8(w>>24)
-	m.Opcode = op
-	m.SE, m.M, m.PadCnt, m.TVer = f&0x80 != 0, f&0x40 != 0, f>>4&3, f&0x0f
-	m.PKey = uint16(w >> 32)
-	m.FECN, m.BECN = fb&0x80 != 0, fb&0x40 != 0
-	m.DestQP = uint32(w) & 0xffffff
-	m.AckReq = x&0x80000000 != 0
-	m.PSN = x & 0xffffff
+	fb := uint8(w >> 24)
 	var warn Warnings
 	if fb&0x3f != 0 || x&0x7f000000 != 0 {
 		warn = WarnReserved
@@ -248,6 +244,13 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if f&0x0f != 0 {
 		warn |= WarnTVer
 	}
+	m.Opcode = op
+	m.SE, m.M, m.PadCnt, m.TVer = f&0x80 != 0, f&0x40 != 0, f>>4&3, f&0x0f
+	m.PKey = uint16(w >> 32)
+	m.FECN, m.BECN = fb&0x80 != 0, fb&0x40 != 0
+	m.DestQP = uint32(w) & 0xffffff
+	m.AckReq = x&0x80000000 != 0
+	m.PSN = x & 0xffffff
 	m.roce = data
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.ICRCChecked, m.ICRCOK = false, false
@@ -279,11 +282,12 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		warn |= cw
 		off = 28
 	default:
+		// Last, so that nothing is live after the call.
 		m.Warnings = warn
-		off = m.decodeExt(data[:padStart], ext)
-		warn = m.Warnings
+		m.decodeExt(data[:padStart], ext)
+		return nil
 	}
-	if ext&extCNP != 0 && off < padStart {
+	if ext == extCNP && off < padStart {
 		warn |= WarnReserved
 	}
 	m.Warnings = warn
@@ -339,8 +343,9 @@ func (m *BTH) decodeStale(data []byte, df gopacket.DecodeFeedback) error {
 }
 
 // decodeExt decodes the extension headers ext from offset 12 of data,
-// which ends at the pad and holds them all, and returns where they end.
-func (m *BTH) decodeExt(data []byte, ext uint16) int {
+// which ends at the pad and holds them all, and sets Payload to what
+// follows them; m.Warnings holds the header's warnings, to which it adds.
+func (m *BTH) decodeExt(data []byte, ext uint16) {
 	off := 12
 	if ext&extDETH != 0 {
 		m.DETH.decode(data[off:])
@@ -378,8 +383,11 @@ func (m *BTH) decodeExt(data []byte, ext uint16) int {
 	if ext&extCNP != 0 {
 		m.CNP.decode(data[off:], m)
 		off += 16
+		if off < len(data) {
+			m.Warnings |= WarnReserved
+		}
 	}
-	return off
+	m.Payload = data[off:]
 }
 
 // decodeCut decodes a UDP payload too short for a BTH and an ICRC: the
