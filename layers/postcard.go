@@ -88,22 +88,28 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 	if len(data) < postcardHeaderLen || data[0]>>4 != PostcardVersion {
 		return m.decodeBad(data, df)
 	}
-	// From here every field is set (no clearing of the whole layer first).
-	m.Version = PostcardVersion
-	m.Warnings = 0
-	if data[0]&0x0f != 0 || data[1] != 0 || data[10] != 0 || data[11] != 0 {
-		m.Warnings = WarnReserved
+	// From here every field is set once (no clearing of the whole layer
+	// first).
+	h := (*[postcardHeaderLen]byte)(data)
+	var warn Warnings
+	if h[0]&0x0f != 0 || h[1] != 0 || h[10] != 0 || h[11] != 0 {
+		warn = WarnReserved
 	}
-	m.Port = binary.BigEndian.Uint16(data[2:])
-	m.SwitchID = net.HardwareAddr(data[4:10:10])
-	m.RateMbps = binary.BigEndian.Uint32(data[12:])
-	m.WindowNS = binary.BigEndian.Uint32(data[16:])
-	m.IPBytes = binary.BigEndian.Uint32(data[20:])
-	m.Q1Bytes = binary.BigEndian.Uint32(data[24:])
-	m.RecentBytes = binary.BigEndian.Uint32(data[28:])
-	m.RecentMarkedBytes = binary.BigEndian.Uint32(data[32:])
+	m.Version = PostcardVersion
+	m.Warnings = warn
+	m.Port = binary.BigEndian.Uint16(h[2:])
+	m.SwitchID = net.HardwareAddr(h[4:10:10])
+	m.RateMbps = binary.BigEndian.Uint32(h[12:])
+	m.WindowNS = binary.BigEndian.Uint32(h[16:])
+	m.IPBytes = binary.BigEndian.Uint32(h[20:])
+	m.Q1Bytes = binary.BigEndian.Uint32(h[24:])
+	m.RecentBytes = binary.BigEndian.Uint32(h[28:])
+	m.RecentMarkedBytes = binary.BigEndian.Uint32(h[32:])
 	m.Quote = data[postcardHeaderLen:]
-	m.Contents, m.Payload = data, nil
+	m.Contents = data
+	if m.Payload != nil { // always nil: a load spares three stores
+		m.Payload = nil
+	}
 	if err := decodeQuote(m.Quote, &m.Flow); err != nil {
 		m.Flow = Flow{}
 		return quoteErr("postcard", postcardHeaderLen, err)
