@@ -251,7 +251,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	m.DestQP = uint32(w) & 0xffffff
 	m.AckReq = x&0x80000000 != 0
 	m.PSN = x & 0xffffff
-	m.roce = data
+	m.roce, m.Contents = data, data[:12] // together: one write-barrier check
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.ICRCChecked, m.ICRCOK = false, false
 	m.hdrExt = ext
@@ -263,7 +263,6 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	} else if m.Pad != nil { // most frames have no pad: a load, not three stores
 		m.Pad = nil
 	}
-	m.Contents = data[:12]
 	// The extension headers of the usual opcodes here, the others in
 	// decodeExt (a call in the common path costs the spills it causes).
 	off := 12
