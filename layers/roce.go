@@ -266,21 +266,20 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	// The extension headers of the usual opcodes here, the others in
 	// decodeExt (a call in the common path costs the spills it causes).
 	off := 12
-	switch ext {
-	case 0:
-	case extRETH:
+	// Most common first: WRITE, then CNP, SEND and ACK.
+	if ext == extRETH {
 		m.RETH.decode(data[12:28])
 		off = 28
-	case extAETH:
-		m.AETH.decode(data[12:16])
-		off = 16
-	case extCNP:
-		m.CNP.DestQP = m.DestQP
+	} else if ext == extCNP {
+		m.CNP.DestQP = uint32(w) & 0xffffff
 		cw := cnpWarnings(data[12:28], fb&0x40 != 0)
 		m.CNP.Warnings = cw
 		warn |= cw
 		off = 28
-	default:
+	} else if ext == extAETH {
+		m.AETH.decode(data[12:16])
+		off = 16
+	} else if ext != 0 {
 		// Last, so that nothing is live after the call.
 		m.Warnings = warn
 		m.decodeExt(data[:padStart], ext)
