@@ -149,34 +149,23 @@ func opcodeExtOf(op uint8) uint16 {
 	return 0
 }
 
+// extLen returns the length of the extension headers in ext.
 func extLen(ext uint16) int {
 	n := 0
-	if ext&extDETH != 0 {
-		n += 8
-	}
-	if ext&extRETH != 0 {
-		n += 16
-	}
-	if ext&extAtomic != 0 {
-		n += 28
-	}
-	if ext&extAETH != 0 {
-		n += 4
-	}
-	if ext&extAtomicAck != 0 {
-		n += 8
-	}
-	if ext&extImm != 0 {
-		n += 4
-	}
-	if ext&extIETH != 0 {
-		n += 4
-	}
-	if ext&extCNP != 0 {
-		n += 16
+	for _, x := range extWire {
+		if ext&x.flag != 0 {
+			n += x.n
+		}
 	}
 	return n
 }
+
+// extWire lists the extension headers in the order they follow the BTH on
+// the wire, with their lengths.
+var extWire = [...]struct {
+	flag uint16
+	n    int
+}{{extDETH, 8}, {extRETH, 16}, {extAtomic, 28}, {extAETH, 4}, {extAtomicAck, 8}, {extImm, 4}, {extIETH, 4}, {extCNP, 16}}
 
 // HasRETH reports whether the opcode carries a RETH.
 func (m *BTH) HasRETH() bool { return opcodeExt(m.Opcode)&extRETH != 0 }
@@ -301,34 +290,28 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // fields of the BTH, and their six slice stores were a tenth of its decode.
 func (m *BTH) setExtBases() {
 	d := m.roce[:len(m.roce)-4-int(m.PadCnt)]
-	off, ext := 12, m.hdrExt
-	set := func(b *layers.BaseLayer, n int) {
-		b.Contents, b.Payload = d[off:off+n], d[off+n:]
-		off += n
-	}
-	if ext&extDETH != 0 {
-		set(&m.DETH.BaseLayer, 8)
-	}
-	if ext&extRETH != 0 {
-		set(&m.RETH.BaseLayer, 16)
-	}
-	if ext&extAtomic != 0 {
-		off += 28
-	}
-	if ext&extAETH != 0 {
-		set(&m.AETH.BaseLayer, 4)
-	}
-	if ext&extAtomicAck != 0 {
-		off += 8
-	}
-	if ext&extImm != 0 {
-		set(&m.ImmDt.BaseLayer, 4)
-	}
-	if ext&extIETH != 0 {
-		off += 4
-	}
-	if ext&extCNP != 0 {
-		set(&m.CNP.BaseLayer, 16)
+	off := 12
+	for _, x := range extWire {
+		if m.hdrExt&x.flag == 0 {
+			continue
+		}
+		var b *layers.BaseLayer
+		switch x.flag {
+		case extDETH:
+			b = &m.DETH.BaseLayer
+		case extRETH:
+			b = &m.RETH.BaseLayer
+		case extAETH:
+			b = &m.AETH.BaseLayer
+		case extImm:
+			b = &m.ImmDt.BaseLayer
+		case extCNP:
+			b = &m.CNP.BaseLayer
+		}
+		if b != nil { // the others are not layers: OtherExt holds them
+			b.Contents, b.Payload = d[off:off+x.n], d[off+x.n:]
+		}
+		off += x.n
 	}
 }
 
