@@ -325,7 +325,7 @@ func (m *BTH) decodeStale(data []byte, df gopacket.DecodeFeedback) error {
 
 // decodeExt decodes the extension headers ext from offset 12 of data,
 // which ends at the pad and holds them all, and sets Payload to what
-// follows them; m.Warnings holds the header's warnings, to which it adds.
+// follows them.
 func (m *BTH) decodeExt(data []byte, ext uint16) {
 	off := 12
 	if ext&extDETH != 0 {
@@ -361,13 +361,8 @@ func (m *BTH) decodeExt(data []byte, ext uint16) {
 		m.OtherExt = data[off : off+4]
 		off += 4
 	}
-	if ext&extCNP != 0 {
-		m.CNP.decode(data[off:], m)
-		off += 16
-		if off < len(data) {
-			m.Warnings |= WarnReserved
-		}
-	}
+	// The CNP body (only opcode 0x81, which carries nothing else) is
+	// decoded inline by DecodeFromBytes.
 	m.Payload = data[off:]
 }
 
@@ -945,13 +940,6 @@ type CNP struct {
 	layers.BaseLayer
 	DestQP   uint32
 	Warnings Warnings
-}
-
-func (c *CNP) decode(b []byte, bth *BTH) {
-	c.DestQP = bth.DestQP
-	w := cnpWarnings(b, bth.BECN)
-	c.Warnings = w
-	bth.Warnings |= w
 }
 
 // cnpWarnings returns the warnings of a CNP with the 16 reserved octets b
