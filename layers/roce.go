@@ -255,7 +255,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	// The extension headers of the usual opcodes here, the others in
 	// decodeExt (a call in the common path costs the spills it causes).
 	off := 12
-	// Most common first: WRITE, then CNP, SEND and ACK.
+	// Most common first: WRITE, then CNP and ACK; SEND (none) passes all.
 	if ext == extRETH {
 		m.RETH.decode(data[12:28])
 		off = 28
