@@ -98,7 +98,7 @@ func bfcGeometryErr(k int, l int) error {
 func (m *BFC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	// A well-formed frame takes the straight path, which sets every field;
 	// anything else goes to decodeChecked, which names the error.
-	if len(data) < bfcHeaderLen || binary.BigEndian.Uint32(data) != uint32(FCMagic)<<16|uint32(SubtypeBFC)<<8|FCVersion {
+	if len(data) < bfcHeaderLen || !fcHeaderOK(data, SubtypeBFC) {
 		return m.decodeChecked(data, df)
 	}
 	k, l := data[4], binary.BigEndian.Uint16(data[6:])

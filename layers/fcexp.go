@@ -87,11 +87,17 @@ func decodeFCExp(data []byte, p gopacket.PacketBuilder) error {
 // magic, subtype and version. A well-formed header is one comparison of
 // its 4 octets; anything else goes to fcHeaderErr, which names the fault.
 func decodeFCHeader(layer string, data []byte, subtype uint8, need int, df gopacket.DecodeFeedback) (uint8, error) {
-	if len(data) >= need && len(data) >= fcHeaderLen &&
-		binary.BigEndian.Uint32(data) == uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion {
+	if len(data) >= need && fcHeaderOK(data, subtype) {
 		return FCVersion, nil
 	}
 	return fcHeaderErr(layer, data, subtype, need, df)
+}
+
+// fcHeaderOK reports whether data starts with a whole common header of the
+// subtype in this package's version: magic, subtype and version compared
+// as one 4-octet word. The straight decode paths test it first.
+func fcHeaderOK(data []byte, subtype uint8) bool {
+	return len(data) >= fcHeaderLen && binary.BigEndian.Uint32(data) == uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion
 }
 
 // fcHeaderErr is decodeFCHeader for a header that is cut or wrong: it

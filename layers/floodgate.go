@@ -125,7 +125,7 @@ func prependFG(b gopacket.SerializeBuffer, layer string, subtype, version, famil
 // end of the entries of a well-formed Floodgate frame of the subtype, or
 // a = 0 when anything is wrong (decodeFGBody then names it).
 func fgShape(data []byte, subtype uint8) (a, n, end int) {
-	if len(data) < fgHeaderLen || binary.BigEndian.Uint32(data) != uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion {
+	if len(data) < fgHeaderLen || !fcHeaderOK(data, subtype) {
 		return 0, 0, 0
 	}
 	switch data[4] {
