@@ -62,22 +62,22 @@ func DecodeQuote(q []byte) (Flow, error) {
 // lengths up front and writes each field once; anything else goes to
 // decodeQuoteChecked.
 func decodeQuote(q []byte, f *Flow) error {
+	if !quoteStraight(q) {
+		*f = Flow{}
+		return decodeQuoteChecked(q, f)
+	}
 	var l4 int
 	var proto, dscp uint8
-	switch {
-	case len(q) >= 28 && q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8:
+	if q[0]>>4 == 4 {
 		l4 = int(q[0]&0x0f) * 4
 		proto, dscp = q[9], q[1]>>2
 		f.Src = netip.AddrFrom4([4]byte(q[12:16]))
 		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
-	case len(q) >= 48 && q[0]>>4 == 6 && !ipv6Ext(q[6]):
+	} else {
 		l4 = 40
 		proto, dscp = q[6], (q[0]&0x0f)<<2|q[1]>>6
 		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
 		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
-	default:
-		*f = Flow{}
-		return decodeQuoteChecked(q, f)
 	}
 	f.Proto, f.DSCP = proto, dscp
 	var sport, dport uint16
@@ -106,8 +106,8 @@ func quoteNamesFlow(q []byte) bool {
 
 // quoteStraight reports whether q takes decodeQuote's straight path (an
 // IPv4 or extension-free IPv6 header and the L4 ports), which always
-// names a flow. It is small enough to inline into the CIM decode, whose
-// straight path takes only MSDUs it accepts.
+// names a flow. It is small enough to inline into decodeQuote and into the
+// CIM decode, whose straight path takes only MSDUs it accepts.
 func quoteStraight(q []byte) bool {
 	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 ||
 		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6]))
