@@ -946,6 +946,8 @@ type CNP struct {
 // after a BTH whose BECN is becn.
 func cnpWarnings(b []byte, becn bool) Warnings {
 	var w Warnings
+	// allZero by hand: with its loop, cnpWarnings would no longer inline
+	// into the BTH decode (CNP 8.0 -> 9.3 ns).
 	if binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[8:16]) != 0 {
 		w = WarnReserved
 	}
