@@ -80,14 +80,15 @@ func decodeQuote(q []byte, f *Flow) error {
 		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
 	}
 	f.Proto, f.DSCP = proto, dscp
-	var sport, dport uint16
+	// Both ports in one load, and the DestQP from a 3-octet slice: one
+	// bounds check each.
+	var ports uint32
 	if hasPorts(proto) {
-		sport = binary.BigEndian.Uint16(q[l4:])
-		dport = binary.BigEndian.Uint16(q[l4+2:])
+		ports = binary.BigEndian.Uint32(q[l4 : l4+4])
 	}
-	f.SrcPort, f.DstPort = sport, dport
-	if proto == 17 && dport == RoCEv2Port && len(q) >= l4+8+12 {
-		f.QP, f.HasQP = get24(q[l4+8+5:]), true
+	f.SrcPort, f.DstPort = uint16(ports>>16), uint16(ports)
+	if proto == 17 && uint16(ports) == RoCEv2Port && len(q) >= l4+8+12 {
+		f.QP, f.HasQP = get24(q[l4+8+5:l4+8+8]), true
 	} else {
 		f.QP, f.HasQP = 0, false
 	}

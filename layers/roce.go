@@ -65,10 +65,14 @@ type BTH struct {
 	ICRCChecked, ICRCOK bool
 	Warnings            Warnings
 
-	roce   []byte // the whole UDP payload, for VerifyICRC
-	netL   gopacket.SerializableLayer
-	udpL   *layers.UDP
-	hdrExt uint16 // extension header flags, from the opcode
+	// roceLen is the length of the whole UDP payload, which starts at
+	// Contents (whose capacity reaches its end): VerifyICRC and setExtBases
+	// read it back through roce. A length alone is one store in the decode
+	// where a slice is three.
+	roceLen int
+	netL    gopacket.SerializableLayer
+	udpL    *layers.UDP
+	hdrExt  uint16 // extension header flags, from the opcode
 }
 
 // RoCEv2 opcodes with a name in this package. The transport is bits 7..5.
@@ -240,7 +244,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	m.DestQP = uint32(w) & 0xffffff
 	m.AckReq = x&0x80000000 != 0
 	m.PSN = x & 0xffffff
-	m.roce, m.Contents = data, data[:12] // together: one write-barrier check
+	m.Contents, m.roceLen = data[:12], len(data)
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.ICRCChecked, m.ICRCOK = false, false
 	m.hdrExt = ext
@@ -289,7 +293,8 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // DecodeFromBytes leaves them alone: in a DecodingLayerParser they are
 // fields of the BTH, and their six slice stores were a tenth of its decode.
 func (m *BTH) setExtBases() {
-	d := m.roce[:len(m.roce)-4-int(m.PadCnt)]
+	r := m.roce()
+	d := r[:len(r)-4-int(m.PadCnt)]
 	off := 12
 	for _, x := range extWire {
 		if m.hdrExt&x.flag == 0 {
@@ -398,7 +403,6 @@ func (m *BTH) decodeCut(data []byte, df gopacket.DecodeFeedback) error {
 func (m *BTH) decodeBadLength(data []byte, ext uint16, el int, df gopacket.DecodeFeedback) error {
 	m.reset()
 	m.decodeHeader(data)
-	m.roce = data
 	end := len(data) - 4
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.hdrExt = ext
@@ -433,7 +437,7 @@ var bthFields = [...]struct {
 func (m *BTH) reset() {
 	m.clearExt(m.hdrExt)
 	m.BaseLayer = layers.BaseLayer{}
-	m.OtherExt, m.Pad, m.roce = nil, nil, nil
+	m.OtherExt, m.Pad, m.roceLen = nil, nil, 0
 	m.ICRC, m.ICRCChecked, m.ICRCOK, m.Warnings, m.hdrExt = 0, false, false, 0, 0
 }
 
@@ -496,15 +500,25 @@ func extName(ext uint16) string {
 	return "ext"
 }
 
+// roce returns the UDP payload the BTH was decoded from, or nil when
+// Contents is not the start of one (a BTH built by hand).
+func (m *BTH) roce() []byte {
+	if m.roceLen < 16 || m.roceLen > cap(m.Contents) {
+		return nil
+	}
+	return m.Contents[:m.roceLen]
+}
+
 // VerifyICRC checks the ICRC against the IP header (IPv4 with options, or
 // IPv6) and the UDP header of the packet this BTH was decoded from, and
 // records the result in ICRCChecked, ICRCOK and WarnICRC. It does not
 // allocate.
 func (m *BTH) VerifyICRC(ipHeader, udpHeader []byte) bool {
-	if len(m.roce) < 16 || len(udpHeader) < 8 {
+	r := m.roce()
+	if len(r) < 16 || len(udpHeader) < 8 {
 		return false
 	}
-	got := icrcOver(ipHeader, udpHeader, m.roce[:len(m.roce)-4])
+	got := icrcOver(ipHeader, udpHeader, r[:len(r)-4])
 	m.ICRCChecked = true
 	m.ICRCOK = got == m.ICRC
 	if !m.ICRCOK {
