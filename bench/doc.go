@@ -15,5 +15,7 @@
 // time; TestDecodeAllocs asserts allocation counts.
 //
 // The commands: gen writes benchmark captures, floor is the raw read
-// floor, compare runs sfcdump against tcpdump and tshark.
+// floor, compare runs sfcdump against tcpdump and tshark, overhead
+// summarises many runs of the layers package's BenchmarkOverhead (the
+// budget of issue #2: what our layer adds against what IPv4 adds).
 package bench
