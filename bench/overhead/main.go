@@ -187,7 +187,7 @@ func main() {
 	var cmd *exec.Cmd
 	switch *input {
 	case "":
-		cmd = exec.Command("go", "test", *pkg, "-run", "^$", "-bench", "Overhead/"+*rows,
+		cmd = exec.Command("go", "test", *pkg, "-run", "^$", "-bench", "Overhead/("+*rows+")",
 			"-benchtime", *benchtime, "-count", strconv.Itoa(*count))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
