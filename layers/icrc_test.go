@@ -1,9 +1,12 @@
 package layers
 
 import (
+	"bytes"
 	"hash/crc32"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gopacket/gopacket"
 )
 
 // icrcReference is the ICRC the plain way: the whole masked packet copied
@@ -112,4 +115,46 @@ func BenchmarkICRCOver(b *testing.B) {
 			_ = sink
 		})
 	}
+}
+
+// TestVerifyICRCNeedsDecodedContents checks that VerifyICRC checks the
+// packet a BTH was decoded from, and checks nothing (false, ICRCChecked
+// false) where there is none: a BTH built by hand, a decode that failed,
+// a Contents replaced by a copy of its own size or by one with room after
+// it (which must not be read as the rest of the packet).
+func TestVerifyICRCNeedsDecodedContents(t *testing.T) {
+	frame := roceFrame{bth: BTH{Opcode: OpcodeRCWriteOnly, DestQP: 9, RETH: RETH{DMALen: 64}}, payload: make([]byte, 64)}.build(t, optsFix)
+	ipHdr, udpHdr, payload := frame[14:34], frame[34:42], frame[42:]
+	decode := func() *BTH {
+		var m BTH
+		if err := m.DecodeFromBytes(payload, gopacket.NilDecodeFeedback); err != nil {
+			t.Fatal(err)
+		}
+		return &m
+	}
+	if m := decode(); !m.VerifyICRC(ipHdr, udpHdr) || !m.ICRCChecked || !m.ICRCOK {
+		t.Fatalf("as decoded: checked %v, ok %v", m.ICRCChecked, m.ICRCOK)
+	}
+	unchecked := func(name string, m *BTH) {
+		t.Helper()
+		if m.VerifyICRC(ipHdr, udpHdr) || m.ICRCChecked || m.Warnings&WarnICRC != 0 {
+			t.Errorf("%s: VerifyICRC checked (ok %v, warnings %v)", name, m.ICRCOK, m.Warnings)
+		}
+	}
+	unchecked("built by hand", &BTH{Opcode: OpcodeRCWriteOnly})
+	m := decode()
+	m.Contents = bytes.Clone(m.Contents)
+	unchecked("Contents copied", m)
+	m = decode()
+	roomy := make([]byte, 12, len(payload)+64)
+	copy(roomy, m.Contents)
+	copy(roomy[12:cap(roomy)], payload[12:]) // the same octets after it: still not the packet decoded
+	m.Contents = roomy
+	unchecked("Contents copied with room after it", m)
+	var bad BTH
+	short := payload[:12+8+4] // a WRITE needs 16 octets of RETH
+	if err := bad.DecodeFromBytes(short, gopacket.NilDecodeFeedback); err == nil {
+		t.Fatal("short WRITE decoded")
+	}
+	unchecked("failed decode", &bad)
 }
