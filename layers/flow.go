@@ -11,8 +11,10 @@ const RoCEv2Port = 4791
 
 // Flow is the flow a signal is about, as named by a quote (the start of the
 // offending packet from its IP header on): the 5-tuple, the DSCP and, when
-// the quote holds a RoCEv2 BTH, the destination QP. Flow is comparable and
-// can key a map.
+// the quote holds a RoCEv2 BTH, the destination QP. The quote holds a BTH
+// when its UDP destination port is registered for LayerTypeBTH: 4791,
+// unless RegisterUDPPort moved or added one. Flow is comparable and can key
+// a map.
 type Flow struct {
 	Src, Dst         netip.Addr
 	Proto            uint8
@@ -87,7 +89,7 @@ func decodeQuote(q []byte, f *Flow) error {
 		ports = binary.BigEndian.Uint32(q[l4 : l4+4])
 	}
 	f.SrcPort, f.DstPort = uint16(ports>>16), uint16(ports)
-	if proto == 17 && uint16(ports) == RoCEv2Port && len(q) >= l4+8+12 {
+	if proto == 17 && isBTHPort(uint16(ports)) && len(q) >= l4+8+12 {
 		f.QP, f.HasQP = get24(q[l4+8+5:l4+8+8]), true
 	} else {
 		f.QP, f.HasQP = 0, false
@@ -178,7 +180,7 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 		f.SrcPort = binary.BigEndian.Uint16(q[l4:])
 		f.DstPort = binary.BigEndian.Uint16(q[l4+2:])
 	}
-	if f.Proto == 17 && f.DstPort == RoCEv2Port && len(q) >= l4+8+12 {
+	if f.Proto == 17 && isBTHPort(f.DstPort) && len(q) >= l4+8+12 {
 		f.QP = uint32(q[l4+8+5])<<16 | uint32(q[l4+8+6])<<8 | uint32(q[l4+8+7])
 		f.HasQP = true
 	}

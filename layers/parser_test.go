@@ -196,6 +196,92 @@ func TestRegisterUDPPort(t *testing.T) {
 	}
 }
 
+// TestRegisterUDPPortEveryLayer moves each UDP format of this package to a
+// port of its own and back, golden frame by golden frame, and checks that
+// Parser and NewPacket follow: payload before, the layer after
+// registering, payload again after unregistering.
+func TestRegisterUDPPortEveryLayer(t *testing.T) {
+	for i, c := range []struct {
+		hex  string
+		dst  int // offset of the UDP destination port
+		want gopacket.LayerType
+	}{
+		{cnpV4Hex, 14 + 20 + 2, LayerTypeBTH},
+		{cnpV6Hex, 14 + 40 + 2, LayerTypeBTH},
+		{cimL3Hex, 14 + 20 + 2, LayerTypeCIM},
+		{btsHex, 14 + 20 + 2, LayerTypeBTS},
+		{postcardHex, 14 + 40 + 2, LayerTypePostcard},
+	} {
+		port := uint16(40001 + i)
+		frame := at(unhex(t, c.hex), c.dst, byte(port>>8), byte(port))
+		last := func() (gopacket.LayerType, gopacket.LayerType) {
+			p := NewParser()
+			_ = p.Decode(frame) // a BTH on a moved port fails its ICRC: a warning
+			pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
+			ls := pkt.Layers()
+			var lastNP gopacket.LayerType
+			for _, l := range ls {
+				if l.LayerType() == c.want || l.LayerType() == ltPay {
+					lastNP = l.LayerType()
+					break
+				}
+			}
+			return p.Decoded[len(p.Decoded)-1], lastNP
+		}
+		name := c.want.String()
+		if a, b := last(); a != ltPay || b != ltPay {
+			t.Errorf("%s on %d before registering: %v %v", name, port, a, b)
+		}
+		RegisterUDPPort(port, c.want)
+		if a, b := last(); a != c.want || b != c.want {
+			t.Errorf("%s on %d after registering: %v %v", name, port, a, b)
+		}
+		UnregisterUDPPort(port)
+		if a, b := last(); a != ltPay || b != ltPay {
+			t.Errorf("%s on %d after unregistering: %v %v", name, port, a, b)
+		}
+	}
+}
+
+// TestQuoteFollowsBTHPort checks that a quote names its DestQP when its
+// UDP destination port is one registered for the BTH, and only then.
+func TestQuoteFollowsBTHPort(t *testing.T) {
+	q := unhex(t, quoteIPv4Hex)      // to 4791, DestQP 0x000123
+	moved := at(q, 20+2, 0x9c, 0x41) // to 40001
+	t.Cleanup(func() {
+		UnregisterUDPPort(40001)
+		RegisterUDPPort(RoCEv2Port, LayerTypeBTH)
+	})
+	qp := func(q []byte) (uint32, bool) {
+		f, err := DecodeQuote(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.QP, f.HasQP
+	}
+	check := func(when string, q []byte, want bool) {
+		t.Helper()
+		got, has := qp(q)
+		if has != want || has && got != 0x123 {
+			t.Errorf("%s: QP %#x, HasQP %v; want HasQP %v (QP 0x123)", when, got, has, want)
+		}
+		// The checked path (an IPv4 option makes the quote take it) agrees.
+		opt := cat([]byte{0x46}, q[1:20], []byte{1, 1, 1, 0}, q[20:])
+		if got2, has2 := qp(opt); got2 != got || has2 != has {
+			t.Errorf("%s, checked path: QP %#x, HasQP %v; straight path %#x %v", when, got2, has2, got, has)
+		}
+	}
+	check("to 4791", q, true)
+	check("to 40001, unregistered", moved, false)
+	RegisterUDPPort(40001, LayerTypeBTH)
+	check("to 40001, registered for the BTH", moved, true)
+	UnregisterUDPPort(RoCEv2Port)
+	check("to 4791, unregistered", q, false)
+	RegisterUDPPort(RoCEv2Port, LayerTypeBTH)
+	RegisterUDPPort(40001, LayerTypeBTS)
+	check("to 40001, moved to BTS", moved, false)
+}
+
 // TestDefaultRegistrations pins the code points of wire.md.
 func TestDefaultRegistrations(t *testing.T) {
 	for _, r := range []struct {

@@ -34,6 +34,11 @@ var (
 	udpTypes = []gopacket.LayerType{gopacket.LayerTypePayload}
 )
 
+// isBTHPort reports whether UDP port p is registered for the BTH (4791
+// unless RegisterUDPPort moved it): a quote whose UDP destination port it
+// is holds a BTH, and names its DestQP.
+func isBTHPort(p uint16) bool { return udpTypes[udpTable[p]] == LayerTypeBTH }
+
 // setUDPPort records port → lt in gopacket's registry and in udpTable
 // (lt == LayerTypePayload clears it). Callers hold portMu.
 func setUDPPort(port uint16, lt gopacket.LayerType) {
