@@ -98,6 +98,35 @@ func checkAlloc(t *testing.T, what string, n int, bound uint64, fn func(try int)
 
 // ---- seeds ----
 
+// ourPanic returns the stack of a panic that NewPacket recovered from in
+// this project's code while decoding pkt, or "". NewPacket turns a panic
+// into a DecodeFailure whose Dump is the stack and whose error text does
+// not say panic. A panic raised in gopacket's own layers is not ours to
+// fix here: it goes to known_bugs_test.go when the fuzzer finds one.
+func ourPanic(pkt gopacket.Packet) string {
+	df, ok := pkt.ErrorLayer().(*gopacket.DecodeFailure)
+	if !ok || df.Dump() == "" {
+		return ""
+	}
+	// The function that panicked is the first one after the "panic(" line
+	// that is not the runtime's (a bounds check, a nil dereference).
+	stack := df.Dump()
+	after := false
+	for _, line := range strings.Split(stack, "\n") {
+		switch {
+		case strings.HasPrefix(line, "\t") || line == "":
+		case strings.HasPrefix(line, "panic("):
+			after = true
+		case after && !strings.HasPrefix(line, "runtime."):
+			if strings.HasPrefix(line, "github.com/opensfc/sfc/") {
+				return stack
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 func unhex(s string) []byte {
 	b, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,14 +154,25 @@ func FuzzPacket(f *testing.F) {
 		if el := pkt.ErrorLayer(); el != nil {
 			_ = el.Error().Error()
 		}
+		if s := ourPanic(pkt); s != "" {
+			t.Fatalf("NewPacket recovered from a panic in our code on %x:\n%s", data, s)
+		}
 		lazy := gopacket.NewPacket(data, glayers.LayerTypeEthernet, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
 		for _, lt := range ourTypes {
 			_ = lazy.Layer(lt)
 		}
 		_ = lazy.Layers()
+		if s := ourPanic(lazy); s != "" {
+			t.Fatalf("lazy NewPacket recovered from a panic in our code on %x:\n%s", data, s)
+		}
 
 		var err error
 		checkAlloc(t, "Parser.Decode", len(data), decodeBound(len(data)), func(int) { err = p.Decode(data) })
+		// gopacket's DecodingLayerParser recovers from a panic into an
+		// error "panic: ...".
+		if err != nil && strings.HasPrefix(err.Error(), "panic: ") {
+			t.Fatalf("Parser recovered from a panic on %x: %v", data, err)
+		}
 		fr := dissect.Frame{Number: 1, Time: time.Unix(0, 0), Len: len(data), CapLen: len(data), P: p, Err: err}
 		buf = enc.AppendJSON(buf[:0], &fr)
 		if !json.Valid(buf) {
