@@ -220,8 +220,19 @@ func TestParserAllocs(t *testing.T) {
 	cnpBad[len(cnpBad)-1] ^= 0xff
 	fs = append(fs, namedFrame{"cnp-bad-icrc", cnpBad, LayerTypeBTH},
 		namedFrame{"pfc-wrong-mac", at(unhex(t, pfcHex), 5, 2), LayerTypePFC})
+	// The golden frames quote IPv4 in BTS and CIM, IPv6 in the postcard:
+	// the other IP version of each too.
+	q4, q6 := unhex(t, quoteIPv4Hex), unhex(t, quoteIPv6Hex)
+	fs = append(fs,
+		namedFrame{"bts-ipv6-quote", serialize(t, optsFix, udpStack(true, DefaultBTSPort, &BTS{PauseUS: 5, Quote: q6})...), LayerTypeBTS},
+		namedFrame{"postcard-ipv4-quote", serialize(t, optsFix, udpStack(false, DefaultPostcardPort, &Postcard{SwitchID: macA, Quote: q4})...), LayerTypePostcard},
+		namedFrame{"cim-l2-ipv6-msdu", serialize(t, optsFix, ethFor(macB, EthernetTypeCIM), &CIM{DA: macA, SA: macB, MSDU: q6}), LayerTypeCIM},
+		namedFrame{"cim-l3-ipv6-msdu", serialize(t, optsFix, udpStack(true, DefaultCIMPort, &CIM{DA: macA, SA: macB, MSDU: q6})...), LayerTypeCIM})
 	p := NewParser()
 	for _, f := range fs {
+		if err := p.Decode(f.frame); err != nil || !p.Has(f.lt) {
+			t.Fatalf("%s: %v, decoded %v", f.name, err, p.Decoded)
+		}
 		if n := testing.AllocsPerRun(50, func() {
 			if err := p.Decode(f.frame); err != nil {
 				panic(err)
