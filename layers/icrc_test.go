@@ -120,8 +120,8 @@ func BenchmarkICRCOver(b *testing.B) {
 // TestVerifyICRCNeedsDecodedContents checks that VerifyICRC checks the
 // packet a BTH was decoded from, and checks nothing (false, ICRCChecked
 // false) where there is none: a BTH built by hand, a decode that failed,
-// a Contents replaced by a copy of its own size or by one with room after
-// it (which must not be read as the rest of the packet).
+// a Contents replaced by a copy of its own size or by one with other
+// octets after it (which must not be read as the rest of the packet).
 func TestVerifyICRCNeedsDecodedContents(t *testing.T) {
 	frame := roceFrame{bth: BTH{Opcode: OpcodeRCWriteOnly, DestQP: 9, RETH: RETH{DMALen: 64}}, payload: make([]byte, 64)}.build(t, optsFix)
 	ipHdr, udpHdr, payload := frame[14:34], frame[34:42], frame[42:]
@@ -146,11 +146,19 @@ func TestVerifyICRCNeedsDecodedContents(t *testing.T) {
 	m.Contents = bytes.Clone(m.Contents)
 	unchecked("Contents copied", m)
 	m = decode()
-	roomy := make([]byte, 12, len(payload)+64)
+	roomy := make([]byte, 12, len(payload)+64) // zeros after the copy
 	copy(roomy, m.Contents)
-	copy(roomy[12:cap(roomy)], payload[12:]) // the same octets after it: still not the packet decoded
 	m.Contents = roomy
-	unchecked("Contents copied with room after it", m)
+	unchecked("Contents copied with other octets after it", m)
+	// With the packet's own octets after it, the copy is the packet, and
+	// the check holds.
+	m = decode()
+	roomy = make([]byte, 12, len(payload)+64)
+	copy(roomy[:cap(roomy)], payload)
+	m.Contents = roomy
+	if !m.VerifyICRC(ipHdr, udpHdr) || !m.ICRCOK {
+		t.Errorf("Contents copied with the packet's octets after it: checked %v, ok %v", m.ICRCChecked, m.ICRCOK)
+	}
 	var bad BTH
 	short := payload[:12+8+4] // a WRITE needs 16 octets of RETH
 	if err := bad.DecodeFromBytes(short, gopacket.NilDecodeFeedback); err == nil {

@@ -26,6 +26,7 @@ func init() {
 		DecodeWith: gopacket.DecodeFunc(decodeFCExp), Name: "FCExp", LayerType: LayerTypeFCExp}
 	portMu.Lock()
 	setUDPPort(RoCEv2Port, LayerTypeBTH)
+	bthIndex = udpTable[RoCEv2Port]
 	setUDPPort(DefaultCIMPort, LayerTypeCIM)
 	setUDPPort(DefaultBTSPort, LayerTypeBTS)
 	setUDPPort(DefaultPostcardPort, LayerTypePostcard)

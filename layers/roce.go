@@ -65,13 +65,12 @@ type BTH struct {
 	ICRCChecked, ICRCOK bool
 	Warnings            Warnings
 
-	// roceSpan locates the whole UDP payload, for VerifyICRC and
-	// setExtBases (see roce): its length in the high 32 bits and, in the
-	// low 32, the capacity Contents had when decoded, since the payload
-	// starts at Contents and Contents' capacity reaches its end. One store
-	// in the decode where a slice was three; and a Contents replaced since
-	// (a copy kept, say) shows by its capacity.
-	roceSpan uint64
+	// roceLen is the length of the whole UDP payload, which starts at
+	// Contents (whose capacity reaches its end): VerifyICRC and setExtBases
+	// read it back through roce. A length alone is one store in the decode
+	// where a slice is three (and one more value live was 1 ns: the
+	// compiler spilled).
+	roceLen int
 	netL     gopacket.SerializableLayer
 	udpL     *layers.UDP
 	hdrExt   uint16 // extension header flags, from the opcode
@@ -246,7 +245,7 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	m.DestQP = uint32(w) & 0xffffff
 	m.AckReq = x&0x80000000 != 0
 	m.PSN = x & 0xffffff
-	m.Contents, m.roceSpan = data[:12], uint64(len(data))<<32|uint64(uint32(cap(data)))
+	m.Contents, m.roceLen = data[:12], len(data)
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
 	m.ICRCChecked, m.ICRCOK = false, false
 	m.hdrExt = ext
@@ -439,7 +438,7 @@ var bthFields = [...]struct {
 func (m *BTH) reset() {
 	m.clearExt(m.hdrExt)
 	m.BaseLayer = layers.BaseLayer{}
-	m.OtherExt, m.Pad, m.roceSpan = nil, nil, 0
+	m.OtherExt, m.Pad, m.roceLen = nil, nil, 0
 	m.ICRC, m.ICRCChecked, m.ICRCOK, m.Warnings, m.hdrExt = 0, false, false, 0, 0
 }
 
@@ -504,14 +503,18 @@ func extName(ext uint16) string {
 
 // roce returns the UDP payload the BTH was decoded from, or nil when there
 // is none: a BTH built by hand, one whose decode failed, or one whose
-// Contents was replaced since (its capacity differs). A payload of 4 GiB
-// or more, which no UDP datagram holds, is not told apart.
+// Contents was replaced since by octets that no longer end in the ICRC
+// decoded (a copy kept, with other octets after it).
 func (m *BTH) roce() []byte {
-	n, c := int(m.roceSpan>>32), cap(m.Contents)
-	if n < 16 || n > c || uint32(c) != uint32(m.roceSpan) {
+	n := m.roceLen
+	if n < 16 || n > cap(m.Contents) {
 		return nil
 	}
-	return m.Contents[:n]
+	r := m.Contents[:n]
+	if binary.LittleEndian.Uint32(r[n-4:]) != m.ICRC {
+		return nil
+	}
+	return r
 }
 
 // VerifyICRC checks the ICRC against the IP header (IPv4 with options, or
@@ -519,8 +522,8 @@ func (m *BTH) roce() []byte {
 // records the result in ICRCChecked, ICRCOK and WarnICRC. It does not
 // allocate. It reads the rest of the packet through Contents, as decoded:
 // on a BTH whose decode failed, that was built by hand, or whose Contents
-// was replaced since, it checks nothing and returns false, and
-// ICRCChecked stays false.
+// was replaced since by octets that do not run on to the ICRC decoded, it
+// checks nothing and returns false, and ICRCChecked stays false.
 func (m *BTH) VerifyICRC(ipHeader, udpHeader []byte) bool {
 	r := m.roce()
 	if len(r) < 16 || len(udpHeader) < 8 {

@@ -37,7 +37,11 @@ var (
 // isBTHPort reports whether UDP port p is registered for the BTH (4791
 // unless RegisterUDPPort moved it): a quote whose UDP destination port it
 // is holds a BTH, and names its DestQP.
-func isBTHPort(p uint16) bool { return udpTypes[udpTable[p]] == LayerTypeBTH }
+func isBTHPort(p uint16) bool { return udpTable[p] == bthIndex }
+
+// bthIndex is the BTH's index in udpTypes, which init gives it first and
+// which stays the same whatever ports come and go.
+var bthIndex uint8
 
 // setUDPPort records port → lt in gopacket's registry and in udpTable
 // (lt == LayerTypePayload clears it). Callers hold portMu.
