@@ -71,9 +71,9 @@ type BTH struct {
 	// where a slice is three (and one more value live was 1 ns: the
 	// compiler spilled).
 	roceLen int
-	netL     gopacket.SerializableLayer
-	udpL     *layers.UDP
-	hdrExt   uint16 // extension header flags, from the opcode
+	netL    gopacket.SerializableLayer
+	udpL    *layers.UDP
+	hdrExt  uint16 // extension header flags, from the opcode
 }
 
 // RoCEv2 opcodes with a name in this package. The transport is bits 7..5.
