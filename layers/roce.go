@@ -68,8 +68,7 @@ type BTH struct {
 	// roceLen is the length of the whole UDP payload, which starts at
 	// Contents (whose capacity reaches its end): VerifyICRC and setExtBases
 	// read it back through roce. A length alone is one store in the decode
-	// where a slice is three (and one more value live was 1 ns: the
-	// compiler spilled).
+	// where a slice is three.
 	roceLen int
 	netL    gopacket.SerializableLayer
 	udpL    *layers.UDP
