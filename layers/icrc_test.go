@@ -159,6 +159,23 @@ func TestVerifyICRCNeedsDecodedContents(t *testing.T) {
 	if !m.VerifyICRC(ipHdr, udpHdr) || !m.ICRCOK {
 		t.Errorf("Contents copied with the packet's octets after it: checked %v, ok %v", m.ICRCChecked, m.ICRCOK)
 	}
+	// Verified, then Contents replaced: the second call records that
+	// nothing was checked, not the first call's result.
+	m = decode()
+	m.VerifyICRC(ipHdr, udpHdr)
+	m.Contents = bytes.Clone(m.Contents)
+	unchecked("verified, then Contents copied", m)
+	// A wrong IP header, then the right one: the second result stands,
+	// without the first one's warning.
+	m = decode()
+	wrongIP := bytes.Clone(ipHdr)
+	wrongIP[12] ^= 1 // source address
+	if m.VerifyICRC(wrongIP, udpHdr) || m.Warnings&WarnICRC == 0 {
+		t.Errorf("wrong IP header: ok %v, warnings %v", m.ICRCOK, m.Warnings)
+	}
+	if !m.VerifyICRC(ipHdr, udpHdr) || !m.ICRCChecked || m.Warnings&WarnICRC != 0 {
+		t.Errorf("right IP header after a wrong one: checked %v, ok %v, warnings %v", m.ICRCChecked, m.ICRCOK, m.Warnings)
+	}
 	var bad BTH
 	short := payload[:12+8+4] // a WRITE needs 16 octets of RETH
 	if err := bad.DecodeFromBytes(short, gopacket.NilDecodeFeedback); err == nil {

@@ -518,14 +518,18 @@ func (m *BTH) roce() []byte {
 
 // VerifyICRC checks the ICRC against the IP header (IPv4 with options, or
 // IPv6) and the UDP header of the packet this BTH was decoded from, and
-// records the result in ICRCChecked, ICRCOK and WarnICRC. It does not
-// allocate. It reads the rest of the packet through Contents, as decoded:
-// on a BTH whose decode failed, that was built by hand, or whose Contents
-// was replaced since by octets that do not run on to the ICRC decoded, it
-// checks nothing and returns false, and ICRCChecked stays false.
+// records the result in ICRCChecked, ICRCOK and WarnICRC, replacing what
+// an earlier call recorded. It does not allocate. It reads the rest of the
+// packet through Contents, as decoded: on a BTH whose decode failed, that
+// was built by hand, or whose Contents was replaced since by octets that
+// do not run on to the ICRC decoded, or with a UDP header shorter than 8
+// octets, it checks nothing and returns false, with ICRCChecked and ICRCOK
+// false and no WarnICRC.
 func (m *BTH) VerifyICRC(ipHeader, udpHeader []byte) bool {
+	m.Warnings &^= WarnICRC
 	r := m.roce()
 	if len(r) < 16 || len(udpHeader) < 8 {
+		m.ICRCChecked, m.ICRCOK = false, false
 		return false
 	}
 	got := icrcOver(ipHeader, udpHeader, r[:len(r)-4])
