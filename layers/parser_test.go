@@ -213,6 +213,7 @@ func TestRegisterUDPPortEveryLayer(t *testing.T) {
 		{postcardHex, 14 + 40 + 2, LayerTypePostcard},
 	} {
 		port := uint16(40001 + i)
+		t.Cleanup(func() { UnregisterUDPPort(port) })
 		frame := at(unhex(t, c.hex), c.dst, byte(port>>8), byte(port))
 		last := func() (gopacket.LayerType, gopacket.LayerType) {
 			p := NewParser()
@@ -244,42 +245,48 @@ func TestRegisterUDPPortEveryLayer(t *testing.T) {
 }
 
 // TestQuoteFollowsBTHPort checks that a quote names its DestQP when its
-// UDP destination port is one registered for the BTH, and only then.
+// UDP destination port is one registered for the BTH, and only then, on
+// decodeQuote's straight path (IPv4) and on its checked path (IPv6 with a
+// hop-by-hop header, which the straight path leaves to it).
 func TestQuoteFollowsBTHPort(t *testing.T) {
-	q := unhex(t, quoteIPv4Hex)      // to 4791, DestQP 0x000123
-	moved := at(q, 20+2, 0x9c, 0x41) // to 40001
+	v4 := unhex(t, quoteIPv4Hex) // to 4791, DestQP 0x000123
+	q6 := unhex(t, quoteIPv6Hex) // to 4791, DestQP 0x000456
+	v6 := cat(at(q6[:40], 6, 0), []byte{17, 0, 1, 4, 0, 0, 0, 0}, q6[40:])
+	if quoteStraight(v6) || !quoteStraight(v4) {
+		t.Fatal("the quotes do not take the paths this test means them to")
+	}
+	to := func(q []byte, l4 int, port uint16) []byte { return at(q, l4+2, byte(port>>8), byte(port)) }
+	quotes := []struct {
+		name string
+		q    []byte
+		l4   int
+		qp   uint32
+	}{{"IPv4", v4, 20, 0x123}, {"IPv6 with hop-by-hop", v6, 48, 0x456}}
 	t.Cleanup(func() {
 		UnregisterUDPPort(40001)
 		RegisterUDPPort(RoCEv2Port, LayerTypeBTH)
 	})
-	qp := func(q []byte) (uint32, bool) {
-		f, err := DecodeQuote(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f.QP, f.HasQP
-	}
-	check := func(when string, q []byte, want bool) {
+	check := func(when string, port uint16, want bool) {
 		t.Helper()
-		got, has := qp(q)
-		if has != want || has && got != 0x123 {
-			t.Errorf("%s: QP %#x, HasQP %v; want HasQP %v (QP 0x123)", when, got, has, want)
-		}
-		// The checked path (an IPv4 option makes the quote take it) agrees.
-		opt := cat([]byte{0x46}, q[1:20], []byte{1, 1, 1, 0}, q[20:])
-		if got2, has2 := qp(opt); got2 != got || has2 != has {
-			t.Errorf("%s, checked path: QP %#x, HasQP %v; straight path %#x %v", when, got2, has2, got, has)
+		for _, c := range quotes {
+			f, err := DecodeQuote(to(c.q, c.l4, port))
+			if err != nil {
+				t.Fatalf("%s, %s: %v", when, c.name, err)
+			}
+			if f.HasQP != want || f.HasQP && f.QP != c.qp {
+				t.Errorf("%s, %s: QP %#x, HasQP %v; want HasQP %v (QP %#x)", when, c.name, f.QP, f.HasQP, want, c.qp)
+			}
 		}
 	}
-	check("to 4791", q, true)
-	check("to 40001, unregistered", moved, false)
+	check("to 4791", RoCEv2Port, true)
+	check("to 40001, unregistered", 40001, false)
 	RegisterUDPPort(40001, LayerTypeBTH)
-	check("to 40001, registered for the BTH", moved, true)
+	check("to 40001, registered for the BTH", 40001, true)
 	UnregisterUDPPort(RoCEv2Port)
-	check("to 4791, unregistered", q, false)
+	check("to 4791, unregistered", RoCEv2Port, false)
 	RegisterUDPPort(RoCEv2Port, LayerTypeBTH)
 	RegisterUDPPort(40001, LayerTypeBTS)
-	check("to 40001, moved to BTS", moved, false)
+	check("to 40001, moved to BTS", 40001, false)
 }
 
 // TestDefaultRegistrations pins the code points of wire.md.
