@@ -108,23 +108,32 @@ func ourPanic(pkt gopacket.Packet) string {
 	if !ok || df.Dump() == "" {
 		return ""
 	}
-	// The function that panicked is the first one after the "panic(" line
-	// that is not the runtime's (a bounds check, a nil dereference).
-	stack := df.Dump()
+	if stackIsOurs(df.Dump()) {
+		return df.Dump()
+	}
+	return ""
+}
+
+// stackIsOurs reports whether the panic of a goroutine stack (as
+// debug.Stack prints it) was raised in this project's code: walking the
+// calls from the "panic(" line outwards, a function of ours comes before
+// any of gopacket's. The runtime's and the standard library's in between
+// (a bounds check, an inlined binary.BigEndian.Uint32) are passed over.
+func stackIsOurs(stack string) bool {
 	after := false
 	for _, line := range strings.Split(stack, "\n") {
 		switch {
 		case strings.HasPrefix(line, "\t") || line == "":
 		case strings.HasPrefix(line, "panic("):
 			after = true
-		case after && !strings.HasPrefix(line, "runtime."):
-			if strings.HasPrefix(line, "github.com/opensfc/sfc/") {
-				return stack
-			}
-			return ""
+		case !after:
+		case strings.HasPrefix(line, "github.com/opensfc/sfc/"):
+			return true
+		case strings.HasPrefix(line, "github.com/gopacket/"):
+			return false
 		}
 	}
-	return ""
+	return false
 }
 
 func unhex(s string) []byte {
@@ -305,5 +314,35 @@ func TestSeedsPresent(t *testing.T) {
 	}
 	if n := len(layerBodies()); n < 20 {
 		t.Fatalf("only %d layer bodies", n)
+	}
+}
+
+func TestStackIsOurs(t *testing.T) {
+	const head = "goroutine 1 [running]:\nruntime/debug.Stack()\n\t/usr/local/go/src/runtime/debug/stack.go:26 +0x5e\n" +
+		"github.com/gopacket/gopacket.(*packet).recoverDecodeError(0xc000120000)\n\t/root/go/pkg/mod/github.com/gopacket/gopacket@v1.7.7/packet.go:266 +0x85\n" +
+		"panic({0x6d0a40?, 0xc000016150?})\n\t/usr/local/go/src/runtime/panic.go:792 +0x132\n"
+	const tail = "github.com/gopacket/gopacket.DecodeFunc.Decode(...)\n\t/root/go/pkg/mod/github.com/gopacket/gopacket@v1.7.7/decode.go:27\n" +
+		"github.com/gopacket/gopacket.(*packet).NextDecoder(0xc000120000, {0x7a1b20, 0x9b4e60})\n\t/root/go/pkg/mod/github.com/gopacket/gopacket@v1.7.7/packet.go:683 +0x19d\n"
+	for _, c := range []struct {
+		name, frames string
+		want         bool
+	}{
+		{"index out of range in ours", "runtime.goPanicIndex(0x5, 0x3)\n\t/usr/local/go/src/runtime/panic.go:115 +0x74\n" +
+			"github.com/opensfc/sfc/layers.decodeBTH({0xc00001c0e4, 0x3, 0x3}, {0x7a5f40, 0xc000120000})\n\t/work/main/layers/roce.go:680 +0x1bd\n", true},
+		{"inlined binary.BigEndian in ours", "runtime.goPanicSliceB(...)\n\t/usr/local/go/src/runtime/panic.go:153\n" +
+			"encoding/binary.bigEndian.Uint32(...)\n\t/usr/local/go/src/encoding/binary/binary.go:176\n" +
+			"github.com/opensfc/sfc/layers.(*BTS).DecodeFromBytes(0xc00011e000, {0xc00001c0e4, 0x1, 0x1}, {0x7a5f40, 0xc000120000})\n\t/work/main/layers/bts.go:120 +0x2f1\n", true},
+		{"gopacket's own layer", "runtime.goPanicIndex(0x5, 0x3)\n\t/usr/local/go/src/runtime/panic.go:115 +0x74\n" +
+			"github.com/gopacket/gopacket/layers.(*SIP).DecodeFromBytes(0xc00011e000, {0xc00001c0e4, 0x3, 0x3}, {0x7a5f40, 0xc000120000})\n\t/root/go/pkg/mod/github.com/gopacket/gopacket@v1.7.7/layers/sip.go:250 +0x1bd\n" +
+			"github.com/opensfc/sfc/layers.decodeBTH({0xc00001c0e4, 0x3, 0x3}, {0x7a5f40, 0xc000120000})\n\t/work/main/layers/roce.go:700 +0x1bd\n", false},
+		{"no panic line", "github.com/opensfc/sfc/layers.decodeBTH(...)\n\t/work/main/layers/roce.go:680\n", false},
+	} {
+		stack := head + c.frames + tail
+		if c.name == "no panic line" {
+			stack = c.frames
+		}
+		if got := stackIsOurs(stack); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
