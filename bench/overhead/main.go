@@ -92,9 +92,9 @@ func median(v []float64) float64 {
 }
 
 // bootstrap returns the 2.5% and 97.5% points of the median of v over n
-// resamples drawn with rng.
+// resamples drawn with rng, taken symmetrically from the sorted medians.
 func bootstrap(v []float64, n int, rng *rand.Rand) (lo, hi float64) {
-	if len(v) == 0 {
+	if len(v) == 0 || n < 1 {
 		return 0, 0
 	}
 	meds := make([]float64, n)
@@ -106,7 +106,14 @@ func bootstrap(v []float64, n int, rng *rand.Rand) (lo, hi float64) {
 		meds[i] = median(re)
 	}
 	slices.Sort(meds)
-	return meds[n*25/1000], meds[n*975/1000-1]
+	return interval(meds)
+}
+
+// interval returns the 2.5% and 97.5% points of sorted (not empty), taken
+// the same number of values in from either end.
+func interval(sorted []float64) (lo, hi float64) {
+	i := len(sorted) * 25 / 1000
+	return sorted[i], sorted[len(sorted)-1-i]
 }
 
 // summary is one line of the table.
@@ -182,6 +189,9 @@ func main() {
 	resamples := flag.Int("resamples", 2000, "bootstrap resamples")
 	input := flag.String("in", "", "read go test output from this file (- for standard input) instead of running it")
 	flag.Parse()
+	if *resamples < 1 || *count < 1 || *quiet < 1 {
+		fatal(fmt.Errorf("-count and -resamples must be at least 1, -quiet at least 1.0"))
+	}
 
 	var src io.Reader
 	var cmd *exec.Cmd
@@ -215,20 +225,31 @@ func main() {
 		if r, ok := parseLine(sc.Text()); ok {
 			runs = append(runs, r)
 			fmt.Fprintf(os.Stderr, "%-22s ours %6.2f  ipv4 %6.2f  x %.2f\n", r.format, r.ours, r.ipv4, r.ratio)
+		} else if l := sc.Text(); !strings.HasPrefix(l, "goos:") && !strings.HasPrefix(l, "goarch:") &&
+			!strings.HasPrefix(l, "pkg:") && !strings.HasPrefix(l, "cpu:") && l != "PASS" && !strings.HasPrefix(l, "ok ") {
+			fmt.Fprintln(os.Stderr, l) // a failure's reason, a panic: whatever go test says besides results
 		}
 	}
 	if err := sc.Err(); err != nil {
 		fatal(err)
 	}
+	var failed error
 	if cmd != nil {
 		if err := cmd.Wait(); err != nil {
-			fatal(fmt.Errorf("go test: %w", err))
+			failed = fmt.Errorf("go test: %w", err)
 		}
 	}
 	if len(runs) == 0 {
+		if failed != nil {
+			fatal(failed)
+		}
 		fatal(fmt.Errorf("no BenchmarkOverhead results"))
 	}
+	// What ran is worth its table even when go test failed part way.
 	write(os.Stdout, summarise(runs, *quiet, *resamples, 1), *quiet)
+	if failed != nil {
+		fatal(fmt.Errorf("%w: the table holds only the runs before the failure (its reason is above)", failed))
+	}
 }
 
 func fatal(err error) {

@@ -59,6 +59,27 @@ func TestBootstrap(t *testing.T) {
 	}
 }
 
+func TestInterval(t *testing.T) {
+	seq := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+	}{{1, 0, 0}, {39, 0, 38}, {40, 1, 38}, {100, 2, 97}, {2000, 50, 1949}} {
+		if lo, hi := interval(seq(c.n)); lo != c.lo || hi != c.hi {
+			t.Errorf("%d values: [%v, %v], want [%v, %v]", c.n, lo, hi, c.lo, c.hi)
+		}
+	}
+	if lo, hi := bootstrap(seq(11), 0, rand.New(rand.NewPCG(3, 3))); lo != 0 || hi != 0 {
+		t.Errorf("0 resamples: [%v, %v], want [0, 0]", lo, hi)
+	}
+}
+
 func TestSummariseQuiet(t *testing.T) {
 	runs := []run{
 		{"a", 9, 10, 0.9}, {"b", 5, 10, 0.5},
