@@ -105,11 +105,11 @@ func checkAlloc(t *testing.T, what string, n int, bound uint64, fn func(try int)
 // fix here: it goes to known_bugs_test.go when the fuzzer finds one.
 func ourPanic(pkt gopacket.Packet) string {
 	df, ok := pkt.ErrorLayer().(*gopacket.DecodeFailure)
-	if !ok || df.Dump() == "" {
+	if !ok {
 		return ""
 	}
-	if stackIsOurs(df.Dump()) {
-		return df.Dump()
+	if stack := df.Dump(); stackIsOurs(stack) {
+		return stack
 	}
 	return ""
 }

@@ -215,19 +215,20 @@ func TestRegisterUDPPortEveryLayer(t *testing.T) {
 		port := uint16(40001 + i)
 		t.Cleanup(func() { UnregisterUDPPort(port) })
 		frame := at(unhex(t, c.hex), c.dst, byte(port>>8), byte(port))
+		// What follows UDP: the Parser's last layer, and NewPacket's first
+		// layer that is ours or a payload (a BTH is followed by its
+		// extension headers and payload).
 		last := func() (gopacket.LayerType, gopacket.LayerType) {
 			p := NewParser()
 			_ = p.Decode(frame) // a BTH on a moved port fails its ICRC: a warning
-			pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
-			ls := pkt.Layers()
-			var lastNP gopacket.LayerType
-			for _, l := range ls {
-				if l.LayerType() == c.want || l.LayerType() == ltPay {
-					lastNP = l.LayerType()
+			var np gopacket.LayerType
+			for _, l := range gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default).Layers() {
+				if lt := l.LayerType(); lt == c.want || lt == ltPay {
+					np = lt
 					break
 				}
 			}
-			return p.Decoded[len(p.Decoded)-1], lastNP
+			return p.Decoded[len(p.Decoded)-1], np
 		}
 		name := c.want.String()
 		if a, b := last(); a != ltPay || b != ltPay {
