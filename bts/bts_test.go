@@ -186,8 +186,11 @@ func TestParams(t *testing.T) {
 	}
 }
 
-// TestQueueTrigger: with 375 KB queued toward host B at 100 Gb/s, a packet
-// of a new flow triggers a BTS of 20 µs, origin queue, C set, depth 375000.
+// TestQueueTrigger: with 375 KB queued toward host B at 100 Gb/s, a
+// 1,000-octet packet of a new flow triggers a BTS whose pause and depth
+// come from qd_e = 376,000, the depth with the packet (behaviour.md §1
+// step 4): 21 µs, origin queue, C set. The old rule took both from the
+// 375,000 the packet found (20 µs, depth 375000), one packet short.
 func TestQueueTrigger(t *testing.T) {
 	sw := NewSwitch(Params{Reporter: 42})
 	d := tor(t, 100*device.Gbps, sw)
@@ -203,16 +206,18 @@ func TestQueueTrigger(t *testing.T) {
 	_ = d.Input(0, 0, dataFrame(t, hostA, hostB, 2, 0, 1000))
 	d.Flush()
 	sigs := c.signals(t)
-	// The fill flow itself crossed Q_th at its 252nd packet (qd 251,000):
-	// pause ceil(126,000 × 8 / 10^5) µs = ceil(10.08) = 11; then suppressed.
+	// The fill flow itself crossed Q_th at its 252nd packet (qd 251,000,
+	// qd_e 252,000): pause ceil(127,000 × 8 / 10^5) µs = ceil(10.16) = 11;
+	// then suppressed.
 	if len(sigs) != 2 {
 		t.Fatalf("%d signals", len(sigs))
 	}
-	if s := sigs[0]; s.PauseUS != 11 || s.QueueDepth != 251_000 || s.Dst != remote {
+	if s := sigs[0]; s.PauseUS != 11 || s.QueueDepth != 252_000 || s.Dst != remote {
 		t.Errorf("first %+v", s)
 	}
+	// (376,000 − 125,000) × 8 / 10^11 s = 20.08 µs → 21.
 	s := sigs[1]
-	if s.PauseUS != 20 || s.Origin != layers.OriginQueue || !s.Cacheable || s.QueueDepth != 375_000 ||
+	if s.PauseUS != 21 || s.Origin != layers.OriginQueue || !s.Cacheable || s.QueueDepth != 376_000 ||
 		s.CPPort != 1 || s.CPQueue != 0 || s.Reporter != 42 || s.Src != hostB || s.Dst != hostA || s.Flow.SrcPort != 2 {
 		t.Errorf("second %+v", s)
 	}
@@ -261,7 +266,9 @@ func TestSuppressionReset(t *testing.T) {
 
 // TestCache: entries follow cache[k] = max(cache[k], now + pause); a data
 // packet to a cached destination gets an origin-cache BTS carrying the
-// remaining time, without C (its egress is the uplink).
+// remaining time, without C (its egress is the uplink), and the depth of
+// its queue with the packet, qd_e = 1078 (the old rule wrote 0 for every
+// origin but queue).
 func TestCache(t *testing.T) {
 	sw := NewSwitch(Params{Cache: true})
 	d := tor(t, 100*device.Gbps, sw)
@@ -306,7 +313,7 @@ func TestCache(t *testing.T) {
 		t.Fatalf("%d generated signals, want 1", len(sigs))
 	}
 	s := sigs[0]
-	if s.Origin != layers.OriginCache || s.PauseUS != 19 || s.Cacheable || s.QueueDepth != 0 || s.CPPort != 0xFFFF || s.Dst != hostB || s.Src != remote {
+	if s.Origin != layers.OriginCache || s.PauseUS != 19 || s.Cacheable || s.QueueDepth != 1078 || s.CPPort != 0xFFFF || s.Dst != hostB || s.Src != remote {
 		t.Errorf("cache BTS %+v", s)
 	}
 	// The four BTS passed through to host A.
@@ -431,7 +438,7 @@ func TestNIC(t *testing.T) {
 }
 
 func TestEstimator(t *testing.T) {
-	sw := NewSwitch(Params{Estimator: true, EstimatorWindow: 8000, EstimatorRate: 100 * device.Gbps})
+	sw := NewSwitch(Params{Estimator: true, EstimatorWindow: 8000, RemoteSpeed: 100 * device.Gbps})
 	d := tor(t, 100*device.Gbps, sw)
 	var c capture
 	d.OnOutput(c.add)

@@ -8,8 +8,10 @@ import (
 	"github.com/opensfc/sfc/device"
 )
 
-// An SFC ToR with 375 KB queued toward a 100 Gb/s server port answers the
-// next packet with a 20 µs BTS: (375,000 − 125,000) × 8 / 10^11 s.
+// An SFC ToR with 374 KB queued toward a 100 Gb/s server port answers the
+// next 1,000-octet packet with a 20 µs BTS: the decision is taken from the
+// 374 KB the packet finds (over Q_th = 250 KB), the pause from qd_e = 375
+// KB, the depth with the packet: (375,000 − 125,000) × 8 / 10^11 s.
 func Example() {
 	recv := netip.MustParseAddr("10.0.1.1")
 	d, _ := device.NewSwitch(device.Config{Name: "tor", Ports: []device.PortConfig{
@@ -30,13 +32,13 @@ func Example() {
 	for i := 0; i < 251; i++ { // up to qd = 250 KB = Q_th: no BTS yet
 		_ = d.Input(0, 0, fill)
 	}
-	for i := 0; i < 124; i++ { // the 252nd sees 251 KB > Q_th: a BTS; then suppressed
+	for i := 0; i < 123; i++ { // the 252nd sees 251 KB > Q_th: a BTS (qd_e 252 KB); then suppressed
 		_ = d.Input(0, 0, fill)
 	}
 	pkt, _ := device.BuildUDP(nil, device.UDPSpec{Src: netip.MustParseAddr("10.0.0.7"), Dst: recv, SrcPort: 3, DstPort: 4, Len: 1000})
 	_ = d.Input(0, 0, pkt)
 	d.Flush()
 	// Output:
-	// BTS to 10.0.9.9 at 0 ns: pause 11 us, origin queue, C true, depth 251000
+	// BTS to 10.0.9.9 at 0 ns: pause 11 us, origin queue, C true, depth 252000
 	// BTS to 10.0.0.7 at 12 ns: pause 20 us, origin queue, C true, depth 375000
 }

@@ -22,11 +22,25 @@ type Params struct {
 	// Cache turns the near-source pause cache on.
 	Cache bool
 	// Estimator turns the incast estimator on; EstimatorWindow is its τ
-	// (default BaseRTT) and EstimatorRate the receiver link rate R it
-	// assumes (default the egress port's speed).
+	// (default BaseRTT).
 	Estimator       bool
 	EstimatorWindow int64
-	EstimatorRate   int64
+	// RemoteSpeed is `remote_speed`, the receiver port's speed R_remote in
+	// bit/s that the incast estimator drains the remote queue at (its
+	// depth and pause): default the speed of this switch's server-facing
+	// ports (the lowest when they differ; the egress port's speed when the
+	// switch has none). It is not the speed of the port the packet leaves
+	// by: a 400G uplink toward 100G hosts still has a 100G bottleneck.
+	RemoteSpeed int64
+	// EstimatorRate is the former name of RemoteSpeed, used when
+	// RemoteSpeed is 0.
+	//
+	// Deprecated: set RemoteSpeed.
+	EstimatorRate int64
+	// Latency is `bts_latency`, the BTS pipeline latency in ns (default 0):
+	// a signal decided at ingress at time t is built, and leaves, at t_e =
+	// t + Latency, from the queue depth at t_e.
+	Latency int64
 	// DSCP of generated BTS, default 48 (DSCPZero selects 0); Port is the
 	// BTS UDP port, default 1021.
 	DSCP     uint8
@@ -34,6 +48,23 @@ type Params struct {
 	Port     uint16
 	// Reporter is the reporter id written into every signal.
 	Reporter uint32
+}
+
+// Built describes a signal the switch built (Switch.OnBuilt): the data
+// packet that triggered it, the depths the rule used and the signal.
+type Built struct {
+	Arrival int64 // ingress time of the triggering packet, ns
+	At      int64 // t_e = Arrival + bts_latency, when the signal was built and left
+	Flow    device.FlowKey
+	InPort  int
+	OutPort int   // the port of the queue q the packet joined
+	Queue   int   // q's index at OutPort
+	QD      int64 // depth of q just before the packet was enqueued
+	QDE     int64 // qd_e: depth of q at t_e, the packet included
+	CacheNs int64 // cache time left at ingress
+	EstNs   int64 // the incast estimator's pause at ingress
+	Signal  Signal
+	ToPFC   bool // SFC-P turned the signal into a PFC frame for a local host
 }
 
 // Emitter builds the frame that carries a signal about trigger out of
@@ -51,11 +82,13 @@ type dre struct {
 }
 
 // Switch is the SFC switch of behaviour.md §1 as a device.Scheme. On each
-// data packet it applies the queue trigger, the pause cache and the
-// optional incast estimator, suppresses repeats per 5-tuple within a reset
-// period, and sends a BTS toward the packet's source ahead of data; the
-// data packet itself is forwarded untouched. On a BTS with C set passing
-// through it fills the cache.
+// data packet it takes the decision at ingress, from the depth qd the
+// packet finds: the queue trigger, the pause cache and the optional incast
+// estimator, with repeats per 5-tuple suppressed within a reset period. It
+// builds the signal at t_e = now + bts_latency from qd_e, the depth of the
+// packet's queue at t_e (the packet included), and sends it toward the
+// packet's source ahead of data; the data packet itself is forwarded
+// untouched. On a BTS with C set passing through it fills the cache.
 type Switch struct {
 	device.NopScheme
 	P Params
@@ -64,8 +97,13 @@ type Switch struct {
 	// Decoders read signals passing through (for the cache); nil means
 	// DecodeBTS only.
 	Decoders []Decoder
+	// OnBuilt, when set, is called for every signal the switch builds, at
+	// t_e, before it is sent (the conformance harness reads the
+	// reference's decisions through it).
+	OnBuilt func(Built)
 
 	qth, qtg []int64 // per port index
+	remote   int64   // R_remote, 0: the egress port's speed
 	cache    map[cacheKey]int64
 	pruneAt  int
 	filter   map[device.FlowKey]struct{}
@@ -73,13 +111,28 @@ type Switch struct {
 	est      map[netip.Addr]*dre
 	buf      []byte
 	ser      gopacket.SerializeBuffer
+	pend     []*pending // signals waiting for t_e, in t_e order
+	phead    int
+	pfree    []*pending
 
 	// Counters.
+	Fired      int64    // decisions to signal, sent or suppressed
 	Sent       [3]int64 // by origin: queue, cache, estimate
 	Suppressed int64
 	CacheHits  int64
+	Converted  int64 // signals for local hosts that SFC-P turned into PFC
 	Errors     int64 // signals that could not be built or routed
 }
+
+// pending is a signal decided at ingress and built at t_e.
+type pending struct {
+	b   Built
+	trg device.Packet // the trigger: a copy of its frame and headers
+	buf []byte
+}
+
+// timerBuild is the id of the timer that builds a pending signal.
+const timerBuild = 0x5fc
 
 // NewSwitch returns an SFC switch scheme with parameters p.
 func NewSwitch(p Params) *Switch { return &Switch{P: p} }
@@ -111,7 +164,9 @@ func (s *Switch) Attach(d *device.Device) error {
 		device.CheckRange("sfc", "q_th", p.QTh, 0, 0xFFFFFFFF, " octets"),
 		device.CheckRange("sfc", "q_tg", p.QTg, 0, 0xFFFFFFFF, " octets"),
 		device.CheckRange("sfc", "estimator_window", p.EstimatorWindow, 8, device.Second, " ns"),
-		device.CheckRange("sfc", "estimator_rate", p.EstimatorRate, 0, 3_200_000_000_000, " bit/s"),
+		device.CheckRange("sfc", "remote_speed", p.RemoteSpeed, 0, 25_600_000_000_000, " bit/s"),
+		device.CheckRange("sfc", "estimator_rate", p.EstimatorRate, 0, 25_600_000_000_000, " bit/s"),
+		device.CheckRange("sfc", "bts_latency", p.Latency, 0, device.Second, " ns"),
 		device.CheckRange("sfc", "dscp", int64(p.DSCP), 0, 63, ""),
 	} {
 		if e != nil {
@@ -131,6 +186,17 @@ func (s *Switch) Attach(d *device.Device) error {
 		}
 		if s.qtg[i] > s.qth[i] {
 			return device.CheckRange("sfc", "q_tg", s.qtg[i], 0, s.qth[i], " octets (at most q_th)")
+		}
+	}
+	s.remote = p.RemoteSpeed
+	if s.remote == 0 {
+		s.remote = p.EstimatorRate
+	}
+	if s.remote == 0 {
+		for _, pt := range d.Ports() {
+			if pt.ServerFacing && (s.remote == 0 || pt.Speed < s.remote) {
+				s.remote = pt.Speed
+			}
 		}
 	}
 	s.cache = map[cacheKey]int64{}
@@ -184,7 +250,13 @@ func (s *Switch) estimate(now int64, dst netip.Addr, n int, bps int64) int64 {
 	return device.BytesTime(e.x-drain, bps)
 }
 
-// OnIngress applies Algorithm 1 to a data packet.
+// RemoteSpeed returns R_remote, the receiver port speed the incast
+// estimator assumes, once attached (0 means the egress port's speed).
+func (s *Switch) RemoteSpeed() int64 { return s.remote }
+
+// OnIngress applies Algorithm 1 to a data packet: the decision is taken
+// here, from the depth qd the packet finds; the signal is built at t_e =
+// now + bts_latency (at once when the latency is 0).
 func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 	if p.Meta.Kind != device.KindData {
 		return device.Pass
@@ -205,7 +277,7 @@ func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 		}
 	}
 	if s.P.Estimator {
-		r := s.P.EstimatorRate
+		r := s.remote
 		if r == 0 {
 			r = pt.Speed
 		}
@@ -215,6 +287,7 @@ func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 	if !queueFired && cacheNs == 0 && estNs == 0 {
 		return device.Pass
 	}
+	s.Fired++
 	if per := now / s.P.Reset; per != s.period {
 		s.period = per
 		clear(s.filter)
@@ -225,31 +298,107 @@ func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 		return device.Pass
 	}
 	s.filter[ft] = struct{}{}
-	sig := Signal{Reporter: s.P.Reporter, CPPort: layers.CPPortUnknown, CPQueue: p.Class}
-	remote := max(cacheNs, estNs)
-	sig.PauseUS = PauseUS(remote, qd, s.qtg[i], pt.Speed)
+	sig := Signal{Reporter: s.P.Reporter, CPPort: layers.CPPortUnknown, CPQueue: p.Class, Cacheable: pt.ServerFacing}
 	switch {
 	case queueFired:
 		sig.Origin = layers.OriginQueue
-		sig.Cacheable = pt.ServerFacing
 		sig.CPPort = uint16(pt.ID)
-		sig.QueueDepth = uint32(min(qd, 0xFFFFFFFF))
 	case estNs > cacheNs:
 		sig.Origin = layers.OriginEstimate
 	default:
 		sig.Origin = layers.OriginCache
 		s.CacheHits++
 	}
-	s.emit(d, p, sig)
+	b := Built{Arrival: now, At: now + s.P.Latency, Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: pt.ID, Queue: p.Queue,
+		QD: qd, CacheNs: cacheNs, EstNs: estNs, Signal: sig}
+	if s.P.Latency == 0 {
+		// t_e = now: the depth at t_e is qd with this packet enqueued.
+		s.build(d, p, &b, qd+int64(len(p.Data)))
+		return device.Pass
+	}
+	e := s.newPending()
+	e.b = b
+	e.buf = append(e.buf[:0], p.Data...)
+	e.trg = device.Packet{Data: e.buf, Meta: p.Meta, InPort: p.InPort, Arrival: now, OutPort: p.OutPort, Class: p.Class, Queue: p.Queue}
+	s.pend = append(s.pend, e)
+	d.After(s.P.Latency, s, timerBuild, 0)
 	return device.Pass
 }
 
-func (s *Switch) emit(d *device.Device, p *device.Packet, sig Signal) {
-	out := d.Port(d.Route(p.Meta.Src))
-	if out == nil {
-		s.Errors++
+func (s *Switch) newPending() *pending {
+	if n := len(s.pfree); n > 0 {
+		e := s.pfree[n-1]
+		s.pfree = s.pfree[:n-1]
+		return e
+	}
+	return &pending{}
+}
+
+// OnTimer builds the oldest pending signal: its t_e has come (the latency
+// is the same for all, so they come due in order).
+func (s *Switch) OnTimer(d *device.Device, id int, _ int64) {
+	if id != timerBuild || s.phead >= len(s.pend) {
 		return
 	}
+	e := s.pend[s.phead]
+	s.pend[s.phead] = nil
+	s.phead++
+	if s.phead == len(s.pend) {
+		s.pend, s.phead = s.pend[:0], 0
+	}
+	pt := d.Port(e.b.OutPort)
+	s.build(d, &e.trg, &e.b, pt.Queues[e.b.Queue].Bytes)
+	e.trg = device.Packet{}
+	s.pfree = append(s.pfree, e)
+}
+
+// build completes a signal at t_e from qd_e (behaviour.md §1 step 4) and
+// sends it: pause = ceil(max(cache_time − bts_latency, max(0, qd_e − Q_tg)
+// / R) / 1 µs), clamped to 65535; queue depth field = qd_e whatever the
+// origin. A signal for a host behind an SFC-P port of this switch becomes
+// a PFC frame (behaviour.md §3), as a signal that arrives does.
+func (s *Switch) build(d *device.Device, trg *device.Packet, b *Built, qde int64) {
+	pt := d.Port(b.OutPort)
+	b.QDE = qde
+	b.Signal.PauseUS = PauseUS(max(b.CacheNs, b.EstNs)-s.P.Latency, qde, s.qtg[pt.Index()], pt.Speed)
+	b.Signal.QueueDepth = uint32(min(max(qde, 0), 0xFFFFFFFF))
+	out := d.Port(d.Route(trg.Meta.Src))
+	conv := sfcpFor(d, out)
+	b.ToPFC = conv != nil
+	if s.OnBuilt != nil {
+		s.OnBuilt(*b)
+	}
+	switch {
+	case out == nil:
+		s.Errors++
+	case conv != nil:
+		conv.convert(d, out, trg.Meta.DSCP, b.Signal.PauseNs())
+		s.Converted++
+	default:
+		s.emit(d, out, trg, b.Signal)
+	}
+}
+
+// ToSFCP reports whether a signal for a packet from src would be turned
+// into PFC by an SFC-P scheme of d (src is behind one of its SFC-P ports).
+func (s *Switch) ToSFCP(d *device.Device, src netip.Addr) bool {
+	return sfcpFor(d, d.Port(d.Route(src))) != nil
+}
+
+// sfcpFor returns the SFC-P scheme of d that is on for port out, or nil.
+func sfcpFor(d *device.Device, out *device.Port) *SFCP {
+	if out == nil {
+		return nil
+	}
+	for _, x := range d.Schemes() {
+		if c, ok := x.(*SFCP); ok && c.on != nil && c.on[out.Index()] {
+			return c
+		}
+	}
+	return nil
+}
+
+func (s *Switch) emit(d *device.Device, out *device.Port, p *device.Packet, sig Signal) {
 	var f []byte
 	var err error
 	if s.Emit != nil {
@@ -349,7 +498,8 @@ type SFCP struct {
 	Ports []int
 	// Decoders read the signals; nil means DecodeBTS only.
 	Decoders []Decoder
-	// Converted counts the signals turned into PFC frames.
+	// Converted counts the signals that arrived and were turned into PFC
+	// frames (Switch.Converted counts those the switch generated).
 	Converted int64
 	on        []bool
 }
@@ -388,14 +538,20 @@ func (c *SFCP) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 	if !ok {
 		return device.Pass
 	}
-	prio := d.ClassOf(sig.Flow.DSCP)
-	var times [8]uint16
-	times[prio] = pfc.NsToQuanta(sig.PauseNs(), pt.Speed)
-	var buf [60]byte
-	_ = d.Send(pt.ID, pfc.AppendFrame(buf[:0], pt.MAC, 1<<prio, times))
+	c.convert(d, pt, sig.Flow.DSCP, sig.PauseNs())
 	c.Converted++
 	d.Free(p)
 	return device.Take
+}
+
+// convert sends the host behind port pt a PFC frame for the class of dscp
+// with time = pauseNs in quanta at pt's speed.
+func (c *SFCP) convert(d *device.Device, pt *device.Port, dscp uint8, pauseNs int64) {
+	prio := d.ClassOf(dscp)
+	var times [8]uint16
+	times[prio] = pfc.NsToQuanta(pauseNs, pt.Speed)
+	var buf [60]byte
+	_ = d.Send(pt.ID, pfc.AppendFrame(buf[:0], pt.MAC, 1<<prio, times))
 }
 
 func itoa(i int) string {

@@ -196,7 +196,10 @@ func TestSwitchMode(t *testing.T) {
 			t.Errorf("signal %d: BTS %+v, CIM %+v", i, a[i], b[i])
 		}
 	}
-	if b[1].PauseUS != 20 || !b[1].Cacheable {
+	// The pause comes from qd_e = 376,000, the depth with the triggering
+	// packet: (376,000 − 125,000) × 8 / 10^11 s = 20.08 µs → 21 (the old
+	// rule's 375,000 gave 20).
+	if b[1].PauseUS != 21 || !b[1].Cacheable {
 		t.Errorf("CIM %+v", b[1])
 	}
 }
@@ -237,5 +240,22 @@ func TestCIMReceivers(t *testing.T) {
 	d.Flush()
 	if sw.CacheTime(1000, remote, 26) != 7000 || len(kinds) != 1 || kinds[0] != device.KindPFC {
 		t.Errorf("cache %d outputs %v", sw.CacheTime(1000, remote, 26), kinds)
+	}
+	// The CIM-signalling ToR's own cache hit for a local host is converted
+	// too (behaviour.md §3): a PFC frame, no CIM (the old SFC-P sent a CIM).
+	kinds = nil
+	_ = d.Input(1, 2000, trigger(t, hostB, remote, false, 1078))
+	d.Flush()
+	pfcs := 0
+	for _, k := range kinds {
+		switch k {
+		case device.KindPFC:
+			pfcs++
+		case device.KindCIM, device.KindBTS:
+			t.Errorf("cache hit sent a %v", k)
+		}
+	}
+	if pfcs != 1 || sw.Converted != 1 {
+		t.Errorf("cache hit: outputs %v, converted %d", kinds, sw.Converted)
 	}
 }

@@ -32,26 +32,34 @@ type Model struct {
 // that met, or came near (within the depth tolerance), the signalling
 // rule of behaviour.md §1: whether the rule fired, and then whether the
 // switch sent a signal or suppressed it because the flow was already in
-// the suppression filter.
+// the suppression filter. The decision is taken at Time from Depth; the
+// signal is built at Built = Time + bts_latency from DepthE.
 type Firing struct {
 	Time    int64 // arrival of the data packet, ns
+	Built   int64 // t_e, when the signal is built and leaves, ns
 	Flow    device.FlowKey
 	InPort  int
 	OutPort int
-	Depth   int64  // queue depth just before the packet
+	Depth   int64  // qd, the queue depth just before the packet
+	DepthE  int64  // qd_e, the depth at Built with the packet: the signal's queue depth field
 	QTh     int64  // Q_th of the egress port
 	CacheNs int64  // pause-cache time left for the packet's (dst, DSCP)
-	PauseUS uint16 // the pause the rule gives (incast estimator aside)
+	PauseUS uint16 // the pause the rule gives
 	Fired   bool   // the rule fired: a signal was sent or suppressed
 	Sent    bool
+	ToPFC   bool // the signal is for a host behind an SFC-P port: SFC-P sends PFC instead
 }
 
 // sfcObserver wraps the SFC switch to see its decisions, sent or
-// suppressed, without changing them.
+// suppressed, without changing them. A signal sent is reported when it is
+// built (Switch.OnBuilt), with the pause and depth it carries; a decision
+// that sent nothing is reported at once, with the pause and depth a signal
+// built at bts_latency 0 would carry.
 type sfcObserver struct {
 	*bts.Switch
 	fire func(Firing)
 	near int64 // also report packets with depth above Q_th − near
+	dev  *device.Device
 }
 
 func (o *sfcObserver) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
@@ -63,24 +71,34 @@ func (o *sfcObserver) OnIngress(d *device.Device, p *device.Packet) device.Verdi
 	if pt != nil && p.Queue >= 0 && p.Queue < len(pt.Queues) {
 		qd = pt.Queues[p.Queue].Bytes
 	}
-	sent := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
-	sup := o.Suppressed
-	v := o.Switch.OnIngress(d, p)
-	s2 := o.Sent[0] + o.Sent[1] + o.Sent[2] + o.Errors
-	fired := s2 != sent || o.Suppressed != sup
-	if pt == nil {
-		return v
-	}
-	qth, qtg := o.Thresholds(d, pt.ID)
 	var cacheNs int64
 	if o.P.Cache {
 		cacheNs = o.CacheTime(d.Now(), p.Meta.Dst, p.Meta.DSCP)
 	}
+	fired0, sup := o.Fired, o.Suppressed
+	v := o.Switch.OnIngress(d, p)
+	fired := o.Fired != fired0
+	if pt == nil || fired && o.Suppressed == sup {
+		return v // sent: reported by built
+	}
+	qth, qtg := o.Thresholds(d, pt.ID)
 	if fired || qd > qth-o.near || cacheNs > 0 {
-		o.fire(Firing{Time: d.Now(), Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: pt.ID, Depth: qd, QTh: qth, CacheNs: cacheNs,
-			PauseUS: bts.PauseUS(cacheNs, qd, qtg, pt.Speed), Fired: fired, Sent: s2 != sent})
+		qde := qd + int64(len(p.Data))
+		o.fire(Firing{Time: d.Now(), Built: d.Now() + o.P.Latency, Flow: p.Meta.Flow(), InPort: p.InPort, OutPort: pt.ID, Depth: qd,
+			DepthE: qde, QTh: qth, CacheNs: cacheNs, PauseUS: bts.PauseUS(cacheNs-o.P.Latency, qde, qtg, pt.Speed), Fired: fired,
+			ToPFC: o.ToSFCP(d, p.Meta.Src)})
 	}
 	return v
+}
+
+// built reports a signal the switch built.
+func (o *sfcObserver) built(b bts.Built) {
+	if o.fire == nil {
+		return
+	}
+	qth, _ := o.Thresholds(o.dev, b.OutPort)
+	o.fire(Firing{Time: b.Arrival, Built: b.At, Flow: b.Flow, InPort: b.InPort, OutPort: b.OutPort, Depth: b.QD, DepthE: b.QDE,
+		QTh: qth, CacheNs: b.CacheNs, PauseUS: b.Signal.PauseUS, Fired: true, Sent: true, ToPFC: b.ToPFC})
 }
 
 // BuildModel builds the reference device of c with its schemes attached.
@@ -180,7 +198,13 @@ func (m *Model) schemes() ([]device.Scheme, error) {
 			p.EstimatorWindow = v.Int
 		}
 		if v, ok := c.Params["estimator_rate"]; ok {
-			p.EstimatorRate = v.Int
+			p.RemoteSpeed = v.Int
+		}
+		if v, ok := c.Params["remote_speed"]; ok {
+			p.RemoteSpeed = v.Int
+		}
+		if v, ok := c.Params["bts_latency"]; ok {
+			p.Latency = v.Int
 		}
 		if v, ok := c.Params["bts_dscp"]; ok {
 			p.DSCP = uint8(v.Int)
@@ -203,7 +227,8 @@ func (m *Model) schemes() ([]device.Scheme, error) {
 			sw = bts.NewSwitch(p)
 		}
 		m.SFC = sw
-		m.obs = &sfcObserver{Switch: sw}
+		m.obs = &sfcObserver{Switch: sw, dev: m.Dev}
+		sw.OnBuilt = m.obs.built
 		out = append(out, m.obs)
 	}
 	if c.Has(SchemeSFCP) {

@@ -178,6 +178,9 @@ func (s *sfcState) refSignal(o device.Out, no int) {
 
 // refFire takes a decision (or a near miss) of the reference switch.
 func (s *sfcState) refFire(f Firing) {
+	if f.ToPFC {
+		return // SFC-P sends PFC instead: checked with the PFC frames
+	}
 	key := f.Flow.FiveTuple()
 	fl := s.flow(key)
 	fl.fires = append(fl.fires, f)
@@ -185,7 +188,7 @@ func (s *sfcState) refFire(f Firing) {
 	firm := f.Fired && (f.Depth > f.QTh+s.k.depthTol[f.OutPort] || f.CacheNs > s.k.ptol)
 	if firm {
 		out := s.k.m.Dev.Route(f.Flow.Src)
-		s.pend = append(s.pend, pendFire{t: f.Time, port: out, flow: key})
+		s.pend = append(s.pend, pendFire{t: f.Built, port: out, flow: key})
 	}
 }
 
@@ -282,7 +285,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	bestD := int64(-1)
 	for i := range fl.fires {
 		f := &fl.fires[i]
-		d := abs64(f.Time - r.t)
+		d := abs64(f.Built - r.t)
 		if d <= k.tol && (bestD < 0 || d < bestD) {
 			best, bestD = f, d
 		}
@@ -319,7 +322,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 			return
 		}
 		for i := range fl.fires {
-			if f := &fl.fires[i]; abs64(f.Time-r.t) <= k.tol {
+			if f := &fl.fires[i]; abs64(f.Built-r.t) <= k.tol {
 				fn(f)
 			}
 		}
@@ -341,16 +344,16 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 				Expected: fmt.Sprintf("%d", want), Actual: fmt.Sprintf("%d", sig.PauseUS), Detail: fmt.Sprintf("tolerance %s", fmtTime(k.ptol))})
 		}
 	}
-	// Queue depth of a queue-origin BTS.
-	if m.Kind == device.KindBTS && sig.Origin == layers.OriginQueue {
+	// Queue depth of a BTS: qd_e, whatever the origin (behaviour.md §1).
+	if m.Kind == device.KindBTS {
 		k.rep.checked(CheckQueueDepth, 1)
 		want, diff, tol := int64(-1), int64(math64), k.maxDepthTol
-		if bestSent != nil && bestSent.origin == layers.OriginQueue && exact == nil {
+		if bestSent != nil && exact == nil {
 			want, diff = int64(bestSent.depth), abs64(int64(bestSent.depth)-int64(sig.QueueDepth))
 		}
 		cands(func(f *Firing) {
-			if d := abs64(f.Depth - int64(sig.QueueDepth)); d < diff {
-				want, diff, tol = f.Depth, d, k.depthTol[f.OutPort]
+			if d := abs64(f.DepthE - int64(sig.QueueDepth)); d < diff {
+				want, diff, tol = f.DepthE, d, k.depthTol[f.OutPort]
 			}
 		})
 		if want >= 0 && diff > tol {
@@ -415,9 +418,6 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 		}
 		if !sig.Origin.Known() {
 			bad("bts.origin", "queue, cache or estimate", sig.Origin.String(), "")
-		}
-		if sig.Origin != layers.OriginQueue && sig.QueueDepth != 0 {
-			bad("bts.queue_depth", "0", fmt.Sprint(sig.QueueDepth), "depth is 0 unless the origin is queue")
 		}
 		if sig.Origin == layers.OriginQueue && sig.CPPort != layers.CPPortUnknown {
 			if cp := k.c.Port(int(sig.CPPort)); cp != nil && cp.ServerFacing != sig.Cacheable {

@@ -52,7 +52,9 @@ var paramTable = []paramSpec{
 	{name: "reset", kind: pkDuration, lo: 1, hi: device.Second, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "suppression filter reset period (default base_rtt / 2)"},
 	{name: "estimator", kind: pkBool, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "incast estimator on (default false)"},
 	{name: "estimator_window", kind: pkDuration, lo: 8, hi: device.Second, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "incast estimator window τ (default base_rtt)"},
-	{name: "estimator_rate", kind: pkRate, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "receiver rate R the estimator assumes (default the egress port speed)"},
+	{name: "remote_speed", kind: pkRate, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "receiver port speed R_remote the incast estimator drains at (default the speed of the server-facing ports, the lowest when they differ)"},
+	{name: "estimator_rate", kind: pkRate, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "former name of remote_speed (deprecated)"},
+	{name: "bts_latency", kind: pkDuration, lo: 0, hi: device.Second, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "BTS pipeline latency: a signal decided at t is built and leaves at t + bts_latency, from the depth then (default 0)"},
 	{name: "bts_dscp", kind: pkInt, lo: 0, hi: 63, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "DSCP of generated signals (default 48)"},
 	{name: "reporter", kind: pkInt, lo: 0, hi: 0xFFFFFFFF, schemes: sfcSwitch, role: int(device.RoleSwitch), doc: "reporter id written into signals (default 0)"},
 	// CIM signalling, behaviour.md §5.

@@ -352,6 +352,9 @@ func newSwitchRig(t *testing.T, g *prog) *switchRig {
 	r.d = d
 	qth := [4]int64{0, 3_000, 30_000, 300_000}[c2>>4&3]
 	sp := bts.Params{Cache: c1&2 != 0, Estimator: c1&4 != 0, QTh: qth, QTg: qth / 2, Reporter: 7}
+	if c3&4 != 0 {
+		sp.Latency = 700 // signals built and sent 700 ns after their trigger
+	}
 	var schemes []device.Scheme
 	if c1&0x40 != 0 {
 		r.rcv = &pfc.Receiver{}
@@ -780,7 +783,7 @@ func deviceSeeds() (sw, nic [][]byte) {
 	}
 	// The switch: configuration octets c1 c2 c3 (see newSwitchRig).
 	for _, cfg := range [][]byte{{0x01, 0x00, 0}, {0x03, 0x04, 0}, {0x07, 0x08, 0}, {0x19, 0x14, 0}, {0x61, 0x09, 0}, {0x60, 0x0a, 0},
-		{0x80, 0x04, 0}, {0xff, 0x3f, 0}, {0x0b, 0x44, 0}, {0x0f, 0x00, 0}, {0x00, 0x04, 1}, {0x20, 0x14, 1}, {0x00, 0x00, 2}, {0x41, 0x14, 3}} {
+		{0x80, 0x04, 0}, {0xff, 0x3f, 0}, {0x0b, 0x44, 0}, {0x0f, 0x00, 0}, {0x00, 0x04, 1}, {0x20, 0x14, 1}, {0x00, 0x00, 2}, {0x41, 0x14, 3}, {0x1b, 0x14, 4}} {
 		p := append([]byte(nil), cfg...)
 		// An incast: many data packets from port 0 and 2 to a host on port 1.
 		for i := 0; i < 40; i++ {

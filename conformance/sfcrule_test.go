@@ -1,0 +1,93 @@
+package conformance_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opensfc/sfc/conformance"
+)
+
+func failText(rep *conformance.Report) string {
+	var b strings.Builder
+	rep.WriteText(&b)
+	return b.String()
+}
+
+// TestDeviceBTSLatency: a device whose pipeline latency the case declares
+// (bts_latency: 3us, beyond the 1 µs time tolerance) and that sends every
+// BTS 3 µs after its trigger, with the depth of the queue then, passes
+// device mode. The old harness expected each signal within the time
+// tolerance of its trigger's arrival and reported every one missing.
+func TestDeviceBTSLatency(t *testing.T) {
+	dir := filepath.Join(pcaps, "sfc", "bts-latency")
+	text, err := os.ReadFile(filepath.Join(dir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(string(text), "bts_latency: 1us", "bts_latency: 3us", 1)
+	if y == string(text) {
+		t.Fatal("the vector sets no bts_latency: 1us")
+	}
+	c, err := conformance.ParseCase(filepath.Join(dir, conformance.CaseFile), []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "input.pcapng")
+	dev := filepath.Join(t.TempDir(), "dut.pcapng")
+	f, err := os.Create(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conformance.Generate(c, input, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var fires []conformance.Firing
+	if err := conformance.Decisions(c, input, 0, func(f conformance.Firing) { fires = append(fires, f) }); err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for _, f := range fires {
+		if f.Built != f.Time+3000 {
+			t.Errorf("decision %+v: built at %d, want arrival + 3us", f, f.Built)
+		}
+		if f.Sent {
+			sent++
+		}
+	}
+	if sent == 0 {
+		t.Fatal("the reference sent no signal")
+	}
+	rep, err := conformance.CheckDevice(c, input, dev, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != conformance.Pass {
+		t.Fatalf("device mode:\n%s", failText(rep))
+	}
+}
+
+// TestDeviceDepthEveryOrigin: a cache-origin BTS carries qd_e in its queue
+// depth field (behaviour.md §1), so the reference's own output of the
+// cache vector passes device mode with its depths checked. The old field
+// rule required 0 there and failed it.
+func TestDeviceDepthEveryOrigin(t *testing.T) {
+	dir := filepath.Join(pcaps, "sfc-cache", "sender-tor-hit")
+	rep, err := conformance.CheckFiles(filepath.Join(dir, conformance.CaseFile), filepath.Join(dir, "input.pcapng"),
+		filepath.Join(dir, "expected.pcapng"), conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != conformance.Pass {
+		t.Fatalf("device mode:\n%s", failText(rep))
+	}
+	for _, ch := range rep.Checks {
+		if ch.Name == conformance.CheckQueueDepth && ch.Checked == 0 {
+			t.Error("no queue depth checked on the cache-origin BTS")
+		}
+	}
+}
