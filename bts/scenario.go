@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/pfc"
 )
 
 // Mode selects the flow control of an incast scenario.
@@ -18,6 +19,10 @@ const (
 	IngressBTS
 	// IngressBTSCache: as IngressBTS with the pause cache on.
 	IngressBTSCache
+	// IngressBTSSFCP: SFC switches, SFC-P at the senders' ToR and NICs
+	// without SFC that obey PFC (the SFC-P testbed); the pause cache is
+	// on when Params.Cache is.
+	IngressBTSSFCP
 )
 
 // String names the mode as the SFC paper does.
@@ -29,6 +34,8 @@ func (m Mode) String() string {
 		return "ingress BTS"
 	case IngressBTSCache:
 		return "ingress BTS + cache"
+	case IngressBTSSFCP:
+		return "ingress BTS + SFC-P"
 	}
 	return fmt.Sprintf("mode(%d)", uint8(m))
 }
@@ -123,9 +130,15 @@ func NewIncast(c IncastConfig) (*Incast, error) {
 	}
 	if c.Mode != NoFC {
 		p := c.Params
-		p.Cache = c.Mode == IngressBTSCache
+		if c.Mode != IngressBTSSFCP {
+			p.Cache = c.Mode == IngressBTSCache
+		}
 		x.LeftSFC, x.RightSFC = NewSwitch(p), NewSwitch(p)
-		if err := x.Left.Attach(x.LeftSFC); err != nil {
+		left := []device.Scheme{x.LeftSFC}
+		if c.Mode == IngressBTSSFCP {
+			left = append(left, &SFCP{})
+		}
+		if err := x.Left.Attach(left...); err != nil {
 			return nil, err
 		}
 		if err := x.Right.Attach(x.RightSFC); err != nil {
@@ -142,7 +155,13 @@ func NewIncast(c IncastConfig) (*Incast, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.Mode != NoFC {
+		switch c.Mode {
+		case NoFC:
+		case IngressBTSSFCP:
+			if err := n.Attach(&pfc.Receiver{}); err != nil {
+				return nil, err
+			}
+		default:
 			if err := n.Attach(NewNIC()); err != nil {
 				return nil, err
 			}
