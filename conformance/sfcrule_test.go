@@ -91,3 +91,44 @@ func TestDeviceDepthEveryOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestSFCParams: bts_latency and remote_speed reach the model (and
+// estimator_rate, remote_speed's former name, still does); without them
+// remote_speed is the server-facing ports' speed, not the 400G port's.
+func TestSFCParams(t *testing.T) {
+	base := `description: "p"
+role: switch
+schemes: [sfc]
+ports:
+  - id: 0
+    speed: 100G
+    server_facing: true
+    prefixes: [10.0.0.0/24]
+  - id: 1
+    speed: 400G
+    prefixes: [0.0.0.0/0]
+params:
+  q_tg: 100KB
+`
+	for _, tc := range []struct {
+		extra   string
+		latency int64
+		remote  int64
+	}{
+		{"", 0, 100_000_000_000},
+		{"  bts_latency: 1.5us\n  remote_speed: 25G\n", 1500, 25_000_000_000},
+		{"  estimator_rate: 50G\n", 0, 50_000_000_000},
+	} {
+		c, err := conformance.ParseCase("case.yaml", []byte(base+tc.extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := conformance.BuildModel(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.SFC.P.Latency != tc.latency || m.SFC.RemoteSpeed() != tc.remote {
+			t.Errorf("%q: latency %d remote %d, want %d %d", tc.extra, m.SFC.P.Latency, m.SFC.RemoteSpeed(), tc.latency, tc.remote)
+		}
+	}
+}
