@@ -79,7 +79,9 @@ func TestParseCaseErrors(t *testing.T) {
 		{"speed out of range", func(s string) string { return strings.Replace(s, "speed: 100G", "speed: 5Tbps", 1) }, 6, "ports[0].speed", "out of range"},
 		{"DSCP out of range", func(s string) string { return strings.Replace(s, "  reset: 5us", "  reset: 5us\n  bts_dscp: 64", 1) }, 16, "params.bts_dscp", "out of range"},
 		{"latency out of range", func(s string) string { return strings.Replace(s, "  reset: 5us", "  reset: 5us\n  bts_latency: 2s", 1) }, 16, "params.bts_latency", "out of range"},
-		{"no unit on remote_speed", func(s string) string { return strings.Replace(s, "  reset: 5us", "  reset: 5us\n  remote_speed: 100", 1) }, 16, "params.remote_speed", "needs a unit"},
+		{"no unit on remote_speed", func(s string) string {
+			return strings.Replace(s, "  reset: 5us", "  reset: 5us\n  remote_speed: 100", 1)
+		}, 16, "params.remote_speed", "needs a unit"},
 		{"priority out of range", func(s string) string { return strings.Replace(s, "[3, 4]", "[3, 9]", 1) }, 17, "params.priorities", "out of range"},
 		{"bad boolean", func(s string) string { return strings.Replace(s, "server_facing: true", "server_facing: yes", 1) }, 7, "ports[0].server_facing", "want true or false"},
 		{"bad prefix", func(s string) string { return strings.Replace(s, "10.0.0.0/24", "10.0.0.0/33", 1) }, 8, "ports[0].prefixes", "IP prefix"},
