@@ -231,3 +231,27 @@ func TestCFlagFollowsQueuePort(t *testing.T) {
 		t.Fatalf("signals %+v, want one cache-origin BTS with C, 9 us, depth 1078", sigs)
 	}
 }
+
+// TestBTSLatencyMemory: under a long steady incast with a latency, the
+// signals waiting for t_e never all drain at once; the pending list must
+// stay bounded by the signals in flight, not grow with the run.
+func TestBTSLatencyMemory(t *testing.T) {
+	sw := NewSwitch(Params{QTh: 1000, QTg: 1000, Reset: 100, Latency: 1000})
+	d := tor(t, 100*device.Gbps, sw)
+	for i := int64(0); i < 20000; i++ {
+		// Two senders at line rate into one port: the queue only grows, and
+		// every packet of a new reset period signals.
+		_ = d.Input(0, i*82, dataFrame(t, hostA, hostB, 1, 0, 1000))
+		_ = d.Input(2, i*82, dataFrame(t, remote, hostB, 2, 0, 1000))
+		if n := len(sw.pend) - sw.phead; n > 64 {
+			t.Fatalf("%d signals pending at %d ns, want those of one 1 us latency", n, d.Now())
+		}
+		if cap(sw.pend) > 256 {
+			t.Fatalf("pending list capacity %d after %d packets", cap(sw.pend), 2*i)
+		}
+	}
+	d.Flush()
+	if sw.Sent[layers.OriginQueue] < 10000 {
+		t.Errorf("sent %v", sw.Sent)
+	}
+}
