@@ -158,7 +158,9 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 // live cache entry): the rule fired and a signal was sent or suppressed,
 // or it did not fire. It explains a vector ("why did the reference signal
 // here?") and gives a test the reference's pause and depth for a packet.
-// c must have an SFC switch scheme.
+// A decision that sent a signal is reported when the signal is built, at
+// Firing.Built (bts_latency after the packet), with the pause and qd_e it
+// carries. c must have an SFC switch scheme.
 func Decisions(c *Case, input string, near int64, fn func(Firing)) error {
 	m, err := BuildModel(c)
 	if err != nil {
