@@ -3,6 +3,7 @@ package bfc
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"net/netip"
 	"slices"
 	"testing"
@@ -287,11 +288,20 @@ func TestPauseFrames(t *testing.T) {
 		}
 	}
 	l := frames[0]
-	if l.Hashes != 4 || l.FilterLen != 128 || l.Seq != 0 || l.BitsSet() != 4 {
+	if l.Version != 2 || l.Hashes != 4 || l.FilterLen != 128 || l.Seq != 0 || l.BitsSet() != 4 {
 		t.Errorf("frame %+v bits %d", l, l.BitsSet())
 	}
-	v := VFID(key(hostA, recv, 7))
-	if !layers.FilterMatches(l.Filter, 4, v) || string(l.Filter) != string(s.Filter(d, 0)) {
+	// Stage s holds bit CRC_s(key) mod 256 (wire.md §7.1), the key written
+	// out by hand and hashed with hash/crc32.
+	k := append(append(append(hostA.AsSlice(), recv.AsSlice()...), 17), 0, 7, 0x12, 0xb7)
+	for st := 0; st < 4; st++ {
+		i := crc32.Checksum(k, crc32.MakeTable(layers.BFCPolynomials[st])) % 256
+		if l.Filter[st*32+int(i/8)]&(0x80>>(i%8)) == 0 {
+			t.Errorf("stage %d: bit %d not set", st, i)
+		}
+	}
+	h := Hashes(key(hostA, recv, 7))
+	if !layers.FilterMatches(layers.BFCVersion, l.Filter, 4, &h) || string(l.Filter) != string(s.Filter(d, 0)) {
 		t.Error("filter does not pause the flow")
 	}
 	other, _ := pauseFrames(t, *outs, 1)
@@ -306,10 +316,10 @@ func TestPauseFrames(t *testing.T) {
 // a newer frame that clears the bit.
 func TestUpstreamSwitch(t *testing.T) {
 	d, s, outs := tor(t, Params{})
-	fa := key(hostA, recv, 1)
+	fa := Hashes(key(hostA, recv, 1))
 	filter := make([]byte, 128)
 	for st := 0; st < 4; st++ {
-		layers.SetFilterBit(filter, 4, VFID(fa), st)
+		layers.SetFilterBit(layers.BFCVersion, filter, 4, &fa, st)
 	}
 	var src device.MAC
 	mk := func(seq uint32, f []byte) []byte {
@@ -394,8 +404,9 @@ func TestNIC(t *testing.T) {
 		}
 	}
 	filter := make([]byte, 128)
+	h1 := Hashes(key(hostA, recv, 1))
 	for st := 0; st < 4; st++ {
-		layers.SetFilterBit(filter, 4, VFID(key(hostA, recv, 1)), st)
+		layers.SetFilterBit(layers.BFCVersion, filter, 4, &h1, st)
 	}
 	f1, _ := AppendFrame(nil, device.MAC{}, 4, 1, filter)
 	f0, _ := AppendFrame(nil, device.MAC{}, 4, 0, make([]byte, 128))

@@ -23,7 +23,8 @@
 //     packet's physical queue, this packet included, holds more than Th
 //     octets and the flow is not yet paused, the flow is paused at its
 //     ingress port: count[ingress][s][h_s(f)] += 1 for each of the k
-//     stages (layers.StageIndex).
+//     stages, stage s at CRC_s(5-tuple) mod (8 L / k), the hashes of
+//     wire.md §7.1 version 2 (layers.BFCFlowHashes, layers.StageIndex).
 //   - Resume rule, on dequeue (OnDequeue: the frame starts transmission and
 //     has left its queue): when the queue then holds at most Th, the
 //     frame's flow, if paused, goes on its ingress port's resume list.
@@ -38,7 +39,8 @@
 // that port's filter, unless its sequence number is older than the last
 // applied (serial-number arithmetic); before each transmission toward the
 // port, a physical queue whose head packet's flow matches the filter
-// (layers.FilterMatches) is skipped, with everything behind it. The Picker
+// (layers.FilterMatches, with the stage hashes of the frame's version) is
+// skipped, with everything behind it. The Picker
 // serves the control class, then the first-packet queue, then the other
 // class queues, then the physical queues round-robin. A NIC holds back each
 // flow whose VFID matches.
@@ -50,6 +52,15 @@
 //     queue and 9..8+N_q the physical queues, so ports need QueuesFor(N_q)
 //     egress queues (41 by default). Every forwarded frame of a BFC switch
 //     is scheduled by BFC, whatever its class.
+//   - A flow entry is keyed by (egress port, VFID), as in a hardware flow
+//     table, and its stage indexes are hashed once, from the 5-tuple of the
+//     packet that creates it: two 5-tuples with one VFID (a 2^-32 chance)
+//     share one entry and the first one's bits.
+//   - A received BFC pause frame of version 1 is applied as version 1: its
+//     bits were set at CRC-32C(VFID ‖ s) mod (8 L / k), so that is where the
+//     switch and the NIC look for a flow's bits (V1Frames counts them).
+//     Read with the version 2 hashes, the bits would pause flows the sender
+//     did not pause and let through the ones it did.
 //   - "Share one (lowest VFID mod N_q)" is read as: the lowest-numbered
 //     empty queue when there is one, else queue VFID mod N_q.
 //   - The queue depth on arrival includes the arriving packet; on dequeue it

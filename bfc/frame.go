@@ -21,8 +21,19 @@ func VFID(k device.FlowKey) uint32 {
 	return layers.VFID(layers.Flow{Src: k.Src, Dst: k.Dst, Proto: k.Proto, SrcPort: k.SrcPort, DstPort: k.DstPort})
 }
 
+// Hashes returns the stage hashes of a device flow key (wire.md §7.1,
+// layers.BFCFlowHashes): hash s indexes stage s of a version 2 filter, and
+// hash 0 is the VFID.
+func Hashes(k device.FlowKey) layers.BFCHashes {
+	return layers.BFCFlowHashes(layers.Flow{Src: k.Src, Dst: k.Dst, Proto: k.Proto, SrcPort: k.SrcPort, DstPort: k.DstPort})
+}
+
 func metaVFID(m *device.Meta) uint32 {
 	return layers.VFID(layers.Flow{Src: m.Src, Dst: m.Dst, Proto: m.Proto, SrcPort: m.SrcPort, DstPort: m.DstPort})
+}
+
+func metaHashes(m *device.Meta) layers.BFCHashes {
+	return layers.BFCFlowHashes(layers.Flow{Src: m.Src, Dst: m.Dst, Proto: m.Proto, SrcPort: m.SrcPort, DstPort: m.DstPort})
 }
 
 // builder serializes BFC pause frames with gopacket into a reused buffer.
@@ -45,7 +56,7 @@ func (b *builder) build(src device.MAC, k int, seq uint32, filter []byte) ([]byt
 	}
 	b.src, b.dst = src, HopByHopDst
 	b.eth = glayers.Ethernet{SrcMAC: net.HardwareAddr(b.src[:]), DstMAC: net.HardwareAddr(b.dst[:]), EthernetType: layers.EthernetTypeFCExp}
-	b.bfc = layers.BFC{Version: layers.FCVersion, Hashes: uint8(k), FilterLen: uint16(len(filter)), Seq: seq, Filter: filter}
+	b.bfc = layers.BFC{Version: layers.BFCVersion, Hashes: uint8(k), FilterLen: uint16(len(filter)), Seq: seq, Filter: filter}
 	opts := gopacket.SerializeOptions{}
 	if err := b.bfc.SerializeTo(b.buf, opts); err != nil {
 		return nil, err

@@ -18,15 +18,18 @@ type NIC struct {
 
 	filter []byte
 	k      int
+	ver    uint8
 	seq    uint32
 	have   bool
 	any    bool
 	rx     layers.BFC
 
 	// FramesApplied counts the pause frames applied, StaleFrames those
-	// ignored for an old sequence number.
+	// ignored for an old sequence number, V1Frames the applied frames of
+	// version 1 (read with their own, degenerate, stage hashes).
 	FramesApplied int64
 	StaleFrames   int64 // ignored: older than the last applied
+	V1Frames      int64
 }
 
 // NewNIC returns a BFC NIC scheme.
@@ -45,7 +48,7 @@ func (n *NIC) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 	if !isBFC(p.Data, &p.Meta) {
 		return device.Pass
 	}
-	v, changed := applyFrame(&n.rx, p, &n.filter, &n.k, &n.seq, &n.have, &n.any)
+	v, changed := applyFrame(&n.rx, p, &n.filter, &n.k, &n.ver, &n.seq, &n.have, &n.any)
 	switch v {
 	case frameBad:
 		p.DropReason = "bfc malformed"
@@ -54,6 +57,9 @@ func (n *NIC) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 		n.StaleFrames++
 	case frameApplied:
 		n.FramesApplied++
+		if n.ver == layers.BFCVersion1 {
+			n.V1Frames++
+		}
 	}
 	d.Free(p)
 	if changed {
@@ -71,7 +77,12 @@ func (n *NIC) FlowBlockedUntil(d *device.Device, f *device.Flow) int64 {
 	return 0
 }
 
-// Paused reports whether the current filter pauses the flow.
+// Paused reports whether the current filter pauses the flow, its stages
+// indexed as the frame's version defines them (layers.StageIndex).
 func (n *NIC) Paused(k device.FlowKey) bool {
-	return n.any && layers.FilterMatches(n.filter, n.k, VFID(k))
+	if !n.any {
+		return false
+	}
+	h := Hashes(k)
+	return layers.FilterMatches(n.ver, n.filter, n.k, &h)
 }

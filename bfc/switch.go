@@ -20,7 +20,7 @@ type flowKey struct {
 // flow has packets queued there, is paused, or waits on a resume list.
 type flow struct {
 	key    flowKey
-	idx    [layers.BFCMaxHashes]uint32 // bit index in each stage of our filter
+	idx    [layers.BFCMaxHashes]uint32 // bit index in each stage of our filter (version 2)
 	q      int32                       // physical queue, -1 when none
 	in     int32                       // ingress port index where paused
 	nPhys  int32                       // packets in the physical queue (transmitting included)
@@ -45,6 +45,7 @@ type portState struct {
 	// this port and the scheduler state of the physical queues.
 	rfilter []byte
 	rk      int
+	rv      uint8 // version of the received frame: how its stages are indexed
 	rseq    uint32
 	rhave   bool
 	rver    uint64
@@ -99,6 +100,7 @@ type Switch struct {
 	FramesSent    int64 // BFC pause frames sent
 	FramesApplied int64 // BFC pause frames received and applied
 	StaleFrames   int64 // received frames ignored for an old sequence number
+	V1Frames      int64 // applied frames of version 1 (read with their own, degenerate, stage hashes)
 	Errors        int64 // frames that could not be built or sent
 }
 
@@ -202,10 +204,12 @@ func (s *Switch) IsPaused(d *device.Device, egress int, k device.FlowKey) (pause
 	return true, d.Ports()[f.in].ID
 }
 
-func (s *Switch) lookup(e int, vfid uint32, create bool) *flow {
+// lookup returns the flow entry of vfid at egress port e, creating it
+// (its stage indexes hashed from m's 5-tuple) when m is not nil.
+func (s *Switch) lookup(e int, vfid uint32, m *device.Meta) *flow {
 	k := flowKey{int32(e), vfid}
 	f := s.flows[k]
-	if f != nil || !create {
+	if f != nil || m == nil {
 		return f
 	}
 	if n := len(s.free); n > 0 {
@@ -215,8 +219,9 @@ func (s *Switch) lookup(e int, vfid uint32, create bool) *flow {
 		f = &flow{}
 	}
 	*f = flow{key: k, q: -1, in: -1, orphan: -1}
+	h := metaHashes(m)
 	for st := 0; st < s.P.Hashes; st++ {
-		f.idx[st] = layers.StageIndex(vfid, st, s.P.FilterLen, s.P.Hashes)
+		f.idx[st] = layers.StageIndex(layers.BFCVersion, &h, st, s.P.FilterLen, s.P.Hashes)
 	}
 	s.flows[k] = f
 	return f
@@ -230,16 +235,19 @@ func (s *Switch) release(f *flow) {
 	s.free = append(s.free, f)
 }
 
-// blocked reports whether the received filter of ps pauses vfid, through
-// the queue's memo.
-func (s *Switch) blocked(ps *portState, qi int, vfid uint32) bool {
+// blocked reports whether the received filter of ps pauses the flow of
+// packet p (VFID in p.Tag), at the head of physical queue qi or about to
+// be, through the queue's memo. On a miss it hashes p's 5-tuple, and reads
+// the filter as the frame's version defines it.
+func (s *Switch) blocked(ps *portState, qi int, p *device.Packet) bool {
 	if !ps.rbits {
 		return false
 	}
 	m := &ps.memo[qi]
-	if m.ver != ps.rver || m.vfid != vfid {
+	if vfid := uint32(p.Tag); m.ver != ps.rver || m.vfid != vfid {
 		m.ver, m.vfid = ps.rver, vfid
-		m.blocked = layers.FilterMatches(ps.rfilter, ps.rk, vfid)
+		h := metaHashes(&p.Meta)
+		m.blocked = layers.FilterMatches(ps.rv, ps.rfilter, ps.rk, &h)
 	}
 	return m.blocked
 }
@@ -257,7 +265,7 @@ func (s *Switch) countActive(pt *device.Port, ps *portState) int {
 		if q.Bytes == 0 {
 			continue
 		}
-		if h := q.Head(); h != nil && s.blocked(ps, i, uint32(h.Tag)) {
+		if h := q.Head(); h != nil && s.blocked(ps, i, h) {
 			continue
 		}
 		n++
@@ -282,7 +290,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	ps := &s.ports[e]
 	vfid := metaVFID(&p.Meta)
 	p.Tag = int64(vfid)
-	f := s.lookup(e, vfid, true)
+	f := s.lookup(e, vfid, &p.Meta)
 	if f.nPhys == 0 && f.nHP == 0 && !f.paused {
 		f.nHP++
 		p.Queue = HighPriorityQueue
@@ -308,7 +316,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	q := &pt.Queues[FirstPhysicalQueue+qi]
 	p.Queue = FirstPhysicalQueue + qi
 	act := s.countActive(pt, ps)
-	if q.Bytes == 0 && !s.blocked(ps, qi, vfid) {
+	if q.Bytes == 0 && !s.blocked(ps, qi, p) {
 		act++ // this queue turns non-empty with f at its head
 	}
 	depth := q.Bytes + int64(len(p.Data))
@@ -495,7 +503,7 @@ func (s *Switch) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 		return device.Pass
 	}
 	ps := &s.ports[pt.Index()]
-	v, ok := applyFrame(&s.rx, p, &ps.rfilter, &ps.rk, &ps.rseq, &ps.rhave, &ps.rbits)
+	v, ok := applyFrame(&s.rx, p, &ps.rfilter, &ps.rk, &ps.rv, &ps.rseq, &ps.rhave, &ps.rbits)
 	switch v {
 	case frameBad:
 		p.DropReason = "bfc malformed"
@@ -504,6 +512,9 @@ func (s *Switch) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 		s.StaleFrames++
 	case frameApplied:
 		s.FramesApplied++
+		if ps.rv == layers.BFCVersion1 {
+			s.V1Frames++
+		}
 		if ok {
 			ps.rver++
 		}
@@ -524,17 +535,19 @@ const (
 )
 
 // applyFrame decodes the BFC frame in p and, unless it is stale, copies its
-// filter into *filter. ok reports whether the filter changed.
-func applyFrame(l *layers.BFC, p *device.Packet, filter *[]byte, k *int, seq *uint32, have, any *bool) (frameVerdict, bool) {
+// filter, k and version into *filter, *k and *ver. ok reports whether the
+// filter changed. A version 1 frame is applied as version 1: its bits were
+// set with CRC-32C(VFID ‖ s), so that is how they are read.
+func applyFrame(l *layers.BFC, p *device.Packet, filter *[]byte, k *int, ver *uint8, seq *uint32, have, any *bool) (frameVerdict, bool) {
 	if err := l.DecodeFromBytes(p.Data[p.Meta.L3:], gopacket.NilDecodeFeedback); err != nil {
 		return frameBad, false
 	}
 	if *have && int32(l.Seq-*seq) < 0 {
 		return frameStale, false
 	}
-	changed := !*have || *k != int(l.Hashes) || string(*filter) != string(l.Filter)
+	changed := !*have || *k != int(l.Hashes) || *ver != l.Version || string(*filter) != string(l.Filter)
 	*filter = append((*filter)[:0], l.Filter...)
-	*k, *seq, *have = int(l.Hashes), l.Seq, true
+	*k, *ver, *seq, *have = int(l.Hashes), l.Version, l.Seq, true
 	*any = false
 	for _, c := range l.Filter {
 		if c != 0 {
@@ -584,7 +597,7 @@ func (s *Switch) Pick(d *device.Device, pt *device.Port) (int, int64) {
 	for j := 0; j < n; j++ {
 		i := (ps.rr + j) % n
 		h := pt.Queues[FirstPhysicalQueue+i].Head()
-		if h == nil || s.blocked(ps, i, uint32(h.Tag)) {
+		if h == nil || s.blocked(ps, i, h) {
 			continue
 		}
 		if try(FirstPhysicalQueue + i) {

@@ -140,7 +140,8 @@ func TestMalformed(t *testing.T) {
 	frames := decoded(t, sample.Malformed())
 	for _, tc := range []struct{ expr, want string }{
 		{"frame.malformed", "1 2 3 4 5 8"},
-		{"frame.warnings > 0", "6 7"},
+		{"frame.warnings > 0", "6 7 9"},
+		{"bfc.version == 1", "9"},
 		{"bth.icrc_ok == false", "6"},
 		{"bts.pause_us == 5", "1"},
 	} {

@@ -102,16 +102,20 @@ func FuzzLayers(f *testing.F) {
 				t.Fatalf("BFC: %d bits set in %d octets", n, len(bfc.Filter))
 			}
 			_ = bfc.Matches(flow)
-			v := layers.VFID(flow)
+			h := layers.BFCFlowHashes(flow)
+			if h[0] != layers.VFID(flow) {
+				t.Fatalf("BFC: stage 0 hash %08x is not the VFID %08x", h[0], layers.VFID(flow))
+			}
 			for s := 0; s < int(bfc.Hashes); s++ {
-				if i := layers.StageIndex(v, s, len(bfc.Filter), int(bfc.Hashes)); int(i) >= 8*len(bfc.Filter)/int(bfc.Hashes) {
+				if i := layers.StageIndex(bfc.Version, &h, s, len(bfc.Filter), int(bfc.Hashes)); int(i) >= 8*len(bfc.Filter)/int(bfc.Hashes) {
 					t.Fatalf("BFC: stage %d index %d past a stage of %d bits", s, i, 8*len(bfc.Filter)/int(bfc.Hashes))
 				}
 			}
 		}
 		// FilterMatches takes any filter and k from its caller.
 		if len(data) > 0 {
-			_ = layers.FilterMatches(data[1:], int(data[0]), layers.VFID(flow))
+			h := layers.BFCFlowHashes(flow)
+			_ = layers.FilterMatches(data[0]>>7+1, data[1:], int(data[0]&0x7f), &h)
 		}
 		if fg := ls[14].(*layers.FGCredit); errs[0][14] == nil && len(fg.Entries) != int(fg.Count) {
 			t.Fatalf("FGCredit: count %d, %d entries", fg.Count, len(fg.Entries))

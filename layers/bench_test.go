@@ -368,6 +368,7 @@ func BenchmarkQuote(b *testing.B) {
 	var sink Flow
 	var lt gopacket.LayerType
 	var h uint32
+	var hs BFCHashes
 	for _, c := range []struct {
 		name string
 		f    func()
@@ -376,7 +377,8 @@ func BenchmarkQuote(b *testing.B) {
 		{"decode-ipv6", func() { sink, _ = DecodeQuote(v6) }},
 		{"vfid-ipv4", func() { h = VFID(f4) }},
 		{"vfid-ipv6", func() { h = VFID(f6) }},
-		{"stage-index", func() { h = StageIndex(h, 3, 128, 4) }},
+		{"stage-index", func() { hs[3] = h; h = StageIndex(BFCVersion, &hs, 3, 128, 4) }},
+		{"bfc-hashes-ipv4", func() { hs = BFCFlowHashes(f4) }},
 		{"gopacket-udpport-registered", func() { lt = layers.UDPPort(RoCEv2Port).LayerType() }},
 		{"gopacket-udpport-unregistered", func() { lt = layers.UDPPort(65000).LayerType() }},
 	} {

@@ -271,7 +271,14 @@ func decodeRows(t *testing.T) []decodeRow {
 		{name: "bfc/short-body", layer: &BFC{}, data: bfc[:11], err: ErrTruncated, field: "body", offset: 4, trunc: true},
 		{name: "bfc/magic", layer: &BFC{}, data: at(bfc, 0, 0x46, 0x44), err: ErrBadValue, field: "magic", offset: 0},
 		{name: "bfc/subtype", layer: &BFC{}, data: at(bfc, 2, 2), err: ErrBadValue, field: "subtype", offset: 2},
-		{name: "bfc/version", layer: &BFC{}, data: at(bfc, 3, 2), err: ErrVersion, field: "version", offset: 3},
+		{name: "bfc/version", layer: &BFC{}, data: at(bfc, 3, 3), err: ErrVersion, field: "version", offset: 3},
+		{name: "bfc/version-0", layer: &BFC{}, data: at(bfc, 3, 0), err: ErrVersion, field: "version", offset: 3},
+		{name: "bfc/version-1", layer: &BFC{}, data: at(bfc, 3, 1), warn: WarnBFCVersion1, next: zero,
+			check: func(t *testing.T, l gopacket.DecodingLayer) {
+				if b := l.(*BFC); b.Version != 1 || len(b.Filter) != 16 || b.BitsSet() != 3 {
+					t.Errorf("version 1: version %d, filter %d octets, %d bits", b.Version, len(b.Filter), b.BitsSet())
+				}
+			}},
 		{name: "bfc/hashes-0", layer: &BFC{}, data: at(bfc, 4, 0), err: ErrBadValue, field: "hashes", offset: 4},
 		{name: "bfc/hashes-9", layer: &BFC{}, data: at(bfc, 4, 9), err: ErrBadValue, field: "hashes", offset: 4},
 		{name: "bfc/filter-len-0", layer: &BFC{}, data: at(bfc, 6, 0, 0), err: ErrBadValue, field: "filter_len", offset: 6},
@@ -398,7 +405,7 @@ func TestWarningsText(t *testing.T) {
 	if Warnings(0).List() != nil || Warnings(0).Has(0) {
 		t.Error("zero warnings")
 	}
-	all := WarnTruncatedPad<<1 - 1
+	all := WarnBFCVersion1<<1 - 1
 	if n := len(all.List()); n != len(warningText) {
 		t.Errorf("%d texts for %d warnings", n, len(warningText))
 	}

@@ -52,9 +52,12 @@
 // Postcard decode it into their Flow field; CIM checks that its MSDU names
 // one (HasFlow, WarnNoFlow) and decodes it on demand with CIM.Flow, since
 // an MSDU is often carried along unread and building the flow was 40% of
-// a CIM decode. BFC's flow hash
-// (VFID) and stage hashes (StageIndex) are exported so the models and the
-// tests share one implementation.
+// a CIM decode. BFC's flow hash (VFID) and the stage hashes of wire.md
+// §7.1 (BFCPolynomials, BFCHash, BFCFlowHashes, StageIndex, FilterMatches,
+// SetFilterBit) are exported so the models, the scenarios and the tests
+// share one implementation. BFC pause frames are written in version 2;
+// version 1 frames decode with WarnBFCVersion1 and are read with their own
+// (degenerate) stage hashes.
 //
 // # Errors and warnings
 //

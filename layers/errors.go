@@ -96,6 +96,9 @@ const (
 	// WarnTruncatedPad: a fixed-size MAC Control frame is shorter than its
 	// 46 octets (the reserved pad is cut); every field was still decoded.
 	WarnTruncatedPad
+	// WarnBFCVersion1: a BFC pause frame of version 1, whose k stages all
+	// hash the VFID with CRC-32C and so are degenerate (wire.md §7.1).
+	WarnBFCVersion1
 )
 
 var warningText = [...]string{
@@ -108,6 +111,7 @@ var warningText = [...]string{
 	"BTH transport version not 0",
 	"CIM MSDU names no IP flow",
 	"MAC Control frame shorter than 46 octets",
+	"version 1: its stages are degenerate (all hashed from the VFID with CRC-32C)",
 }
 
 // Has reports whether every warning in x is in w.

@@ -155,3 +155,31 @@ func ExampleEthernet() {
 	// [Ethernet IPv4 UDP BTH]
 	// 65535 true 210
 }
+
+// A BFC pause frame pausing the flow of the CNP above: its bit in each of
+// the k stages, stage s at CRC_s(5-tuple) mod (8 L / k) (wire.md §7.1).
+func ExampleBFC() {
+	flow, _ := layers.DecodeQuote(cnpFrame[14:])
+	h := layers.BFCFlowHashes(flow) // the eight stage CRCs; h[0] is the VFID
+	const k, l = layers.BFCDefaultHashes, layers.BFCDefaultFilterLen
+	filter := make([]byte, l)
+	for s := 0; s < k; s++ {
+		layers.SetFilterBit(layers.BFCVersion, filter, k, &h, s)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true},
+		&gl.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, DstMAC: layers.HopByHopDst, EthernetType: layers.EthernetTypeFCExp},
+		&layers.BFC{Hashes: k, Seq: 1, Filter: filter})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pkt := gopacket.NewPacket(buf.Bytes(), gl.LayerTypeEthernet, gopacket.Default)
+	got := pkt.Layer(layers.LayerTypeBFC).(*layers.BFC)
+	other := flow
+	other.SrcPort++
+	fmt.Printf("version %d, VFID %08x, %d bits set, pauses the flow %v, the next port %v\n",
+		got.Version, layers.VFID(flow), got.BitsSet(), got.Matches(flow), got.Matches(other))
+	// Output:
+	// version 2, VFID 2bd0dc8d, 4 bits set, pauses the flow true, the next port false
+}

@@ -15,7 +15,7 @@ import (
 const (
 	EthernetTypeFCExp layers.EthernetType = 0x88b5
 	FCMagic           uint16              = 0x4643
-	FCVersion                             = 1
+	FCVersion                             = 1 // of Floodgate frames; BFC pause is BFCVersion
 	SubtypeBFC        uint8               = 1
 	SubtypeFGCredit   uint8               = 2
 	SubtypeFGPause    uint8               = 3
@@ -88,16 +88,25 @@ func decodeFCExp(data []byte, p gopacket.PacketBuilder) error {
 // its 4 octets; anything else goes to fcHeaderErr, which names the fault.
 func decodeFCHeader(layer string, data []byte, subtype uint8, need int, df gopacket.DecodeFeedback) (uint8, error) {
 	if len(data) >= need && fcHeaderOK(data, subtype) {
-		return FCVersion, nil
+		return fcVersion(subtype), nil
 	}
 	return fcHeaderErr(layer, data, subtype, need, df)
 }
 
+// fcVersion is the version encoders write for the subtype: BFCVersion for
+// a BFC pause, FCVersion for the others.
+func fcVersion(subtype uint8) uint8 {
+	if subtype == SubtypeBFC {
+		return BFCVersion
+	}
+	return FCVersion
+}
+
 // fcHeaderOK reports whether data starts with a whole common header of the
-// subtype in this package's version: magic, subtype and version compared
-// as one 4-octet word. The straight decode paths test it first.
+// subtype in the version encoders write: magic, subtype and version
+// compared as one 4-octet word. The straight decode paths test it first.
 func fcHeaderOK(data []byte, subtype uint8) bool {
-	return len(data) >= fcHeaderLen && binary.BigEndian.Uint32(data) == uint32(FCMagic)<<16|uint32(subtype)<<8|FCVersion
+	return len(data) >= fcHeaderLen && binary.BigEndian.Uint32(data) == uint32(FCMagic)<<16|uint32(subtype)<<8|uint32(fcVersion(subtype))
 }
 
 // fcHeaderErr is decodeFCHeader for a header that is cut or wrong: it
@@ -117,8 +126,8 @@ func fcHeaderErr(layer string, data []byte, subtype uint8, need int, df gopacket
 	if data[2] != subtype {
 		return 0, errAt(layer, "subtype", 2, ErrBadValue, fmt.Sprintf("subtype %d, want %d", data[2], subtype))
 	}
-	if data[3] != FCVersion {
-		return data[3], errAt(layer, "version", 3, ErrVersion, fmt.Sprintf("version %d, want 1", data[3]))
+	if v := fcVersion(subtype); data[3] != v && (subtype != SubtypeBFC || data[3] != BFCVersion1) {
+		return data[3], errAt(layer, "version", 3, ErrVersion, fmt.Sprintf("version %d, want %d", data[3], v))
 	}
 	return data[3], nil
 }

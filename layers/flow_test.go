@@ -95,10 +95,10 @@ func TestQuoteAndCIMMSDU(t *testing.T) {
 	}
 }
 
-// TestVFIDKeyLayout computes CRC-32C over the key wire.md §7.1 lays out,
-// written by hand, and compares with VFID; then the stage indexes.
+// TestVFIDKeyLayout computes each stage's CRC with hash/crc32 over the
+// key wire.md §7.1 lays out, written by hand, and compares with VFID,
+// BFCKey, BFCFlowHashes and StageIndex.
 func TestVFIDKeyLayout(t *testing.T) {
-	c := crc32.MakeTable(crc32.Castagnoli)
 	for _, r := range []struct {
 		flow Flow
 		key  string // src IP, dst IP, protocol, src port, dst port
@@ -109,37 +109,52 @@ func TestVFIDKeyLayout(t *testing.T) {
 			"fd000000000000000000000000000001 fd000000000000000000000000000002 06 0050 1f90"},
 	} {
 		key := unhex(t, r.key)
-		want := crc32.Checksum(key, c)
+		if got := BFCKey(r.flow); !bytes.Equal(got, key) {
+			t.Errorf("BFCKey(%v) = %x, want %x", r.flow, got, key)
+		}
+		want := crc32.Checksum(key, crc32.MakeTable(crc32.Castagnoli))
 		if got := VFID(r.flow); got != want {
 			t.Errorf("VFID(%v) = %08x, want CRC-32C(%x) = %08x", r.flow, got, key, want)
 		}
 		// DSCP and QP are not part of the key.
 		g := r.flow
 		g.DSCP, g.QP, g.HasQP = 0, 0, false
-		if VFID(g) != want {
-			t.Errorf("VFID depends on DSCP or QP")
+		if VFID(g) != want || BFCFlowHashes(g) != BFCFlowHashes(r.flow) {
+			t.Errorf("the hashes depend on DSCP or QP")
+		}
+		h := BFCFlowHashes(r.flow)
+		if h[0] != want {
+			t.Errorf("stage 0 hash %08x is not the VFID %08x", h[0], want)
+		}
+		for s, poly := range BFCPolynomials {
+			c := crc32.Checksum(key, crc32.MakeTable(poly))
+			if h[s] != c || BFCHash(s, key) != c {
+				t.Errorf("stage %d hash %08x, BFCHash %08x, want crc32 %08x", s, h[s], BFCHash(s, key), c)
+			}
 		}
 		for _, geo := range []struct{ l, k int }{{128, 4}, {16, 4}, {1024, 8}, {1, 1}} {
 			for s := 0; s < geo.k; s++ {
-				b := []byte{byte(want >> 24), byte(want >> 16), byte(want >> 8), byte(want), byte(s)}
-				if got, w := StageIndex(want, s, geo.l, geo.k), crc32.Checksum(b, c)%uint32(8*geo.l/geo.k); got != w {
-					t.Errorf("StageIndex(%08x, %d, %d, %d) = %d, want %d", want, s, geo.l, geo.k, got, w)
+				w := crc32.Checksum(key, crc32.MakeTable(BFCPolynomials[s])) % uint32(8*geo.l/geo.k)
+				if got := StageIndex(BFCVersion, &h, s, geo.l, geo.k); got != w {
+					t.Errorf("StageIndex(v2, %d, %d, %d) = %d, want %d", s, geo.l, geo.k, got, w)
 				}
 			}
 		}
-	}
-	// A known value pins the polynomial: CRC-32C("123456789") = e3069283.
-	if got := crc32c([]byte("123456789")); got != 0xe3069283 {
-		t.Errorf("crc32c check value %08x", got)
 	}
 	buf := make([]byte, 80)
 	for i := range buf {
 		buf[i] = byte(i*37 + 11)
 	}
-	for n := 0; n <= len(buf); n++ {
-		if got, want := crc32c(buf[:n]), crc32.Checksum(buf[:n], c); got != want {
-			t.Errorf("crc32c of %d octets %08x, want %08x", n, got, want)
+	for s, poly := range BFCPolynomials {
+		tab := crc32.MakeTable(poly)
+		for n := 0; n <= len(buf); n++ {
+			if got, want := BFCHash(s, buf[:n]), crc32.Checksum(buf[:n], tab); got != want {
+				t.Errorf("BFCHash(%d) of %d octets %08x, want %08x", s, n, got, want)
+			}
 		}
+	}
+	if BFCHash(-1, buf) != 0 || BFCHash(8, buf) != 0 {
+		t.Error("BFCHash of a stage outside 0..7")
 	}
 }
 
@@ -148,36 +163,41 @@ func TestVFIDKeyLayout(t *testing.T) {
 // stage, mask 0x80 >> b%8).
 func TestFilterMatches(t *testing.T) {
 	f, _ := DecodeQuote(unhex(t, quoteIPv4Hex))
-	v := VFID(f)
+	h := BFCFlowHashes(f)
 	const l, k = 128, 4
 	filter := make([]byte, l)
 	for s := 0; s < k; s++ {
-		if FilterMatches(filter, k, v) {
+		if FilterMatches(BFCVersion, filter, k, &h) {
 			t.Fatalf("matches with %d of %d stages set", s, k)
 		}
-		SetFilterBit(filter, k, v, s)
-		i := StageIndex(v, s, l, k)
+		SetFilterBit(BFCVersion, filter, k, &h, s)
+		i := StageIndex(BFCVersion, &h, s, l, k)
 		if filter[s*l/k+int(i/8)]&(0x80>>(i%8)) == 0 {
 			t.Fatalf("stage %d bit %d not at octet %d", s, i, s*l/k+int(i/8))
 		}
 	}
-	if !FilterMatches(filter, k, v) {
+	if !FilterMatches(BFCVersion, filter, k, &h) {
 		t.Fatal("no match with every stage set")
 	}
-	b := &BFC{Hashes: k, FilterLen: l, Filter: filter}
+	b := &BFC{Version: BFCVersion, Hashes: k, FilterLen: l, Filter: filter}
 	if !b.Matches(f) || b.BitsSet() > k {
 		t.Errorf("Matches %v bits %d", b.Matches(f), b.BitsSet())
+	}
+	// Read as version 1, the same bits name other flows.
+	if FilterMatches(BFCVersion1, filter, k, &h) || (&BFC{Version: BFCVersion1, Hashes: k, FilterLen: l, Filter: filter}).Matches(f) {
+		t.Error("a version 2 filter matches the flow when read as version 1")
 	}
 	for _, bad := range []struct {
 		f []byte
 		k int
-	}{{filter, 0}, {filter[:3], 4}, {filter[:6], 4}, {nil, 1}} {
-		if FilterMatches(bad.f, bad.k, v) {
+	}{{filter, 0}, {filter[:3], 4}, {filter[:6], 4}, {nil, 1}, {make([]byte, 9), 9}} {
+		if FilterMatches(BFCVersion, bad.f, bad.k, &h) {
 			t.Errorf("FilterMatches(len %d, k %d) matched", len(bad.f), bad.k)
 		}
 	}
 	all := bytes.Repeat([]byte{0xff}, l)
-	if !FilterMatches(all, k, 0) || (&BFC{Filter: all}).BitsSet() != 8*l {
+	var zero BFCHashes
+	if !FilterMatches(BFCVersion, all, k, &zero) || (&BFC{Filter: all}).BitsSet() != 8*l {
 		t.Error("full filter")
 	}
 }
@@ -246,7 +266,8 @@ func TestICRCFunctions(t *testing.T) {
 // no bits (StageIndex 0) and sets none.
 func TestFilterHelpersInvalidGeometry(t *testing.T) {
 	for _, g := range []struct{ l, k int }{{0, 4}, {128, 0}, {3, 4}, {-8, 4}} {
-		if got := StageIndex(1, 0, g.l, g.k); got != 0 {
+		h := BFCHashes{1, 2, 3, 4, 5, 6, 7, 8}
+		if got := StageIndex(BFCVersion, &h, 0, g.l, g.k); got != 0 {
 			t.Errorf("StageIndex(L=%d, k=%d) = %d, want 0", g.l, g.k, got)
 		}
 	}
@@ -254,7 +275,8 @@ func TestFilterHelpersInvalidGeometry(t *testing.T) {
 		filter []byte
 		k, s   int
 	}{{nil, 4, 0}, {make([]byte, 4), 0, 0}, {make([]byte, 8), 4, 9}, {make([]byte, 8), 4, -1}, {make([]byte, 6), 4, 0}} {
-		SetFilterBit(c.filter, c.k, 0x1234, c.s)
+		h := BFCHashes{0x1234, 0x1234, 0x1234, 0x1234, 0x1234, 0x1234, 0x1234, 0x1234}
+		SetFilterBit(BFCVersion, c.filter, c.k, &h, c.s)
 		if !allZero(c.filter) {
 			t.Errorf("SetFilterBit(len %d, k %d, s %d) set a bit", len(c.filter), c.k, c.s)
 		}

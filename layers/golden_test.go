@@ -194,10 +194,11 @@ const (
 	c001 03fe 006c ead0
 	10 00 0007 020000aabbcc 0000 000186a0 000061a8 0004c4b4 0000c350 00002710 000003e8` + quoteIPv6Hex
 
-	// §7.1 BFC pause to 01:80:C2:00:00:0E: k = 4, L = 16, sequence 7;
-	// stage 0 bit 0, stage 1 bit 15, stage 3 bit 27; Ethernet pad to 60.
+	// §7.1 BFC pause (version 2) to 01:80:C2:00:00:0E: k = 4, L = 16,
+	// sequence 7; stage 0 bit 0, stage 1 bit 15, stage 3 bit 27; Ethernet
+	// pad to 60.
 	bfcHex = `0180c200000e 020000000001 88b5
-	4643 01 01 04 00 0010 00000007
+	4643 01 02 04 00 0010 00000007
 	80000000 00010000 00000000 00000010
 	000000000000000000000000000000000000`
 
@@ -318,7 +319,7 @@ func goldenCases() []goldenCase {
 						IPBytes: 312500, Q1Bytes: 50000, RecentBytes: 10000, RecentMarkedBytes: 1000, Quote: unhex(t, quoteIPv6Hex)}}
 			}},
 		{"bfc", bfcHex, LayerTypeBFC,
-			map[string]string{"bfc.version": "1", "bfc.hashes": "4", "bfc.filter_len": "16", "bfc.seq": "7", "bfc.bits_set": "3"},
+			map[string]string{"bfc.version": "2", "bfc.hashes": "4", "bfc.filter_len": "16", "bfc.seq": "7", "bfc.bits_set": "3"},
 			func(t *testing.T) []gopacket.SerializableLayer {
 				f := make([]byte, 16)
 				f[0], f[4+1], f[12+3] = 0x80, 0x01, 0x10

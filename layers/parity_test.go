@@ -257,9 +257,10 @@ func TestParserAllocs(t *testing.T) {
 	bfcFilter := unhex(t, bfcHex)[14+12 : 14+12+16]
 	if n := testing.AllocsPerRun(50, func() {
 		f, _ := DecodeQuote(bts)
-		FilterMatches(bfcFilter, 4, VFID(f))
+		h := BFCFlowHashes(f)
+		FilterMatches(BFCVersion, bfcFilter, 4, &h)
 		_, _ = ComputeICRC(cnpBad[14:])
 	}); n != 0 {
-		t.Errorf("DecodeQuote, VFID, FilterMatches, ComputeICRC: %v allocations", n)
+		t.Errorf("DecodeQuote, BFCFlowHashes, FilterMatches, ComputeICRC: %v allocations", n)
 	}
 }

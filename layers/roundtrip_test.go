@@ -110,7 +110,8 @@ func rtCases() []rtCase {
 		add(fmt.Sprintf("bfc-k%d-l%d", g.k, g.l), LayerTypeBFC, func(t *testing.T) []gopacket.SerializableLayer {
 			f := make([]byte, g.l)
 			for s := 0; s < g.k; s++ {
-				SetFilterBit(f, g.k, 0x12345678, s)
+				h := BFCHashes{0x12345678, 0x9abcdef0, 3, 4, 5, 6, 7, 8}
+				SetFilterBit(BFCVersion, f, g.k, &h, s)
 			}
 			return fc(&BFC{Hashes: uint8(g.k), Seq: 0xffffffff, Filter: f})
 		})
@@ -151,6 +152,9 @@ func roundTripFields(l gopacket.Layer, literal bool) map[string]string {
 		for _, k := range []string{"bts.version", "postcard.version", "bfc.version", "fgcredit.version", "fgpause.version"} {
 			if m[k] == "0" {
 				m[k] = "1"
+				if k == "bfc.version" {
+					m[k] = "2"
+				}
 			}
 		}
 		if _, ok := m["pause.opcode"]; ok {

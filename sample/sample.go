@@ -100,12 +100,14 @@ func L2Frame(src, dst net.HardwareAddr, et glayers.EthernetType, l gopacket.Seri
 	return serialize(&glayers.Ethernet{SrcMAC: src, DstMAC: dst, EthernetType: et}, l)
 }
 
-func filterWith(k, l int, flows ...layers.Flow) []byte {
+// filterWith returns a BFC filter of l octets and k stages pausing the
+// flows, its stages indexed as a frame of the given version defines them.
+func filterWith(version uint8, k, l int, flows ...layers.Flow) []byte {
 	f := make([]byte, l)
 	for _, fl := range flows {
-		v := layers.VFID(fl)
+		h := layers.BFCFlowHashes(fl)
 		for s := 0; s < k; s++ {
-			layers.SetFilterBit(f, k, v, s)
+			layers.SetFilterBit(version, f, k, &h, s)
 		}
 	}
 	return f
@@ -150,8 +152,8 @@ func Frames() []Frame {
 	pc4 := must(UDPFrame(sw4, hostA4, 48, 49152, layers.DefaultPostcardPort, pc(q4)))
 	pc6 := must(UDPFrame(sw6, hostA6, 48, 49153, layers.DefaultPostcardPort, pc(q6)))
 
-	bfc := must(L2Frame(macB, layers.HopByHopDst, layers.EthernetTypeFCExp, &layers.BFC{Version: 1, Hashes: 4, Seq: 42,
-		Filter: filterWith(4, 128, flow4, flow6)}))
+	bfc := must(L2Frame(macB, layers.HopByHopDst, layers.EthernetTypeFCExp, &layers.BFC{Version: layers.BFCVersion, Hashes: 4, Seq: 42,
+		Filter: filterWith(layers.BFCVersion, 4, 128, flow4, flow6)}))
 	cr4 := must(L2Frame(macB, layers.HopByHopDst, layers.EthernetTypeFCExp, &layers.FGCredit{Version: 1, Family: 4,
 		Entries: []layers.CreditEntry{{Credits: 147500, Dst: hostB4}, {Credits: 1078, Dst: netip.MustParseAddr("10.0.1.7")}}}))
 	cr6 := must(L2Frame(macB, layers.HopByHopDst, layers.EthernetTypeFCExp, &layers.FGCredit{Version: 1, Family: 6,
@@ -219,6 +221,10 @@ func Malformed() []Frame {
 	pfcRes[14+2] = 0x80 // reserved high octet of the enable vector
 	copy(pfcRes[0:6], macA)
 	shortBTH := get("RoCEv2 CNP, IPv4")[:14+20+8+10]
+	flow4, _ := layers.DecodeQuote(IPPacket(get("RoCEv2 RC RDMA WRITE Only with RETH, IPv4")))
+	flow6, _ := layers.DecodeQuote(IPPacket(get("RoCEv2 RC RDMA WRITE Only with Immediate")))
+	bfcV1 := must(L2Frame(macB, layers.HopByHopDst, layers.EthernetTypeFCExp, &layers.BFC{Version: layers.BFCVersion1, Hashes: 4, Seq: 43,
+		Filter: filterWith(layers.BFCVersion1, 4, 128, flow4, flow6)}))
 	return []Frame{
 		{"BTS whose quote (24 octets) cannot name a flow", 1, shortQuote},
 		{"BTS of version 2", 1, badVersion},
@@ -228,6 +234,7 @@ func Malformed() []Frame {
 		{"RoCEv2 WRITE with a wrong ICRC (a warning, not an error)", 0, badICRC},
 		{"PFC with reserved bits set, to a unicast MAC (warnings)", 1, pfcRes},
 		{"RoCEv2 frame cut inside the BTH", 1, shortBTH},
+		{"BFC pause of version 1 pausing the two sample RoCEv2 flows (a warning: its stages are degenerate)", 1, bfcV1},
 	}
 }
 

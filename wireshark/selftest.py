@@ -117,7 +117,7 @@ def sfc_tlv(pause, flags, origin, rep):
     return struct.pack("!BBHBBI", 1, 8, pause, flags, origin, rep)
 
 
-def bfc(k=4, L=128, seq=42, filt=None, ver=1):
+def bfc(k=4, L=128, seq=42, filt=None, ver=2):
     filt = bytes(L) if filt is None else filt
     return struct.pack("!HBBBBHI", 0x4643, 1, ver, k, 0, L, seq) + filt
 
@@ -245,10 +245,10 @@ CASES = [
     ("cim unknown version", eth(0x89A2, cim(ver=3, msdu=DATA4[:48])),
      {"cim.version": "3"}, ["Unknown CIM version 3"], "CIM"),
     ("bfc k=4 L=128", eth(0x88B5, bfc(filt=bytes(filt)), dst=HOP),
-     {"bfc.version": "1", "bfc.hashes": "4", "bfc.filter_len": "128", "bfc.seq": "42",
+     {"bfc.version": "2", "bfc.hashes": "4", "bfc.filter_len": "128", "bfc.seq": "42",
       "bfc.bits_set": "11"}, [], "BFC"),
     ("bfc filter length past the data", eth(0x88B5, bfc(L=1024, seq=7, filt=b"\xff" * 20), dst=HOP),
-     {"bfc.version": "1", "bfc.hashes": "4", "bfc.filter_len": "1024", "bfc.seq": "7"},
+     {"bfc.version": "2", "bfc.hashes": "4", "bfc.filter_len": "1024", "bfc.seq": "7"},
      ["Filter length 1024 past the data"], "BFC"),
     ("fgcredit v4", eth(0x88B5, fg(2, 4, [credit(1500, "10.0.0.2"), credit(3000000, "10.0.1.3")]),
                         dst=HOP),
@@ -299,14 +299,19 @@ CASES = [
      m(BTS_HDR, bts__quote_len="36", flow__src="10.0.0.5", flow__dst="10.0.0.6", flow__proto="1",
        flow__dscp="0"), [], "BTS"),
     ("bfc k=3 L=128: bad geometry", eth(0x88B5, bfc(k=3), dst=HOP),
-     {"bfc.version": "1", "bfc.hashes": "3", "bfc.filter_len": "128", "bfc.seq": "42"},
+     {"bfc.version": "2", "bfc.hashes": "3", "bfc.filter_len": "128", "bfc.seq": "42"},
      ["Filter length 128"], "BFC"),
     ("bfc k=9: bad hash count", eth(0x88B5, bfc(k=9, L=9), dst=HOP),
-     {"bfc.version": "1", "bfc.hashes": "9", "bfc.filter_len": "9", "bfc.seq": "42"},
+     {"bfc.version": "2", "bfc.hashes": "9", "bfc.filter_len": "9", "bfc.seq": "42"},
      ["Hash count 9"], "BFC"),
     ("fgpause bad family", eth(0x88B5, fg(3, 5, [dpause(5, "10.0.0.7")]), dst=HOP),
      {"fgpause.version": "1", "fgpause.family": "5", "fgpause.count": "1"},
      ["Address family 5"], "FG-DstPause"),
+    ("bfc version 1: stages degenerate", eth(0x88B5, bfc(filt=bytes(filt), ver=1), dst=HOP),
+     {"bfc.version": "1", "bfc.hashes": "4", "bfc.filter_len": "128", "bfc.seq": "42",
+      "bfc.bits_set": "11"}, ["stages are degenerate"], "BFC"),
+    ("bfc unknown version 3", eth(0x88B5, bfc(ver=3), dst=HOP),
+     {"bfc.version": "3"}, ["Unknown BFC pause version 3 (expected 2)"], "BFC"),
 ]
 
 

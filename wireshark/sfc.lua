@@ -632,15 +632,17 @@ local function common_fields(name)
 end
 
 -- Adds magic, subtype, version.  Returns false (after flagging) when the version is
--- unknown, so the caller stops.
-local function dissect_common(tvb, pinfo, t, f, e, label)
+-- unknown, so the caller stops.  want is the version encoders write (1 unless
+-- given); version 1 is always known (BFC pause: the caller flags it).
+local function dissect_common(tvb, pinfo, t, f, e, label, want)
+    want = want or 1
     t:add(f.magic, tvb(0, 2))
     t:add(f.subtype, tvb(2, 1))
     t:add(f.version, tvb(3, 1))
     local ver = tvb(3, 1):uint()
-    if ver ~= 1 then
+    if ver ~= want and ver ~= 1 then
         t:add_tvb_expert_info(e.version, tvb(3, 1), "Unknown " .. label .. " version " .. ver ..
-                              " (expected 1)")
+                              " (expected " .. want .. ")")
         pinfo.cols.info = label .. ", unknown version " .. ver
         return false
     end
@@ -667,13 +669,21 @@ ebf.hashes = ProtoExpert.new("bfc.bad_hashes", "Hash count outside 1..8",
                              expert.group.MALFORMED, expert.severity.WARN)
 ebf.filter_len = ProtoExpert.new("bfc.bad_filter_len", "Filter length zero, not a multiple of k or above 1024",
                                  expert.group.MALFORMED, expert.severity.WARN)
+-- Version 2 (wire.md 7.1) hashes stage s with its own CRC; version 1 hashed
+-- CRC-32C(VFID || s) in every stage, which differ by a constant XOR.
+ebf.version1 = ProtoExpert.new("bfc.version1", "Version 1: stages are degenerate",
+                               expert.group.PROTOCOL, expert.severity.NOTE)
 p_bfc.experts = list_experts(ebf)
 
 function p_bfc.dissector(tvb, pinfo, tree)
     local len = tvb:len()
     pinfo.cols.protocol = "BFC"
     local t = tree:add(p_bfc, tvb())
-    if not dissect_common(tvb, pinfo, t, fbf, ebf, "BFC pause") then return len end
+    if not dissect_common(tvb, pinfo, t, fbf, ebf, "BFC pause", 2) then return len end
+    if tvb(3, 1):uint() == 1 then
+        t:add_tvb_expert_info(ebf.version1, tvb(3, 1), "BFC pause version 1: its stages are " ..
+                              "degenerate (all hashed from the VFID with CRC-32C)")
+    end
     if not fits(tvb, 0, 12) then
         t:add_proto_expert_info(ebf.truncated, "Truncated BFC pause header: " .. len ..
                                 " octets, the header needs 12")

@@ -146,9 +146,9 @@ func bfcFrames(spec string, fl []*flow, src device.MAC) ([]Frame, error) {
 			}
 			k := fl[j]
 			key := device.FlowKey{Src: k.src, Dst: k.dst, Proto: 17, SrcPort: k.sport, DstPort: layers.RoCEv2Port}
-			v := bfc.VFID(key)
+			h := bfc.Hashes(key)
 			for s := 0; s < bfc.DefaultHashes; s++ {
-				layers.SetFilterBit(filter, bfc.DefaultHashes, v, s)
+				layers.SetFilterBit(layers.BFCVersion, filter, bfc.DefaultHashes, &h, s)
 			}
 			names = append(names, f)
 		}
