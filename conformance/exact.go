@@ -29,6 +29,16 @@ type Options struct {
 	// its own goroutine (a few batches of frames, so memory stays
 	// bounded).
 	Sequential bool
+	// DUT names the device under test in reports ("vendor model
+	// firmware"; --dut).
+	DUT string
+	// Mask adds fields device mode does not compare in signal frames
+	// (conformance.md rule 3; --mask), to the case's mask list.
+	Mask []string
+	// Ignore adds a display filter whose matches in the device capture
+	// are background (conformance.md rule 2; --ignore), or-ed with the
+	// case's.
+	Ignore string
 }
 
 func (o Options) prefetch() bool { return !o.Sequential && runtime.GOMAXPROCS(0) > 1 }

@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -74,6 +76,29 @@ type stream struct {
 	peekE  error
 	rec    record
 	pre    *prefetcher
+
+	// beforeT0 lets frames precede model time 0 (the device capture,
+	// conformance.md rule 1); the input capture defines time 0.
+	beforeT0 bool
+	// scan is what a first pass over the capture learnt.
+	scan scanInfo
+	// merge, when the capture's interfaces are not in one time order,
+	// holds frames read ahead so that they leave merged by time.
+	merge     *mergeHeap
+	ifLast    []int64 // per interface, the last timestamp read (ns, Unix)
+	emitted   int64   // the last model time handed out
+	emittedOK bool
+}
+
+// scanInfo is what a first pass over a capture learnt: whether frames of
+// different interfaces need merging by time, the last timestamp, and the
+// frames per interface.
+type scanInfo struct {
+	unsorted bool
+	lastNs   int64 // Unix ns of the latest frame
+	frames   int64
+	perIf    []int64
+	names    []string
 }
 
 // epochRef is the Unix time in ns of model time 0, shared by the captures
@@ -94,10 +119,18 @@ func openStream(c *Case, path string, ep *epochRef) (*stream, error) {
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
 	s := &stream{c: c, r: r, file: path}
+	if err := s.prescan(path); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if !r.IsPcapng() && c.numPorts() > 1 {
 		r.Close()
 		return nil, &UnusableError{File: path, Reason: fmt.Sprintf("classic pcap has no interface ids, and the case defines %d ports (%s): capture in pcapng with one interface per port",
 			c.numPorts(), c.portList())}
+	}
+	if err := s.checkInterfaces(); err != nil {
+		r.Close()
+		return nil, err
 	}
 	if c.HasEpoch {
 		ep.ns, ep.set = c.Epoch.UnixNano(), true
@@ -212,7 +245,7 @@ func (s *stream) port(iface int) int {
 	return p
 }
 
-func (s *stream) read() (*record, error) {
+func (s *stream) readRaw() (*record, error) {
 	fr, err := s.r.Next()
 	if err == io.EOF {
 		return nil, io.EOF
@@ -234,17 +267,148 @@ func (s *stream) read() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
 	}
-	t := fr.Time.UnixNano() - s.epoch
-	if t < s.last {
-		return nil, &UnusableError{File: s.file, Frame: fr.Number,
-			Reason: fmt.Sprintf("timestamp goes backwards: %s, before the previous frame's %s", fmtTime(t), fmtTime(s.last))}
+	ns := fr.Time.UnixNano()
+	for len(s.ifLast) <= fr.Interface {
+		s.ifLast = append(s.ifLast, math.MinInt64)
 	}
-	if t < 0 {
+	if ns < s.ifLast[fr.Interface] {
+		return nil, &UnusableError{File: s.file, Frame: fr.Number,
+			Reason: fmt.Sprintf("timestamp goes backwards on interface %d: %s, before that interface's previous frame at %s (frames of one interface must be in time order)",
+				fr.Interface, fmtTime(ns-s.epoch), fmtTime(s.ifLast[fr.Interface]-s.epoch))}
+	}
+	s.ifLast[fr.Interface] = ns
+	t := ns - s.epoch
+	if t < 0 && !s.beforeT0 {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: fmt.Sprintf("timestamp %s is before the epoch (model time 0)", fmtTime(t))}
 	}
 	s.last = t
 	s.rec = record{no: fr.Number, port: p, t: t, data: fr.Data, comments: fr.Comments}
 	return &s.rec, nil
+}
+
+// read returns the next record in time order: straight from the file
+// when its frames are in one time order, else merged across interfaces
+// through a bounded read-ahead (mergeDepth frames).
+func (s *stream) read() (*record, error) {
+	if !s.scan.unsorted {
+		r, err := s.readRaw()
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	if s.merge == nil {
+		s.merge = &mergeHeap{}
+	}
+	for !s.merge.eof && len(s.merge.recs) < mergeDepth {
+		r, err := s.readRaw()
+		if err == io.EOF {
+			s.merge.eof = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		c := *r
+		c.data = append([]byte(nil), r.data...)
+		c.comments = append([]string(nil), r.comments...)
+		heap.Push(s.merge, c)
+	}
+	if len(s.merge.recs) == 0 {
+		return nil, io.EOF
+	}
+	s.rec = heap.Pop(s.merge).(record)
+	if s.emittedOK && s.rec.t < s.emitted {
+		return nil, &UnusableError{File: s.file, Frame: s.rec.no,
+			Reason: fmt.Sprintf("frame at %s is more than %d frames away from its place in time order: merge the interfaces by time (mergecap sorts)", fmtTime(s.rec.t), mergeDepth)}
+	}
+	s.emitted, s.emittedOK = s.rec.t, true
+	return &s.rec, nil
+}
+
+// mergeDepth is how many frames a capture whose interfaces are not in one
+// time order is read ahead to merge them.
+const mergeDepth = 1 << 14
+
+type mergeHeap struct {
+	recs []record
+	eof  bool
+}
+
+func (h *mergeHeap) Len() int { return len(h.recs) }
+func (h *mergeHeap) Less(i, j int) bool {
+	a, b := &h.recs[i], &h.recs[j]
+	return a.t < b.t || a.t == b.t && a.no < b.no
+}
+func (h *mergeHeap) Swap(i, j int) { h.recs[i], h.recs[j] = h.recs[j], h.recs[i] }
+func (h *mergeHeap) Push(x any)    { h.recs = append(h.recs, x.(record)) }
+func (h *mergeHeap) Pop() any {
+	n := len(h.recs) - 1
+	x := h.recs[n]
+	h.recs = h.recs[:n]
+	return x
+}
+
+// prescan reads the capture once: are its frames in one time order, when
+// does it end, which interfaces carry frames. Errors are left to the real
+// pass, which names the frame.
+func (s *stream) prescan(path string) error {
+	r, err := pcapio.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	last := int64(math.MinInt64)
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			break
+		}
+		ns := fr.Time.UnixNano()
+		if ns < last {
+			s.scan.unsorted = true
+		} else {
+			last = ns
+		}
+		s.scan.frames++
+		for len(s.scan.perIf) <= fr.Interface {
+			s.scan.perIf = append(s.scan.perIf, 0)
+		}
+		s.scan.perIf[fr.Interface]++
+	}
+	s.scan.lastNs = last
+	for i := 0; i < r.NInterfaces(); i++ {
+		s.scan.names = append(s.scan.names, r.Interface(i).Name)
+	}
+	return nil
+}
+
+// checkInterfaces requires every port of the case to be a distinct
+// interface of a pcapng capture (conformance.md rule 1).
+func (s *stream) checkInterfaces() error {
+	if !s.r.IsPcapng() {
+		return nil
+	}
+	n := len(s.scan.names)
+	seen := map[int]bool{}
+	for i, name := range s.scan.names {
+		if p := s.c.portOf(i, name, true); p != noPort {
+			seen[p] = true
+		}
+	}
+	var missing []string
+	for _, p := range s.c.Ports {
+		if !seen[p.ID] {
+			missing = append(missing, fmt.Sprint(p.ID))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &UnusableError{File: s.file, Reason: fmt.Sprintf("the capture has %d interface(s) for the case's %d port(s); port(s) %s have none. "+
+		"Every port must be its own capture interface: a capture merged without keeping interfaces cannot say which port a frame left by "+
+		"(hint: capture with one -i per port, or merge per-port captures with `mergecap -I none -w out.pcapng p0.pcapng p1.pcapng ...`; "+
+		"or name each port's interface in case.yaml)", n, len(s.c.Ports), strings.Join(missing, ", "))}
 }
 
 // next returns the next record; its data is valid until the next call.
