@@ -21,14 +21,16 @@ import (
 // names.
 
 // MaskFields lists the field names a `mask:` list (case.yaml or
-// --mask) may name: wire.md's names of the fields of signal frames.
+// --mask) may name: wire.md's names of the fields of signal frames, plus
+// the header fields reports name that wire.md's table does not (ip.id,
+// ip.flags, ip.flow_label, eth.dei), the reserved octets of BTS,
+// postcard and BFC frames, and frame.padding (octets after the content).
 var MaskFields = []string{
-	"eth.dst", "eth.src", "vlan.id", "vlan.pcp", "vlan.dei",
+	"eth.dst", "eth.src", "eth.vlan", "eth.pcp", "eth.dei",
 	"ip.dscp", "ip.ecn", "ip.ttl", "ip.id", "ip.flags", "ip.src", "ip.dst", "ip.flow_label",
-	"udp.srcport", "udp.dstport",
+	"udp.sport", "udp.dport",
 	"bts.version", "bts.cacheable", "bts.origin", "bts.pause_us", "bts.reporter", "bts.cp_port", "bts.cp_queue", "bts.reserved", "bts.queue_depth", "bts.quote",
 	"cim.da", "cim.sa", "cim.vid", "cim.msdu", "cim.pause_us", "cim.cacheable", "cim.origin", "cim.reporter",
-	"pfc.padding", "pause.padding",
 	"postcard.switch_id", "postcard.reserved", "postcard.quote",
 	"bfc.seq", "bfc.reserved",
 	"frame.padding",
@@ -109,13 +111,13 @@ func frameExempt(e *exemptions, frame []byte, m *device.Meta, masks maskSet, cp 
 		e.add(6, 6)
 	}
 	if len(frame) >= 18 && (binary.BigEndian.Uint16(frame[12:]) == 0x8100 || binary.BigEndian.Uint16(frame[12:]) == 0x88a8) {
-		if masks["vlan.pcp"] {
+		if masks["eth.pcp"] {
 			e.bits(14, 0xe0)
 		}
-		if masks["vlan.dei"] {
+		if masks["eth.dei"] {
 			e.bits(14, 0x10)
 		}
-		if masks["vlan.id"] {
+		if masks["eth.vlan"] {
 			e.bits(14, 0x0f)
 			e.add(15, 1)
 		}
@@ -168,10 +170,10 @@ func frameExempt(e *exemptions, frame []byte, m *device.Meta, masks maskSet, cp 
 		}
 		if m.Proto == 17 && m.L4 > 0 && m.L4+8 <= len(frame) {
 			e.add(m.L4+6, 2) // UDP checksum: valid, not equal
-			if masks["udp.srcport"] {
+			if masks["udp.sport"] {
 				e.add(m.L4, 2)
 			}
-			if masks["udp.dstport"] {
+			if masks["udp.dport"] {
 				e.add(m.L4+2, 2)
 			}
 		}
@@ -256,7 +258,7 @@ func frameExempt(e *exemptions, frame []byte, m *device.Meta, masks maskSet, cp 
 			e.add(end-4, 4) // ICRC: valid, not equal
 		}
 	}
-	if masks["frame.padding"] || masks["pfc.padding"] || masks["pause.padding"] {
+	if masks["frame.padding"] {
 		if end := frameEnd(frame, m); end < len(frame) {
 			e.add(end, len(frame)-end)
 		}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"strings"
 	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/device"

@@ -54,7 +54,7 @@ type sfcFlow struct {
 	sent    []refSig
 	tmpl    []byte // the reference's last signal for the flow
 	tmplT   int64
-	firstOK bool // the flow's first firm decision was seen
+	firstOK bool    // the flow's first firm decision was seen
 	dev     []int64 // device signal times, for completeness
 	trig    int64   // trigger arrival of the device's last signal
 	hasTrig bool

@@ -3,6 +3,8 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -150,7 +152,7 @@ func buildRules() []Rule {
 		Tolerance: "a depth the reference reports for the flow within the time window; tolerances.queue_depth widens (default 0)",
 		Check:     "the queue depth field is one the reference gives the flow at some instant within the time window",
 		Mutations: []string{MutValuePlus, MutValueMinus, MutValueZero}})
-	rs = append(rs, sigRules("SFC-CIM", famCIM, "CIM", "behaviour.md §5", "wire.md §4; IEEE 802.1Qcz")...)
+	rs = append(rs, sigRules("SFC-CIM", famCIM, "CIM", "behaviour.md §5 (where §1 sends a BTS)", "wire.md §4; IEEE 802.1Qcz")...)
 	rs = append(rs, pauseRules("PFC", famPFC, "PFC", "behaviour.md §4", "wire.md §2; IEEE 802.1Qbb")...)
 	rs = append(rs, pauseRules("PAUSE", famPause, "PAUSE", "behaviour.md §4 (PAUSE)", "wire.md §1; IEEE 802.3 Annex 31B")...)
 	rs = append(rs,
@@ -334,3 +336,27 @@ The same list: ` + "`sfcdump conform rules`" + ` (` + "`-T json`" + ` for progra
 }
 
 func md(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// TestPlan writes the test plan for the vectors under corpus (every
+// directory holding a case.yaml), in their sorted order.
+func TestPlan(w io.Writer, corpus string) error {
+	var dirs []string
+	err := filepath.WalkDir(corpus, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == CaseFile {
+			dirs = append(dirs, filepath.ToSlash(filepath.Dir(p)))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(dirs)
+	vectors, err := RuleVectors(filepath.ToSlash(corpus), dirs)
+	if err != nil {
+		return err
+	}
+	return WriteTestPlan(w, vectors)
+}
