@@ -360,20 +360,29 @@ func (k *devChecker) timing(id string, r *record, refNo int, refT int64, field s
 // tolerances of a reference frame at refT.
 func (k *devChecker) inTol(t, refT int64) bool { return t-refT <= k.tol && refT-t <= k.early }
 
-// reach reports whether a device frame at t may be matched (perhaps late
-// or early) to a reference frame at refT.
+// reach reports whether a device signal at t that names its cause (the
+// packet a BTS or CIM quotes) may be matched, perhaps late or early, to a
+// reference decision at refT.
 func (k *devChecker) reach(t, refT int64) bool { return t-refT <= k.win && refT-t <= k.tol+k.early }
+
+// reachLate reports whether a device frame at t that names no cause (PFC,
+// PAUSE, BFC, Floodgate, postcards, other frames) may be matched to a
+// reference frame at refT: late by up to the window, early only within
+// the tolerance. Identified by time alone, a frame earlier than that
+// cannot be told from a spurious one: it is unjustified, and the
+// reference's frame missing.
+func (k *devChecker) reachLate(t, refT int64) bool { return t-refT <= k.win && refT-t <= k.early }
 
 // missing reports a reference frame the device never sent, unless the
 // capture cannot show it (rule 9: it ends first, or the port carried
 // nothing), which makes the vector INCONCLUSIVE instead.
 func (k *devChecker) missing(d Deviation, port int) {
-	if k.devPorts[port] == 0 {
-		k.lostPort[port]++
-		return
-	}
 	if d.Time+k.tol > k.capEnd {
 		k.lostEnd++
+		return
+	}
+	if k.devPorts[port] == 0 {
+		k.lostPort[port]++
 		return
 	}
 	k.dev(d)
@@ -433,7 +442,14 @@ func keyOf(m *device.Meta, port int) dataKey {
 	return dataKey{port: port, et: m.EtherType}
 }
 
-func (k *devChecker) dev(d Deviation) { k.rep.add(d) }
+// dev records a deviation, unless it is about a field the vector or the
+// command line masks (rule 3).
+func (k *devChecker) dev(d Deviation) {
+	if k.fc != nil && k.fc.masks[d.Field] {
+		return
+	}
+	k.rep.add(d)
+}
 
 // refOut takes a frame the reference model sent.
 func (k *devChecker) refOut(o device.Out) {

@@ -248,7 +248,7 @@ func (s *schemeState) pick(items []*bfcItem, r *record, same func(it *bfcItem) b
 	k := s.k
 	var best *bfcItem
 	for _, it := range items {
-		if it.matched || !k.reach(r.t, it.t) {
+		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
 		if k.inTol(r.t, it.t) && same(it) {
@@ -478,7 +478,7 @@ func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 	key := flowKeyOf(l.Flow).FiveTuple()
 	var best *pcItem
 	for _, it := range s.pcRef[key] {
-		if it.matched || !k.reach(r.t, it.t) {
+		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
 		if best == nil || k.inTol(r.t, it.t) && !k.inTol(r.t, best.t) || k.inTol(r.t, it.t) == k.inTol(r.t, best.t) && abs64(it.t-r.t) < abs64(best.t-r.t) {

@@ -413,26 +413,40 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		}
 	}
 	if tmpl != nil {
-		k.fieldDevs(fam+"-FIELDS", r, tno, k.fc.diff(tmpl, r.data, sfcVarying))
+		// The quote is compared too when both quote the same packet.
+		same := false
+		if ts, _, err := decodeSFC(tmpl, &k.cp); err == nil {
+			h1, ok1 := k.trig.quoteKey(ts.Quote)
+			h2, ok2 := k.trig.quoteKey(sig.Quote)
+			same = ok1 && ok2 && h1 == h2
+		}
+		k.fieldDevs(fam+"-FIELDS", r, tno, k.fc.diff(tmpl, r.data, func(frame []byte, m *device.Meta, e *exemptions) {
+			sfcVarying(frame, m, e, !same)
+		}))
 	}
 }
 
-// sfcVarying exempts the time-varying values and the quote of a BTS or
-// CIM from the field comparison (they have their own checks).
-func sfcVarying(frame []byte, m *device.Meta, e *exemptions) {
+// sfcVarying exempts the time-varying values of a BTS or CIM from the
+// field comparison (they have their own checks), and the quote when the
+// two signals quote different packets (checked against the input then).
+func sfcVarying(frame []byte, m *device.Meta, e *exemptions, quote bool) {
 	switch m.Kind {
 	case device.KindBTS:
 		p := m.Payload
 		e.add(p+2, 2)  // pause time
 		e.add(p+12, 4) // queue depth
-		e.add(p+16, len(frame)-p-16)
+		if quote {
+			e.add(p+16, min(m.L3+m.IPLen, len(frame))-p-16)
+		}
 	case device.KindCIM:
 		pdu := cimPDU(frame, m)
 		if pdu < 0 || pdu+17 > len(frame) {
 			return
 		}
-		n := int(binary.BigEndian.Uint16(frame[pdu+15:]))
-		e.add(pdu+17, n) // the MSDU: checked against the offending frame
+		if quote {
+			n := int(binary.BigEndian.Uint16(frame[pdu+15:]))
+			e.add(pdu+17, n) // another packet's MSDU: checked against the offending frame
+		}
 		if tlv := cimPauseTLV(frame, pdu); tlv >= 0 {
 			e.add(tlv+2, 2)
 		}
@@ -501,9 +515,10 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 		if m.DSCP != want {
 			bad("ip.dscp", fmt.Sprint(want), fmt.Sprint(m.DSCP), "the configured signal DSCP")
 		}
-		if out := k.m.Dev.Route(m.Dst); out >= 0 && out != r.port {
-			bad("egress port", k.c.PortName(out), port, "a signal leaves toward its IP destination")
-		}
+	}
+	if out := k.m.Dev.Route(sig.Flow.Src); out >= 0 && out != r.port {
+		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: "egress port", Expected: k.c.PortName(out), Actual: port,
+			Detail: "a signal on the wrong port: it leaves toward the quoted packet's source"})
 	}
 	if pt := k.c.Port(r.port); pt != nil && pt.PeerMAC != (device.MAC{}) && !bytes.Equal(r.data[0:6], pt.PeerMAC[:]) {
 		bad("eth.dst", pt.PeerMAC.String(), net.HardwareAddr(r.data[0:6]).String(), "the neighbour's MAC of the egress port")
@@ -806,7 +821,7 @@ func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v u
 		}
 		if best == nil {
 			for _, it := range x.items {
-				if !it.matched && k.reach(r.t, it.t) && (best == nil || abs64(it.t-r.t) < abs64(best.t-r.t)) {
+				if !it.matched && k.reachLate(r.t, it.t) && (best == nil || abs64(it.t-r.t) < abs64(best.t-r.t)) {
 					best = it
 				}
 			}
@@ -937,7 +952,7 @@ func (g *genState) dev(k *devChecker, r *record, m *device.Meta) {
 	key := genKey{r.port, m.Kind}
 	var near *genItem
 	for _, it := range g.q[key] {
-		if it.matched || !k.reach(r.t, it.t) {
+		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
 		if k.inTol(r.t, it.t) && k.sameBytes(it.data, r.data) {
