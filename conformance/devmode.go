@@ -295,7 +295,10 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 		k.maxDepthTol = max(k.maxDepthTol, dt)
 	}
 	k.dtol = k.maxDepthTol
-	k.lag = k.tol + k.early + 2
+	// Device frames are checked once the reference has run a window past
+	// them: a frame may be matched up to the window early or late (a
+	// reordered frame is found as such, not as an altered one).
+	k.lag = k.tol + k.early + 2 + k.win
 	// A NIC's host side is checked only when the device capture has it.
 	if c.Role == device.RoleNIC {
 		for i := 0; i < ds.r.NInterfaces(); i++ {
@@ -622,14 +625,14 @@ func (k *devChecker) devFrame(r *record) {
 		return
 	}
 	signal := k.underTest(&m, r.data)
-	if r.t < 0 && (!signal || r.t >= -k.early) {
-		// Before time 0 (rule 1): set-up chatter is ignored; a signal
-		// within the early tolerance is a clock offset, checked as usual.
-		if !signal {
-			k.background(r, "before-t0")
-			return
-		}
-	} else if r.t < 0 {
+	// Before time 0 (rule 1): within the early tolerance a frame is a
+	// clock offset, checked as usual; earlier, set-up chatter is ignored
+	// and a signal is unjustified.
+	if r.t < -k.early && !signal {
+		k.background(r, "before-t0")
+		return
+	}
+	if r.t < -k.early {
 		k.dev(Deviation{Check: k.justifiedRule(&m, r.data), Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
 			Expected: fmt.Sprintf("no signal before time 0 (the first input frame) by more than %s", fmtTime(k.early)), Actual: describe(r.data, &k.cp),
 			Detail: "a signal before the test began is unjustified"})

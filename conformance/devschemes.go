@@ -113,6 +113,7 @@ type pcItem struct {
 	port    int
 	flow    device.FlowKey
 	l       layers.Postcard
+	qk      uint64 // hash of the quote
 	data    []byte
 	matched bool
 }
@@ -197,8 +198,12 @@ func (s *schemeState) ref(o device.Out, no int) bool {
 		if err != nil {
 			return false
 		}
+		var qk uint64
+		if s.k.trig != nil {
+			qk, _ = s.k.trig.quoteKey(l.Quote)
+		}
 		l.Quote, l.SwitchID = nil, append(net.HardwareAddr(nil), l.SwitchID...)
-		it := &pcItem{t: o.Time, no: no, port: o.Port, flow: flowKeyOf(l.Flow).FiveTuple(), l: l, data: append([]byte(nil), o.Frame...)}
+		it := &pcItem{qk: qk, t: o.Time, no: no, port: o.Port, flow: flowKeyOf(l.Flow).FiveTuple(), l: l, data: append([]byte(nil), o.Frame...)}
 		s.pcRef[it.flow] = append(s.pcRef[it.flow], it)
 		s.pcRing = append(s.pcRing, it)
 		return true
@@ -476,12 +481,31 @@ func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 		}
 	}
 	key := flowKeyOf(l.Flow).FiveTuple()
+	if out := k.m.Dev.Route(l.Flow.Src); out >= 0 && out != r.port {
+		s.bad(r, "PBFS-JUSTIFIED", "egress port", k.c.PortName(out), k.c.PortName(r.port), "a postcard on the wrong port: it leaves toward the marked packet's sender")
+	}
 	var best *pcItem
+	// The reference postcard for the same marked packet within the
+	// tolerances, else the nearest in reach.
+	qk, qok := uint64(0), false
+	if k.trig != nil {
+		qk, qok = k.trig.quoteKey(l.Quote)
+	}
+	score := func(it *pcItem) int {
+		n := 0
+		if k.inTol(r.t, it.t) {
+			n += 2
+		}
+		if qok && it.qk == qk {
+			n++
+		}
+		return n
+	}
 	for _, it := range s.pcRef[key] {
 		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
-		if best == nil || k.inTol(r.t, it.t) && !k.inTol(r.t, best.t) || k.inTol(r.t, it.t) == k.inTol(r.t, best.t) && abs64(it.t-r.t) < abs64(best.t-r.t) {
+		if best == nil || score(it) > score(best) || score(it) == score(best) && abs64(it.t-r.t) < abs64(best.t-r.t) {
 			best = it
 		}
 	}

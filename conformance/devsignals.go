@@ -55,15 +55,23 @@ type sfcFlow struct {
 	tmpl    []byte // the reference's last signal for the flow
 	tmplT   int64
 	firstOK bool    // the flow's first firm decision was seen
-	dev     []int64 // device signal times, for completeness
+	dev     []devSig // the device's signals, for completeness
 	trig    int64   // trigger arrival of the device's last signal
 	hasTrig bool
 	missing bool
 	last    int64
 }
 
+// devSig is a device signal as completeness sees it: the arrival of the
+// packet it quotes (exact), or its own time when the quote names none.
+type devSig struct {
+	t     int64
+	exact bool
+}
+
 type pendFire struct {
 	t     int64
+	trig  int64 // arrival of the packet the decision is about
 	port  int
 	flow  device.FlowKey
 	first bool
@@ -197,6 +205,8 @@ func (s *sfcState) refSignal(o device.Out, no int) {
 	if err != nil {
 		return
 	}
+	var m0 device.Meta
+	device.Parse(o.Frame, &m0, &s.k.cp)
 	fl := s.flow(sig.FlowKey().FiveTuple())
 	data := append([]byte(nil), o.Frame...)
 	fl.sent = append(fl.sent, refSig{t: o.Time, no: no, pause: sig.PauseUS, depth: sig.QueueDepth, origin: sig.Origin, hasTLV: hasTLV, data: data})
@@ -208,8 +218,8 @@ func (s *sfcState) refSignal(o device.Out, no int) {
 		}
 	}
 	port := int(sig.CPPort)
-	if sig.CPPort == layers.CPPortUnknown {
-		port = -1
+	if sig.CPPort == layers.CPPortUnknown || m0.Kind == device.KindCIM {
+		port = s.k.m.Dev.Route(sig.Flow.Dst) // the quoted packet's egress
 	}
 	s.vals = append(s.vals, portVal{t: o.Time, pause: sig.PauseUS, depth: int64(sig.QueueDepth), port: port})
 }
@@ -224,7 +234,7 @@ func (s *sfcState) refFire(f Firing) {
 	if f.Fired {
 		// No depth slack (rule 5): every decision to signal counts.
 		out := s.k.m.Dev.Route(f.Flow.Src)
-		s.pend = append(s.pend, pendFire{t: f.Time + s.lat, port: out, flow: key, first: !fl.firstOK})
+		s.pend = append(s.pend, pendFire{t: f.Time + s.lat, trig: f.Time, port: out, flow: key, first: !fl.firstOK})
 		fl.firstOK = true
 	}
 }
@@ -355,7 +365,11 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		}
 	}
 	fl.trig, fl.hasTrig = a, true
-	fl.dev = append(fl.dev, min(r.t, refT))
+	if found {
+		fl.dev = append(fl.dev, devSig{trig.t, true})
+	} else {
+		fl.dev = append(fl.dev, devSig{min(r.t, refT), false})
+	}
 	fl.missing = false
 	fl.last = r.t
 
@@ -602,15 +616,47 @@ func (s *sfcState) expire(all bool) {
 		}
 		k.rep.checked(rule, 1)
 		fl := s.flow(p.flow)
-		from := p.t - (1+k.missed)*s.reset - k.tol
-		i := 0
-		for i < len(fl.dev)-1 && fl.dev[i] < from {
-			i++
+		// A device signal for this packet or an earlier one of the flow
+		// within its reset period (another phase may have suppressed
+		// this one); one for a later packet is no answer to this decision.
+		from := p.trig - (1+k.missed)*s.reset - k.tol
+		kept, met := fl.dev[:0], false
+		var prev *devSig
+		for i := range fl.dev {
+			d := fl.dev[i]
+			if d.t < from {
+				continue
+			}
+			kept = append(kept, d)
+			w := k.jitter
+			if !d.exact {
+				w = k.tol
+			}
+			switch {
+			case d.exact && abs64(d.t-p.trig) <= k.jitter || !d.exact && d.t >= p.trig-k.early && d.t <= p.t+k.tol:
+				met = true // a signal for this very packet
+			case d.t+w < p.trig && (prev == nil || d.t > prev.t):
+				prev = &kept[len(kept)-1]
+			}
 		}
-		if i > 0 {
-			fl.dev = append(fl.dev[:0], fl.dev[i:]...)
+		fl.dev = kept
+		if !met && prev != nil {
+			// Suppressed by the device's filter: the flow was signalled
+			// since the last clearing, so no clearing may fall between
+			// that signal and this packet, for one phase of all flows
+			// (with missed periods allowed, any gap of that many periods).
+			w := k.jitter
+			if !prev.exact {
+				w = k.tol
+			}
+			switch {
+			case p.trig-prev.t < s.reset+2*w && s.phase.forbid(prev.t+1+w, p.trig-w):
+				met = true
+			case k.missed > 0 && p.trig-prev.t < (1+k.missed)*s.reset+2*w:
+				met = true
+			}
 		}
-		if len(fl.dev) > 0 && fl.dev[0] >= from && fl.dev[0] <= p.t+k.tol {
+		if met {
 			continue
 		}
 		if fl.missing && !p.first {
@@ -618,8 +664,8 @@ func (s *sfcState) expire(all bool) {
 		}
 		fl.missing = true
 		k.missing(Deviation{Check: rule, Port: k.c.PortName(p.port), Time: p.t, Field: "flow " + p.flow.String(),
-			Expected: fmt.Sprintf("a signal between %s and %s", fmtTime(from), fmtTime(p.t+k.tol)), Actual: "(none)",
-			Detail: "the reference signals this flow; the device did not within the tolerance and its reset period"}, p.port)
+			Expected: fmt.Sprintf("a signal for the packet that arrived at %s, or for one of the flow since %s", fmtTime(p.trig), fmtTime(from)), Actual: "(none)",
+			Detail: "the reference signals this flow; the device did not, for this packet or within its reset period before"}, p.port)
 	}
 	for s.vhead < len(s.vals) && (all || s.vals[s.vhead].t+2*k.win < lim) {
 		s.vhead++
