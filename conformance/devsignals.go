@@ -54,9 +54,9 @@ type sfcFlow struct {
 	sent    []refSig
 	tmpl    []byte // the reference's last signal for the flow
 	tmplT   int64
-	firstOK bool    // the flow's first firm decision was seen
+	firstOK bool     // the flow's first firm decision was seen
 	dev     []devSig // the device's signals, for completeness
-	trig    int64   // trigger arrival of the device's last signal
+	trig    int64    // trigger arrival of the device's last signal
 	hasTrig bool
 	missing bool
 	last    int64
@@ -652,8 +652,10 @@ func (s *sfcState) expire(all bool) {
 			switch {
 			case p.trig-prev.t < s.reset+2*w && s.phase.forbid(prev.t+1+w, p.trig-w):
 				met = true
+				k.rep.accepted(rule, "the device's suppression filter (another phase than the reference's) holds the flow: signalled less than a reset period before")
 			case k.missed > 0 && p.trig-prev.t < (1+k.missed)*s.reset+2*w:
 				met = true
+				k.rep.accepted(rule, "tolerances.missed_periods: a Bloom filter false positive may skip the flow")
 			}
 		}
 		if met {

@@ -470,6 +470,10 @@ func TestAnotherSuppressionPhasePasses(t *testing.T) {
 		rep.WriteText(&s)
 		t.Fatalf("a device with another suppression phase fails:\n%s", s.String())
 	}
+	// Rule 5: what passes only by the property is named in the report.
+	if c := rep.Check("SFC-BTS-COMPLETE"); c == nil || c.Accepted == 0 || !strings.Contains(c.Why, "phase") {
+		t.Errorf("the signals the device's phase suppresses are not named as accepted: %+v", c)
+	}
 	ex, _ := conformance.RunExact(c, filepath.Join(vdir, conformance.InputFile), dev, conformance.Options{})
 	if ex.Verdict == conformance.Pass {
 		t.Error("exact mode should see the phase difference")

@@ -374,10 +374,10 @@ func exemptOctets(fam sigFam, b []byte) map[int]bool {
 	}
 	if m.IP() {
 		if m.IPVersion == 4 {
-			span(m.L3, 1)    // version, IHL
-			span(m.L3+2, 4)  // length, identification
-			span(m.L3+9, 3)  // protocol, checksum
-			span(m.L3+6, 2)  // flags, fragment offset
+			span(m.L3, 1)   // version, IHL
+			span(m.L3+2, 4) // length, identification
+			span(m.L3+9, 3) // protocol, checksum
+			span(m.L3+6, 2) // flags, fragment offset
 		} else {
 			span(m.L3, 1)
 			span(m.L3+4, 3) // payload length, next header
@@ -400,8 +400,8 @@ func exemptOctets(fam sigFam, b []byte) map[int]bool {
 			span(pdu, 1)
 			span(pdu+15, 2) // MSDU length
 			n := int(binary.BigEndian.Uint16(b[pdu+15:]))
-			span(pdu+17, n)                         // the MSDU: a quote, its own check
-			span(pdu+17+n, len(b)-(pdu+17+n))       // TLVs: pause time and structure
+			span(pdu+17, n)                   // the MSDU: a quote, its own check
+			span(pdu+17+n, len(b)-(pdu+17+n)) // TLVs: pause time and structure
 			span(pdu+17+n+4, 0)
 		}
 	case famPFC, famPAUSE:

@@ -61,6 +61,12 @@ type CheckResult struct {
 	Deviations  []Deviation `json:"shown"`
 	// Checked counts the items the check looked at (frames, signals).
 	Checked int64 `json:"checked"`
+	// Accepted counts what the rule let pass only because the reference
+	// leaves the device a choice there, and Why names the property
+	// (conformance.md rule 5: a missing signal another suppression phase
+	// explains).
+	Accepted int64  `json:"accepted,omitempty"`
+	Why      string `json:"accepted_why,omitempty"`
 	// Clause and Tolerance describe a device-mode rule (Rules).
 	Clause    string `json:"clause,omitempty"`
 	Tolerance string `json:"tolerance,omitempty"`
@@ -231,6 +237,14 @@ func (r *Report) add(d Deviation) {
 	}
 	if len(c.Deviations) < r.maxShown {
 		c.Deviations = append(c.Deviations, d)
+	}
+}
+
+// accepted notes an item rule name let pass by a property, and why.
+func (r *Report) accepted(name, why string) {
+	if c := r.byName[name]; c != nil {
+		c.Accepted++
+		c.Why = why
 	}
 }
 

@@ -93,6 +93,9 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 			if c.Count > 0 {
 				fmt.Fprintf(&b, ", %d deviation(s)", c.Count)
 			}
+			if c.Accepted > 0 {
+				fmt.Fprintf(&b, ", %d accepted: %s", c.Accepted, c.Why)
+			}
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
@@ -135,6 +138,8 @@ type JSONLRecord struct {
 	Clause        string             `json:"clause,omitempty"`
 	Verdict       string             `json:"verdict,omitempty"`
 	Checked       *int64             `json:"checked,omitempty"`
+	Accepted      int64              `json:"accepted,omitempty"`
+	Why           string             `json:"accepted_why,omitempty"`
 	Deviations    *int64             `json:"deviations,omitempty"`
 	Error         string             `json:"error,omitempty"`
 	*Deviation
@@ -161,7 +166,7 @@ func (r *Report) WriteJSONL(w io.Writer) error {
 	}
 	for _, c := range r.Checks {
 		checked, count := c.Checked, c.Count
-		if err := e.Encode(JSONLRecord{Type: "rule", Vector: r.Vector, Rule: c.Name, Clause: c.Clause, Verdict: c.Verdict, Checked: &checked, Deviations: &count}); err != nil {
+		if err := e.Encode(JSONLRecord{Type: "rule", Vector: r.Vector, Rule: c.Name, Clause: c.Clause, Verdict: c.Verdict, Checked: &checked, Deviations: &count, Accepted: c.Accepted, Why: c.Why}); err != nil {
 			return err
 		}
 	}
