@@ -42,29 +42,34 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 	return rep, err
 }
 
-// digestFiles returns "sha256:" and the hex SHA-256 of the files' contents,
-// each prefixed by its length as 8 big-endian octets; "" when one cannot
-// be read.
+// digestFiles returns "sha256:" and the hex SHA-256 of one file; of
+// several, the SHA-256 of their SHA-256s in order (the vector digest:
+// case.yaml, then the input capture). "" when one cannot be read.
 func digestFiles(paths ...string) string {
-	h := sha256.New()
+	var sums [][]byte
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			return ""
 		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return ""
-		}
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(st.Size()))
-		h.Write(n[:])
+		h := sha256.New()
 		_, err = io.Copy(h, f)
 		f.Close()
 		if err != nil {
 			return ""
 		}
+		sums = append(sums, h.Sum(nil))
+	}
+	return digestOf(sums...)
+}
+
+func digestOf(sums ...[]byte) string {
+	if len(sums) == 1 {
+		return "sha256:" + hex.EncodeToString(sums[0])
+	}
+	h := sha256.New()
+	for _, s := range sums {
+		h.Write(s)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
@@ -75,6 +80,10 @@ func digestFiles(paths ...string) string {
 // gets a verdict. Both captures are streamed; what is held is bounded by
 // the tolerances and the window.
 func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
+	return retryMerged(func(merge bool) (*Report, error) { return checkDevice(c, input, dev, opt, merge) })
+}
+
+func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, error) {
 	m, err := BuildModel(c)
 	if err != nil {
 		rep := newReport(ModeDevice, opt.MaxShown, nil)
@@ -88,15 +97,13 @@ func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
 	}
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, dev
 	rep.DUT = opt.DUT
-	rep.VectorDigest = digestFiles(c.File, input)
-	rep.CaptureDigest = digestFiles(dev)
 	var ep epochRef
-	in, err := openStream(c, input, &ep)
+	in, err := openStream(c, input, &ep, merge, true)
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	ds, err := openStream(c, dev, &ep)
+	ds, err := openStream(c, dev, &ep, merge, true)
 	if err != nil {
 		return rep, err
 	}
@@ -125,7 +132,19 @@ func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
 	}
 	k.finish()
 	rep.finish()
+	rep.VectorDigest = vectorDigest(c.File, in)
 	return rep, nil
+}
+
+// vectorDigest is the vector digest (digestFiles of case.yaml and the
+// input) from the input stream's running hash: the input is read once.
+func vectorDigest(casePath string, in *stream) string {
+	cb, err := os.ReadFile(casePath)
+	if err != nil || in.digest == nil {
+		return ""
+	}
+	cs := sha256.Sum256(cb)
+	return digestOf(cs[:], in.digest.Sum(nil))
 }
 
 // devChecker holds what device mode needs between frames: the reference's
@@ -161,12 +180,15 @@ type devChecker struct {
 	bg       *BackgroundCounts
 
 	// capture coverage (rule 9)
-	capEnd   int64         // model time of the device capture's last frame
-	devPorts map[int]int64 // frames per port in the device capture
+	devLast  int64         // model time of the latest device frame read
+	devPorts map[int]int64 // frames per port in the device capture so far
 	lastSig  int64         // the reference's last signal
 	hasSig   bool
 	lostEnd  int64 // deviations not reported: after the capture's end
-	lostPort map[int]int64
+	// held are missing-frame deviations of ports that carried no frame
+	// yet: reported at the end if the port carried any (rule 9), else
+	// counted as not judged. At most a report's worth per rule is kept.
+	held map[int]*heldDevs
 
 	// device capture
 	dpend *record
@@ -230,6 +252,10 @@ func (q *dataQ) trim() {
 	}
 }
 
+// reorderReach is how far ahead of its reference time a data frame of a
+// flow may leave and still be recognised (as reordered and early).
+const reorderReach = 10 * device.Microsecond
+
 // Defaults of device mode's tolerances (conformance.md rule 6).
 const (
 	DefaultTimeTol  = 1 * device.Microsecond
@@ -240,7 +266,7 @@ const (
 func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
-		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, lostPort: map[int]int64{}}
+		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
 	rep.Background = k.bg
 	names := append([]string(nil), c.Volatile...)
 	names = append(names, "bth.icrc") // the ICRC has its own rule
@@ -295,10 +321,10 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 		k.maxDepthTol = max(k.maxDepthTol, dt)
 	}
 	k.dtol = k.maxDepthTol
-	// Device frames are checked once the reference has run a window past
-	// them: a frame may be matched up to the window early or late (a
-	// reordered frame is found as such, not as an altered one).
-	k.lag = k.tol + k.early + 2 + k.win
+	// Device frames are checked once the reference has run reorderReach
+	// past them: a frame that far ahead of its turn is found as
+	// reordered, not as altered.
+	k.lag = k.tol + k.early + 2 + min(k.win, reorderReach)
 	// A NIC's host side is checked only when the device capture has it.
 	if c.Role == device.RoleNIC {
 		for i := 0; i < ds.r.NInterfaces(); i++ {
@@ -306,20 +332,10 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 				k.hasHost = true
 			}
 		}
-		for i, name := range ds.scan.names {
+		for i, name := range ds.names {
 			if c.portOf(i, name, true) == device.HostPort {
 				k.hasHost = true
 			}
-		}
-	}
-	k.capEnd = ds.scan.lastNs - ds.epoch
-	for i, n := range ds.scan.perIf {
-		name := ""
-		if i < len(ds.scan.names) {
-			name = ds.scan.names[i]
-		}
-		if p := c.portOf(i, name, ds.r.IsPcapng()); p != noPort {
-			k.devPorts[p] += n
 		}
 	}
 	tf := &TolerancesInForce{TimeNs: k.tol, EarlyNs: k.early, PauseNs: k.ptol, QueueDepth: k.maxDepthTol, WindowNs: k.win,
@@ -376,16 +392,33 @@ func (k *devChecker) reach(t, refT int64) bool { return t-refT <= k.win && refT-
 // reference's frame missing.
 func (k *devChecker) reachLate(t, refT int64) bool { return t-refT <= k.win && refT-t <= k.early }
 
+// heldDevs are the missing-frame deviations of a port that carried no
+// device frame yet.
+type heldDevs struct {
+	devs  []Deviation
+	count map[string]int64
+	total int64
+}
+
 // missing reports a reference frame the device never sent, unless the
 // capture cannot show it (rule 9: it ends first, or the port carried
 // nothing), which makes the vector INCONCLUSIVE instead.
 func (k *devChecker) missing(d Deviation, port int) {
-	if d.Time+k.tol > k.capEnd {
+	if d.Time+k.tol > k.devLast {
 		k.lostEnd++
 		return
 	}
 	if k.devPorts[port] == 0 {
-		k.lostPort[port]++
+		h := k.held[port]
+		if h == nil {
+			h = &heldDevs{count: map[string]int64{}}
+			k.held[port] = h
+		}
+		h.total++
+		if h.count[d.Check] < int64(k.rep.maxShown) {
+			h.devs = append(h.devs, d)
+		}
+		h.count[d.Check]++
 		return
 	}
 	k.dev(d)
@@ -536,6 +569,11 @@ func (k *devChecker) advance(lim int64) {
 				return
 			}
 			k.dpend = r
+			k.devLast = max(k.devLast, r.t)
+			if k.devPorts[r.port] == 0 {
+				k.release(r.port)
+			}
+			k.devPorts[r.port]++
 		}
 		if k.dpend.t > lim {
 			break
@@ -892,19 +930,39 @@ func (k *devChecker) finish() {
 	k.expire(true)
 	k.rep.checked("CAP-END", 1)
 	if k.lostEnd > 0 {
-		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.capEnd, Field: "capture end",
+		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture end",
 			Expected: fmt.Sprintf("at or after %s (the reference's last signal plus the time tolerance)", fmtTime(k.lastSig+k.tol)),
-			Actual:   fmtTime(k.capEnd), Detail: fmt.Sprintf("the capture ends first: %d reference frame(s) after its end not judged", k.lostEnd)})
+			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends first: %d reference frame(s) after its end not judged", k.lostEnd)})
 	}
 	var ports []int
-	for p := range k.lostPort {
+	for p := range k.held {
 		ports = append(ports, p)
 	}
 	for _, p := range sortInts(ports) {
 		k.rep.checked("CAP-PORTS", 1)
 		k.dev(Deviation{Check: "CAP-PORTS", Port: k.c.PortName(p), Field: "port " + k.c.PortName(p),
 			Expected: "the frames the reference sends on it", Actual: "no frame at all in the device capture",
-			Detail: fmt.Sprintf("%d reference frame(s) not judged: was the port captured?", k.lostPort[p])})
+			Detail: fmt.Sprintf("%d reference frame(s) not judged: was the port captured?", k.held[p].total)})
+	}
+	k.rep.CaptureDigest = k.ds.Digest()
+}
+
+// release reports the deviations held for a port once it carries a
+// frame: the port was captured, so what it lacks is missing.
+func (k *devChecker) release(port int) {
+	h := k.held[port]
+	if h == nil {
+		return
+	}
+	delete(k.held, port)
+	for _, d := range h.devs {
+		k.dev(d)
+	}
+	for id, n := range h.count {
+		shown := min(n, int64(k.rep.maxShown))
+		if c := k.rep.byName[id]; c != nil && n > shown {
+			c.Count += n - shown
+		}
 	}
 }
 

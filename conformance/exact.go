@@ -101,6 +101,10 @@ func loadCaseIn(dir string) (*Case, error) {
 // same bytes except the case's volatile fields, same time within the
 // case's time tolerance (default 0). Both captures are streamed.
 func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
+	return retryMerged(func(merge bool) (*Report, error) { return runExact(c, input, expected, opt, merge) })
+}
+
+func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report, error) {
 	rep := newReport(ModeExact, opt.MaxShown, exactChecks)
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, expected
 	m, err := BuildModel(c)
@@ -108,12 +112,12 @@ func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
 		return rep, err
 	}
 	var ep epochRef
-	in, err := openStream(c, input, &ep)
+	in, err := openStream(c, input, &ep, merge, false)
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	exp, err := openStream(c, expected, &ep)
+	exp, err := openStream(c, expected, &ep, merge, false)
 	if err != nil {
 		return rep, err
 	}

@@ -101,8 +101,8 @@ type Report struct {
 	// Harness is the version of this harness (package version).
 	Harness string `json:"harness"`
 	// VectorDigest is "sha256:" and the hex SHA-256 of the vector's
-	// content: case.yaml, then the input capture (and, in exact mode, the
-	// expected capture), each prefixed by its length as 8 octets.
+	// content: of the SHA-256 of case.yaml followed by the SHA-256 of
+	// the input capture (sha256sum of each, concatenated as octets).
 	VectorDigest string `json:"vector_digest,omitempty"`
 	// CaptureDigest is "sha256:" and the SHA-256 of the device capture
 	// (device mode).
