@@ -42,9 +42,12 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 	return rep, err
 }
 
-// digestFiles returns "sha256:" and the hex SHA-256 of one file; of
-// several, the SHA-256 of their SHA-256s in order (the vector digest:
-// case.yaml, then the input capture). "" when one cannot be read.
+// DigestFiles returns "sha256:" and the hex SHA-256 of one file; of
+// several, the SHA-256 of their SHA-256s in order (a vector's digest:
+// case.yaml, then the input capture, then for exact mode the expected
+// capture). "" when one cannot be read.
+func DigestFiles(paths ...string) string { return digestFiles(paths...) }
+
 func digestFiles(paths ...string) string {
 	var sums [][]byte
 	for _, p := range paths {

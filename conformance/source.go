@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -56,11 +56,11 @@ const noPort = -1 << 30
 
 // record is one frame of a capture placed on a port and in model time.
 type record struct {
-	no    int // 1-based frame number in its capture
-	port  int // port id (device.HostPort for a NIC's host side)
-	iface int // capture interface
-	t    int64 // model time, ns since the epoch
-	data []byte
+	no    int   // 1-based frame number in its capture
+	port  int   // port id (device.HostPort for a NIC's host side)
+	iface int   // capture interface
+	t     int64 // model time, ns since the epoch
+	data  []byte
 	// comments of the frame (pcapng), valid like data.
 	comments []string
 }

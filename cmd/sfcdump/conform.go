@@ -130,6 +130,7 @@ undefined ports, time going backwards, ...).`,
 			reps := runParallel(dirs, jobs, func(d string) *conformance.Report {
 				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown, Sequential: jobs > 1})
 				rep.DUT = f.dut
+				rep.VectorDigest = conformance.DigestFiles(filepath.Join(d, conformance.CaseFile), filepath.Join(d, conformance.InputFile), filepath.Join(d, conformance.ExpectedFile))
 				return rep
 			})
 			return f.finish(cmd, reps)
