@@ -240,14 +240,19 @@ func newConformCheckCmd() *cobra.Command {
 		Use:   "check --case case.yaml --input in.pcapng --device out.pcapng",
 		Short: "Check a capture of a device's output against the reference (device mode)",
 		Long: `check replays the device's input capture through the reference model the case
-describes and compares the device's output capture with it in device mode:
-per-field tolerances (pause time, timestamps, queue depth) and property checks
-where the reference leaves the device a choice (suppression phase, Bloom
-false positives). Captures are pcapng with interface i = port i (or the
-interface names the case gives); a NIC's host side is interface "host".`,
+describes and checks the device's output capture against it in device mode:
+the rules of 'sfcdump conform rules' (conformance.md "Device mode,
+normative"), each with a stable id that every deviation names. Captures are
+pcapng with interface i = port i (or the interface names the case gives),
+every port its own interface; a NIC's host side is interface "host". Frames
+before the first input frame, and background (ARP, ND, LLDP, STP, ICMP,
+other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
+0 PASS, 1 FAIL, 2 UNUSABLE, 3 INCONCLUSIVE.`,
 		Example: `  sfcdump conform check --case pcaps/sfc/incast-first-bts/case.yaml \
       --input pcaps/sfc/incast-first-bts/input.pcapng --device dut.pcapng
-  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng -T json > report.json`,
+  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng -T json > report.json
+  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng \
+      --dut "Acme Switch 9000 fw 1.2.3" --mask udp.sport --ignore 'udp.dport == 5353' -T junit > junit.xml`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
