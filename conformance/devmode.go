@@ -112,6 +112,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 	}
 	defer ds.close()
 	ds.beforeT0 = true // rule 1: device frames before time 0 are no error
+	ds.cutOK = true    // rule 9: a cut device capture ends early
 	if opt.prefetch() {
 		in.prefetch()
 		ds.prefetch()
@@ -120,6 +121,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 	if err != nil {
 		return rep, err
 	}
+	k.in = in
 	m.Dev.OnOutput(k.refOut)
 	if m.obs != nil {
 		m.obs.fire = k.refFire
@@ -159,6 +161,7 @@ type devChecker struct {
 	m   *Model
 	rep *Report
 	ds  *stream
+	in  *stream
 	cp  device.Codepoints
 	vol volatile
 	fc  *fieldCmp
@@ -967,6 +970,18 @@ func (k *devChecker) finish() {
 		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture end",
 			Expected: fmt.Sprintf("at or after %s (the reference's last signal plus the time tolerance)", fmtTime(k.lastSig+k.tol)),
 			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends first: %d reference frame(s) after its end not judged", k.lostEnd)})
+	}
+	k.rep.checked("CAP-DROPS", 1)
+	for _, st := range []*stream{k.in, k.ds} {
+		if st != nil && st.drops != nil && st.drops.Dropped > 0 {
+			k.dev(Deviation{Check: "CAP-DROPS", Port: "-", Field: "capture", Expected: "no frame dropped by the capture",
+				Actual: fmt.Sprintf("%d dropped", st.drops.Dropped), Detail: st.file + ": the pcapng's interface statistics or packet blocks count frames the capture dropped"})
+		}
+	}
+	if k.ds.cut {
+		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture file",
+			Expected: "whole to its end", Actual: fmt.Sprintf("cut in the middle of the record after frame %d", k.ds.cutAt),
+			Detail: "the capture was interrupted: what the device sent after it is unknown"})
 	}
 	var ports []int
 	for p := range k.held {

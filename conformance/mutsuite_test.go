@@ -170,6 +170,7 @@ type mutation struct {
 	dev              *capture
 	opt              conformance.Options
 	unsorted         bool
+	post             func(t *testing.T, path string) // changes the written file
 }
 
 // pauseVal reads the value rule 4 checks of a BTS or CIM: pause time, and
@@ -804,6 +805,20 @@ func (v *vecInfo) captureMutations(base func() *capture) []mutation {
 		c.frames = keep
 		add("CAP-PORTS", conformance.MutPortSilent, fmt.Sprintf("interface %d empty", ifc), c)
 	}
+	// The pcapng says its capture dropped frames; the file is cut in the
+	// middle of its last record.
+	out = append(out, mutation{rule: "CAP-DROPS", kind: conformance.MutCaptureDrop, what: "an interface statistics block counting 3 dropped frames",
+		dev: base(), post: func(t *testing.T, path string) { appendISBDrops(t, path, 3) }})
+	out = append(out, mutation{rule: "CAP-END", kind: conformance.MutCaptureCut, what: "the file cut in the middle of its last frame",
+		dev: base(), post: func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(path, b[:len(b)-20], 0o644)
+		}})
+	out = append(out, mutation{kind: "capture-drops", what: "an interface statistics block counting no drop",
+		dev: base(), post: func(t *testing.T, path string) { appendISBDrops(t, path, 0) }})
 	t0 := v.in.frames[0].t
 	end := v.exp.frames[len(v.exp.frames)-1].t
 	{
@@ -892,6 +907,30 @@ func (v *vecInfo) captureMutations(base func() *capture) []mutation {
 		out = append(out, mutation{kind: "masked", what: "every L2 signal's source MAC changed, masked", dev: c, opt: conformance.Options{Mask: []string{"eth.src"}}})
 	}
 	return out
+}
+
+// appendISBDrops appends a little-endian pcapng interface statistics
+// block for interface 0 whose isb_ifdrop is n.
+func appendISBDrops(t *testing.T, path string, n uint64) {
+	t.Helper()
+	b := binary.LittleEndian.AppendUint32(nil, 5)
+	b = binary.LittleEndian.AppendUint32(b, 40)
+	b = binary.LittleEndian.AppendUint32(b, 0) // interface
+	b = binary.LittleEndian.AppendUint32(b, 0) // timestamp
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	b = binary.LittleEndian.AppendUint16(b, 5) // isb_ifdrop
+	b = binary.LittleEndian.AppendUint16(b, 8)
+	b = binary.LittleEndian.AppendUint64(b, n)
+	b = binary.LittleEndian.AppendUint32(b, 0) // opt_endofopt
+	b = binary.LittleEndian.AppendUint32(b, 40)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func backgroundFrames() [][]byte {
@@ -991,6 +1030,9 @@ func TestMutationSuite(t *testing.T) {
 			n++
 			path := filepath.Join(tmp, fmt.Sprintf("m%d.pcapng", n))
 			writeCapture(t, mu.dev, path, mu.unsorted)
+			if mu.post != nil {
+				mu.post(t, path)
+			}
 			rep, err := conformance.CheckFiles(filepath.Join(dir, conformance.CaseFile), filepath.Join(dir, conformance.InputFile), path, mu.opt)
 			os.Remove(path)
 			if mu.rule == "" {

@@ -58,7 +58,8 @@ const (
 	MutEarly       = "early"         // shifted earlier by the early tolerance + 1 ns
 	MutField       = "field"         // each non-exempt field changed in turn
 	MutSeq         = "seq"           // a BFC sequence number repeated or skipped
-	MutCaptureCut  = "capture-cut"   // the capture cut before the reference's last signal
+	MutCaptureCut  = "capture-cut"   // the capture cut before the reference's last signal, or its file cut mid-frame
+	MutCaptureDrop = "capture-drops" // the pcapng counts frames its capture dropped
 	MutDataDrop    = "data-drop"     // a data frame dropped
 	MutDataDup     = "data-dup"      // a data frame duplicated
 	MutDataReorder = "data-reorder"  // two frames of a flow swapped
@@ -217,7 +218,9 @@ func buildRules() []Rule {
 		Rule{ID: "DATA-ICRC", Normative: 3, family: famData, Clause: "wire.md §3.3; IBTA Annex A17", Tolerance: "valid, not equal",
 			Check: "the RoCEv2 ICRC of every frame the device sends verifies", Mutations: []string{MutICRC}},
 		Rule{ID: "CAP-END", Normative: 9, family: famCap, Clause: "conformance.md rule 9", Tolerance: "tolerances.time", Inconclusive: true,
-			Check: "the device capture runs to the reference's last signal plus the time tolerance (else INCONCLUSIVE)", Mutations: []string{MutCaptureCut}},
+			Check: "the device capture runs to the reference's last signal plus the time tolerance, and its file is whole (else INCONCLUSIVE)", Mutations: []string{MutCaptureCut}},
+		Rule{ID: "CAP-DROPS", Normative: 9, family: famCap, Clause: "conformance.md rule 9; pcapng isb_ifdrop, isb_osdrop, epb_dropcount", Tolerance: tolExact, Inconclusive: true,
+			Check: "neither capture says it dropped frames (else INCONCLUSIVE)", Mutations: []string{MutCaptureDrop}},
 		Rule{ID: "CAP-PORTS", Normative: 9, family: famCap, Clause: "conformance.md rule 9", Tolerance: tolExact, Inconclusive: true,
 			Check: "every port the reference sends on carries frames in the device capture (else INCONCLUSIVE)", Mutations: []string{MutPortSilent}},
 	)

@@ -95,9 +95,16 @@ type stream struct {
 	ifLast    []int64 // per interface, the last timestamp read (ns, Unix)
 	emitted   int64   // the last model time handed out
 	emittedOK bool
-	// digest hashes every octet of the file as it is read.
+	// digest hashes every octet of the file as it is read; drops adds up
+	// the frames the pcapng says the capture dropped.
 	digest hash.Hash
-	file0  *os.File
+	drops  *dropScan
+	// cutAt, when the file ends in the middle of a record and cutOK, is
+	// the number of the last whole frame: the capture ends there.
+	cutOK bool
+	cut   bool
+	cutAt int
+	file0 *os.File
 }
 
 // epochRef is the Unix time in ns of model time 0, shared by the captures
@@ -121,16 +128,18 @@ func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream
 	}
 	var src io.Reader = f
 	var h hash.Hash
+	var drops *dropScan
 	if digest {
 		h = sha256.New()
-		src = io.TeeReader(f, h)
+		drops = &dropScan{}
+		src = io.TeeReader(f, io.MultiWriter(h, drops))
 	}
 	r, err := pcapio.NewReader(path, src)
 	if err != nil {
 		f.Close()
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
-	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge}
+	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge, drops: drops}
 	s.names = interfaceNames(path)
 	for i := range s.names {
 		s.merge.see(i) // frames wait for every declared interface
@@ -264,6 +273,12 @@ func (s *stream) readRaw() (*record, error) {
 	}
 	if err != nil {
 		var fe *pcapio.FrameError
+		if errors.As(err, &fe) && s.cutOK && errors.Is(err, io.ErrUnexpectedEOF) {
+			// The device capture was cut (its writer stopped): it ends
+			// at its last whole frame, and the check says so (rule 9).
+			s.cut, s.cutAt = true, fe.LastGood
+			return nil, io.EOF
+		}
 		if errors.As(err, &fe) {
 			return nil, &UnusableError{File: s.file, Frame: fe.LastGood + 1, Reason: "capture is broken after frame " + fmt.Sprint(fe.LastGood) + ": " + errText(fe.Err), Err: err}
 		}
