@@ -37,8 +37,9 @@
 //     must be an interface of its own. Frames of different interfaces are
 //     merged by time (a capture that needs it is read again merging). A
 //     frame that cannot be placed, a timestamp going backwards on its
-//     interface, a classic pcap where several ports exist, a cut or
-//     unreadable file: an UnusableError, exit status 2.
+//     interface, a classic pcap where several ports exist, a cut input or
+//     an unreadable file: an UnusableError, exit status 2 (a device
+//     capture cut mid-frame ends there: INCONCLUSIVE).
 //  4. Replay: every input frame goes to Device.Input at its time and port;
 //     after the last one the model runs until idle (Device.Flush) and on
 //     to the case's end. Device.OnOutput hands each frame the model sends
