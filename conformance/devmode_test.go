@@ -127,23 +127,7 @@ func TestInterfaceTimeOrder(t *testing.T) {
 func writeRaw(t *testing.T, c *capture, path string, fix func([]capFrame)) {
 	t.Helper()
 	fix(c.frames)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pcapio.NewWriter(f, c.names...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fr := range c.frames {
-		if err := w.Write(fr.iface, fr.t, fr.data, len(fr.data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeUnsorted(t, path, c)
 }
 
 // TestVerdictsAndExitCodes checks rule 9: a truncated capture is

@@ -58,23 +58,7 @@ func readCapture(t *testing.T, path string) *capture {
 func (c *capture) write(t *testing.T, path string) {
 	t.Helper()
 	slices.SortStableFunc(c.frames, func(a, b capFrame) int { return a.t.Compare(b.t) })
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pcapio.NewWriter(f, c.names...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fr := range c.frames {
-		if err := w.Write(fr.iface, fr.t, fr.data, len(fr.data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeUnsorted(t, path, c)
 }
 
 func meta(b []byte) device.Meta {

@@ -17,7 +17,6 @@ import (
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
-	"github.com/opensfc/sfc/pcapio"
 )
 
 // The mutation suite of device mode (issue 17 item 5): for every corpus
@@ -983,23 +982,7 @@ func writeCapture(t *testing.T, c *capture, path string, unsorted bool) {
 		}
 		return a.t.Compare(b.t)
 	})
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pcapio.NewWriter(f, c.names...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fr := range c.frames {
-		if err := w.Write(fr.iface, fr.t, fr.data, len(fr.data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	writeUnsorted(t, path, c)
 }
 
 type tally struct{ killed, total int }
