@@ -224,13 +224,17 @@ func (s *sfcState) refSignal(o device.Out, no int) {
 	s.vals = append(s.vals, portVal{t: o.Time, pause: sig.PauseUS, depth: int64(sig.QueueDepth), port: port})
 }
 
+// fireDepth is the queue depth a signal for decision f carries: the one
+// place device mode reads it from a Firing.
+func fireDepth(f *Firing) int64 { return f.Depth }
+
 // refFire takes a decision (or a near miss) of the reference switch.
 func (s *sfcState) refFire(f Firing) {
 	key := f.Flow.FiveTuple()
 	fl := s.flow(key)
 	fl.fires = append(fl.fires, fireRec{Firing: f})
 	fl.last = f.Time
-	s.vals = append(s.vals, portVal{t: f.Time + s.lat, pause: f.PauseUS, depth: f.Depth, port: f.OutPort})
+	s.vals = append(s.vals, portVal{t: f.Time + s.lat, pause: f.PauseUS, depth: fireDepth(&f), port: f.OutPort})
 	if f.Fired {
 		// No depth slack (rule 5): every decision to signal counts.
 		out := s.k.m.Dev.Route(f.Flow.Src)
@@ -398,7 +402,10 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 				Expected: "one of " + strings.Join(seen, ", "), Actual: fmt.Sprint(sig.PauseUS), Detail: det})
 		}
 	}
-	if m.Kind == device.KindBTS && sig.Origin == layers.OriginQueue {
+	if m.Kind == device.KindBTS {
+		// The depth field of every BTS (behaviour.md §1 step 4: qd_e, also
+		// for origin cache; wire.md §5 says 0 unless origin queue: what
+		// the reference sends decides).
 		k.rep.checked("SFC-BTS-DEPTH", 1)
 		var seen []string
 		ok := false
@@ -488,7 +495,7 @@ func (s *sfcState) values(cp int, lo, hi int64, fl *sfcFlow, fn func(pause uint1
 	}
 	for i := range fl.fires {
 		if f := &fl.fires[i]; f.Time+s.lat >= lo && f.Time+s.lat <= hi {
-			fn(f.PauseUS, f.Depth)
+			fn(f.PauseUS, fireDepth(&f.Firing))
 		}
 	}
 	for i := range fl.sent {
@@ -555,9 +562,6 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 		}
 		if !sig.Origin.Known() {
 			bad("bts.origin", "queue, cache or estimate", sig.Origin.String(), "")
-		}
-		if sig.Origin != layers.OriginQueue && sig.QueueDepth != 0 {
-			bad("bts.queue_depth", "0", fmt.Sprint(sig.QueueDepth), "depth is 0 unless the origin is queue")
 		}
 		if sig.Origin == layers.OriginQueue && sig.CPPort != layers.CPPortUnknown {
 			if cp := k.c.Port(int(sig.CPPort)); cp != nil && cp.ServerFacing != sig.Cacheable {
