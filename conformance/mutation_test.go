@@ -319,6 +319,26 @@ func TestMutations(t *testing.T) {
 			}
 			t.Fatal("no second frame of the flow")
 		}, "DATA-ORDER"},
+		{"a PFC XOFF also enabling a class not paused (time 0)", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC && !isXON(m, f) })
+			m := meta(c.frames[i].data)
+			c.frames[i].data[m.L3+3] |= 0x01 // class 0, its time left 0
+		}, "PFC-FIELDS"},
+		{"a PFC XOFF with a time set for a class not enabled", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC && !isXON(m, f) })
+			m := meta(c.frames[i].data)
+			binary.BigEndian.PutUint16(c.frames[i].data[m.L3+4+2*5:], 7) // class 5
+		}, "PFC-FIELDS"},
+		{"a CIM's VLAN id changed", "cim/incast-sfc-tlv", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, func(m *device.Meta, _ capFrame) bool { return m.Kind == device.KindCIM })
+			m := meta(c.frames[i].data)
+			c.frames[i].data[m.Payload+14] ^= 0x05 // vlan_identifier
+		}, "SFC-CIM-FIELDS"},
+		{"a Floodgate credit of 7546 octets sent as 0", "floodgate/window-credit-dstpause", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
+			i := nth(t, c, 0, isCredit)
+			m := meta(c.frames[i].data)
+			binary.BigEndian.PutUint32(c.frames[i].data[m.L3+8:], 0)
+		}, "FG-CREDIT"},
 		{"drop a PFC XON", "pfc/xoff-refresh-xon", func(t *testing.T, c *capture, _ *capture, _ *conformance.Case, _ string) {
 			i := nth(t, c, 0, isXON)
 			c.frames = slices.Delete(c.frames, i, i+1)
