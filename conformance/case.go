@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/filter"
 )
 
 // Case is a parsed case.yaml: the device under test and how to compare
@@ -47,6 +48,12 @@ type Case struct {
 	Tol Tolerances
 	// Volatile lists the fields exact mode does not compare.
 	Volatile []string
+	// Mask lists the fields device mode does not compare in signal
+	// frames (conformance.md rule 3, like a PTF mask; MaskFields).
+	Mask []string
+	// Ignore is a display filter (wire.md field names) whose matches in
+	// the device capture are background (conformance.md rule 2).
+	Ignore string
 
 	lines map[string]int // dotted key → line, for errors found later
 }
@@ -102,6 +109,10 @@ type Tolerances struct {
 	// suppression phase); default 0.
 	Jitter    int64
 	JitterSet bool
+	// Early is how early a device signal may be (conformance.md rule 6;
+	// device mode default 500 ns).
+	Early    int64
+	EarlySet bool
 	// MissedPeriods is how many reset periods in a row a device may leave
 	// a congested flow unsignalled (Bloom filter false positives);
 	// default 0.
@@ -165,7 +176,7 @@ func LoadCase(path string) (*Case, error) {
 	return ParseCase(path, b)
 }
 
-var topKeys = []string{"description", "scenario", "role", "schemes", "epoch", "end", "device", "ports", "params", "tolerances", "volatile"}
+var topKeys = []string{"description", "scenario", "role", "schemes", "epoch", "end", "device", "ports", "params", "tolerances", "volatile", "mask", "ignore"}
 
 // ParseCase parses the text of a case.yaml strictly: unknown, duplicate or
 // missing keys, values without units or with wrong ones, and values out of
@@ -295,6 +306,28 @@ func (c *Case) parseTop(d *decoder, top *mapping) {
 	}
 	if n := top.get("tolerances"); n != nil {
 		c.parseTol(d, d.mapping(n, "tolerances"))
+	}
+	if n := top.get("mask"); n != nil {
+		c.note("mask", n)
+		for _, it := range d.list(n, "mask") {
+			if s, ok := d.scalar(it, "mask"); ok {
+				if _, err := newMaskSet([]string{s}); err != nil {
+					d.errf(it.Line, "mask", "%v", err)
+					continue
+				}
+				c.Mask = append(c.Mask, s)
+			}
+		}
+	}
+	if n := top.get("ignore"); n != nil {
+		c.note("ignore", n)
+		if s, ok := d.scalar(n, "ignore"); ok {
+			if _, err := filter.Compile(s); err != nil {
+				d.errf(n.Line, "ignore", "not a display filter: %v", err)
+			} else {
+				c.Ignore = s
+			}
+		}
 	}
 	if n := top.get("volatile"); n != nil {
 		for _, it := range d.list(n, "volatile") {
@@ -435,7 +468,7 @@ func (c *Case) parsePort(d *decoder, m *mapping) {
 	c.Ports = append(c.Ports, p)
 }
 
-var tolKeys = []string{"time", "pause", "queue_depth", "window", "jitter", "missed_periods"}
+var tolKeys = []string{"time", "early", "pause", "queue_depth", "window", "jitter", "missed_periods"}
 
 func (c *Case) parseTol(d *decoder, m *mapping) {
 	if m == nil {
@@ -444,6 +477,9 @@ func (c *Case) parseTol(d *decoder, m *mapping) {
 	t := &c.Tol
 	if n := m.get("time"); n != nil {
 		t.Time, t.TimeSet = d.duration(n, "tolerances.time", 0, device.Second)
+	}
+	if n := m.get("early"); n != nil {
+		t.Early, t.EarlySet = d.duration(n, "tolerances.early", 0, device.Second)
 	}
 	if n := m.get("pause"); n != nil {
 		t.Pause, t.PauseSet = d.duration(n, "tolerances.pause", 0, device.Second)

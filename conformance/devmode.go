@@ -2,81 +2,20 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
+	"os"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/filter"
 	"github.com/opensfc/sfc/layers"
 )
-
-// The checks of device mode (conformance.md "Comparing").
-const (
-	// CheckJustified: every signal the device sent is one the reference
-	// sends, or suppresses, for that flow (or port and priority) at that
-	// time, within the time tolerance.
-	CheckJustified = "justified"
-	// CheckComplete: every flow (or port and priority) the reference
-	// signals is signalled by the device within the tolerance.
-	CheckComplete = "complete"
-	// CheckSuppression: the device signals a flow at most once per reset
-	// period, all flows sharing one period phase (any phase).
-	CheckSuppression = "suppression"
-	// CheckPauseTime: pause times are within the pause tolerance.
-	CheckPauseTime = "pause-time"
-	// CheckQueueDepth: reported queue depths are within the depth
-	// tolerance.
-	CheckQueueDepth = "queue-depth"
-	// CheckFieldRules: swapped addresses, ports, flags, quote content,
-	// MACs, ICRC where present.
-	CheckFieldRules = "field-rules"
-	// CheckDataLoss: no data frame the reference sends is missing.
-	CheckDataLoss = "data-loss"
-	// CheckDataOrder: no flow's data is reordered.
-	CheckDataOrder = "data-order"
-	// CheckDataIntegrity: no data frame is altered or added.
-	CheckDataIntegrity = "data-integrity"
-	// CheckTiming: data frames leave within the time tolerance of the
-	// reference.
-	CheckTiming = "timing"
-	// CheckBFCSequence: the BFC pause frames a device sends on a link
-	// count up by one.
-	CheckBFCSequence = "bfc-sequence"
-	// CheckCredit: Floodgate credits never exceed the octets received for
-	// the destination on that port, and follow the reference's within the
-	// depth tolerance.
-	CheckCredit = "credit"
-)
-
-func deviceChecks(c *Case, m *Model) []checkDef {
-	out := []checkDef{
-		{CheckJustified, "every signal the device sent is one the reference sends or suppresses then (± time tolerance)"},
-		{CheckComplete, "every flow, port and priority the reference signals is signalled by the device (± time tolerance)"},
-	}
-	if m.SFC != nil {
-		out = append(out, checkDef{CheckSuppression, "a flow is signalled at most once per reset period, one period phase for all flows"})
-	}
-	out = append(out, checkDef{CheckPauseTime, "pause times within the pause tolerance of the reference"})
-	if m.SFC != nil || c.Has(SchemePBFS) {
-		out = append(out, checkDef{CheckQueueDepth, "queue depths and assessed octets within the depth tolerance of the reference"})
-	}
-	if c.Has(SchemeBFC) {
-		out = append(out, checkDef{CheckBFCSequence, "BFC pause frames on a link count up by one (no stale or repeated sequence)"})
-	}
-	if c.Has(SchemeFloodgate) && c.Role == device.RoleSwitch {
-		out = append(out, checkDef{CheckCredit, "Floodgate credits: never more than the octets received, within the depth tolerance of the reference"})
-	}
-	out = append(out,
-		checkDef{CheckFieldRules, "swapped addresses, ports, flags, quote content, MACs, ICRC where present"},
-		checkDef{CheckDataLoss, "no data frame the reference sends is missing"},
-		checkDef{CheckDataOrder, "no flow's data is reordered"},
-		checkDef{CheckDataIntegrity, "no data frame is altered, duplicated or added"},
-		checkDef{CheckTiming, "data frames leave within the time tolerance of the reference"},
-	)
-	return out
-}
 
 // CheckFiles loads the case at casePath and checks the device capture
 // against the reference in device mode (CheckDevice). The error is
@@ -90,42 +29,99 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 		err = &UnusableError{File: casePath, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
 	rep.Vector = casePath
+	rep.DUT = opt.DUT
+	if rep.VectorDigest == "" {
+		rep.VectorDigest = digestFiles(casePath, input)
+	}
+	if rep.CaptureDigest == "" {
+		rep.CaptureDigest = digestFiles(dev)
+	}
 	if err != nil {
 		rep.Verdict, rep.Error = Unusable, err.Error()
 	}
 	return rep, err
 }
 
+// DigestFiles returns "sha256:" and the hex SHA-256 of one file; of
+// several, the SHA-256 of their SHA-256s in order (a vector's digest:
+// case.yaml, then the input capture, then for exact mode the expected
+// capture). "" when one cannot be read.
+func DigestFiles(paths ...string) string { return digestFiles(paths...) }
+
+func digestFiles(paths ...string) string {
+	var sums [][]byte
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return ""
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return ""
+		}
+		sums = append(sums, h.Sum(nil))
+	}
+	return digestOf(sums...)
+}
+
+func digestOf(sums ...[]byte) string {
+	if len(sums) == 1 {
+		return "sha256:" + hex.EncodeToString(sums[0])
+	}
+	h := sha256.New()
+	for _, s := range sums {
+		h.Write(s)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
 // CheckDevice replays input through the reference model of c and checks
-// the device's output capture against it in device mode: tolerances on
-// pause times, timestamps and queue depths, and the property checks of
-// conformance.md where the reference leaves the device a choice. Both
-// captures are streamed; what is held is bounded by the tolerances and
-// the window.
+// the device's output capture against it in device mode (conformance.md
+// "Device mode, normative"): every rule of Rules that applies to the case
+// gets a verdict. Both captures are streamed; what is held is bounded by
+// the tolerances and the window.
 func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
+	return retryMerged(func(merge bool) (*Report, error) { return checkDevice(c, input, dev, opt, merge) })
+}
+
+func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, error) {
 	m, err := BuildModel(c)
 	if err != nil {
 		rep := newReport(ModeDevice, opt.MaxShown, nil)
 		return rep, err
 	}
-	rep := newReport(ModeDevice, opt.MaxShown, deviceChecks(c, m))
+	rep := newReport(ModeDevice, opt.MaxShown, nil)
+	for _, r := range rulesFor(c, m) {
+		cr := &CheckResult{Name: r.ID, Description: r.Check, Clause: r.Clause, Tolerance: r.Tolerance, Verdict: Pass, Deviations: []Deviation{}, inconclusive: r.Inconclusive}
+		rep.Checks = append(rep.Checks, cr)
+		rep.byName[r.ID] = cr
+	}
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, dev
+	rep.DUT = opt.DUT
 	var ep epochRef
-	in, err := openStream(c, input, &ep)
+	in, err := openStream(c, input, &ep, merge, true)
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	ds, err := openStream(c, dev, &ep)
+	ds, err := openStream(c, dev, &ep, merge, true)
 	if err != nil {
 		return rep, err
 	}
 	defer ds.close()
+	ds.beforeT0 = true // rule 1: device frames before time 0 are no error
+	ds.cutOK = true    // rule 9: a cut device capture ends early
 	if opt.prefetch() {
 		in.prefetch()
 		ds.prefetch()
 	}
-	k := newDevChecker(c, m, rep, ds)
+	k, err := newDevChecker(c, m, rep, ds, opt)
+	if err != nil {
+		return rep, err
+	}
+	k.in = in
 	m.Dev.OnOutput(k.refOut)
 	if m.obs != nil {
 		m.obs.fire = k.refFire
@@ -141,7 +137,19 @@ func CheckDevice(c *Case, input, dev string, opt Options) (*Report, error) {
 	}
 	k.finish()
 	rep.finish()
+	rep.VectorDigest = vectorDigest(c.File, in)
 	return rep, nil
+}
+
+// vectorDigest is the vector digest (digestFiles of case.yaml and the
+// input) from the input stream's running hash: the input is read once.
+func vectorDigest(casePath string, in *stream) string {
+	cb, err := os.ReadFile(casePath)
+	if err != nil || in.digest == nil {
+		return ""
+	}
+	cs := sha256.Sum256(cb)
+	return digestOf(cs[:], in.digest.Sum(nil))
 }
 
 // devChecker holds what device mode needs between frames: the reference's
@@ -153,21 +161,43 @@ type devChecker struct {
 	m   *Model
 	rep *Report
 	ds  *stream
+	in  *stream
 	cp  device.Codepoints
 	vol volatile
+	fc  *fieldCmp
 
-	tol, ptol, win, jitter, reset, missed int64
-	depthTol                              map[int]int64
-	maxDepthTol                           int64
-	lag                                   int64
+	tol, early, ptol, dtol, win, jitter, reset, missed int64
+	depthTol                                           map[int]int64
+	maxDepthTol                                        int64
+	lag                                                int64
 
 	refNo   int
 	hasHost bool
 	seed    maphash.Seed
 	df      *differ
 	ma, mb  []byte
-	pool    [][]byte
-	err     error
+	mh      maphash.Hash
+	// onlyICRC: the ICRC is the only volatile field (hash around it)
+	onlyICRC bool
+	pool     [][]byte
+	err      error
+
+	// background (conformance.md rules 1 and 2)
+	ign      *filter.Filter
+	ignFrame dissect.Frame
+	inFlows  map[dataKey]struct{} // the scenario's flows (port 0)
+	bg       *BackgroundCounts
+
+	// capture coverage (rule 9)
+	devLast  int64         // model time of the latest device frame read
+	devPorts map[int]int64 // frames per port in the device capture so far
+	lastSig  int64         // the reference's last signal
+	hasSig   bool
+	lostEnd  int64 // deviations not reported: after the capture's end
+	// held are missing-frame deviations of ports that carried no frame
+	// yet: reported at the end if the port carried any (rule 9), else
+	// counted as not judged. At most a report's worth per rule is kept.
+	held map[int]*heldDevs
 
 	// device capture
 	dpend *record
@@ -231,39 +261,81 @@ func (q *dataQ) trim() {
 	}
 }
 
-func newDevChecker(c *Case, m *Model, rep *Report, ds *stream) *devChecker {
+// reorderReach is how far ahead of its reference time a data frame of a
+// flow may leave and still be recognised (as reordered and early).
+const reorderReach = 10 * device.Microsecond
+
+// Defaults of device mode's tolerances (conformance.md rule 6).
+const (
+	DefaultTimeTol  = 1 * device.Microsecond
+	DefaultEarlyTol = 500 * device.Nanosecond
+	DefaultWindow   = 100 * device.Microsecond
+)
+
+func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
-		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64}
+		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
+		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
+	rep.Background = k.bg
 	names := append([]string(nil), c.Volatile...)
 	names = append(names, "bth.icrc") // the ICRC has its own rule
 	k.vol = newVolatile(names)
-	k.tol = 1 * device.Microsecond
+	k.onlyICRC = len(c.Volatile) == 0
+	k.mh.SetSeed(k.seed)
+	masks, err := newMaskSet(append(append([]string(nil), c.Mask...), opt.Mask...))
+	if err != nil {
+		return nil, &UnusableError{File: c.File, Reason: err.Error()}
+	}
+	k.fc = &fieldCmp{masks: masks, cp: k.cp}
+	ignore := c.Ignore
+	if opt.Ignore != "" {
+		if ignore != "" {
+			ignore = "(" + ignore + ") || (" + opt.Ignore + ")"
+		} else {
+			ignore = opt.Ignore
+		}
+	}
+	if ignore != "" {
+		f, err := filter.Compile(ignore)
+		if err != nil {
+			return nil, &UnusableError{File: c.File, Reason: "ignore: " + err.Error(), Err: err}
+		}
+		k.ign = f
+		k.ignFrame.P = layers.NewParser()
+	}
+	k.tol = DefaultTimeTol
 	if c.Tol.TimeSet {
 		k.tol = c.Tol.Time
 	}
-	k.ptol = 1 * device.Microsecond
+	k.early = DefaultEarlyTol
+	if c.Tol.EarlySet {
+		k.early = c.Tol.Early
+	}
 	if c.Tol.PauseSet {
 		k.ptol = c.Tol.Pause
 	}
-	k.win = 100 * device.Microsecond
+	k.win = DefaultWindow
 	if c.Tol.WindowSet {
 		k.win = c.Tol.Window
 	}
-	k.win = max(k.win, 2*k.tol)
-	k.jitter = 0
+	k.win = max(k.win, 2*(k.tol+k.early))
 	if c.Tol.JitterSet {
 		k.jitter = c.Tol.Jitter
 	}
 	k.missed = c.Tol.MissedPeriods
 	for _, p := range c.Ports {
-		dt := p.Speed / 8 / 1_000_000 // 1 µs of the port's speed
+		var dt int64
 		if c.Tol.DepthSet {
 			dt = c.Tol.QueueDepth
 		}
 		k.depthTol[p.ID] = dt
 		k.maxDepthTol = max(k.maxDepthTol, dt)
 	}
-	k.lag = k.tol + 2
+	k.dtol = k.maxDepthTol
+	// Device frames are checked once the reference has run reorderReach
+	// past them: a frame that far ahead of its turn is found as
+	// reordered, not as altered.
+	k.lag = k.tol + k.early + 2 + min(k.win, reorderReach)
 	// A NIC's host side is checked only when the device capture has it.
 	if c.Role == device.RoleNIC {
 		for i := 0; i < ds.r.NInterfaces(); i++ {
@@ -271,7 +343,15 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream) *devChecker {
 				k.hasHost = true
 			}
 		}
+		for i, name := range ds.names {
+			if c.portOf(i, name, true) == device.HostPort {
+				k.hasHost = true
+			}
+		}
 	}
+	tf := &TolerancesInForce{TimeNs: k.tol, EarlyNs: k.early, PauseNs: k.ptol, QueueDepth: k.maxDepthTol, WindowNs: k.win,
+		JitterNs: k.jitter, MissedPeriods: k.missed, Mask: masks.list(), Ignore: ignore}
+	rep.Tolerances = tf
 	if m.SFC != nil || c.Has(SchemePBFS) {
 		k.trig = &trigIndex{k: k}
 	}
@@ -281,7 +361,100 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream) *devChecker {
 	k.sch = newSchemeState(k)
 	k.pfc = &pfcState{q: map[pfcKey]*pfcQ{}}
 	k.gen = &genState{q: map[genKey][]*genItem{}}
-	return k
+	return k, nil
+}
+
+// sfcFam is the rule prefix of the case's SFC signals.
+func (k *devChecker) sfcFam() string {
+	if k.c.Has(SchemeCIM) {
+		return "SFC-CIM"
+	}
+	return "SFC-BTS"
+}
+
+// timing reports a matched signal outside the time tolerances (rule 6):
+// one deviation "late by X" or "early by X" under rule id.
+func (k *devChecker) timing(id string, r *record, refNo int, refT int64, field string) {
+	dt := r.t - refT
+	switch {
+	case dt > k.tol:
+		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
+			Expected: fmt.Sprintf("%s (late by at most %s)", fmtTime(refT), fmtTime(k.tol)), Actual: fmtTime(r.t), Detail: "late by " + fmtTime(dt)})
+	case -dt > k.early:
+		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
+			Expected: fmt.Sprintf("%s (early by at most %s)", fmtTime(refT), fmtTime(k.early)), Actual: fmtTime(r.t), Detail: "early by " + fmtTime(-dt)})
+	}
+}
+
+// inTol reports whether a device frame at t is within the time
+// tolerances of a reference frame at refT.
+func (k *devChecker) inTol(t, refT int64) bool { return t-refT <= k.tol && refT-t <= k.early }
+
+// reach reports whether a device signal at t that names its cause (the
+// packet a BTS or CIM quotes) may be matched, perhaps late or early, to a
+// reference decision at refT.
+func (k *devChecker) reach(t, refT int64) bool { return t-refT <= k.win && refT-t <= k.tol+k.early }
+
+// reachLate reports whether a device frame at t that names no cause (PFC,
+// PAUSE, BFC, Floodgate, postcards, other frames) may be matched to a
+// reference frame at refT: late by up to the window, early only within
+// the tolerance. Identified by time alone, a frame earlier than that
+// cannot be told from a spurious one: it is unjustified, and the
+// reference's frame missing.
+func (k *devChecker) reachLate(t, refT int64) bool { return t-refT <= k.win && refT-t <= k.early }
+
+// heldDevs are the missing-frame deviations of a port that carried no
+// device frame yet.
+type heldDevs struct {
+	devs  []Deviation
+	count map[string]int64
+	total int64
+}
+
+// missing reports a reference frame the device never sent, unless the
+// capture cannot show it (rule 9: it ends first, or the port carried
+// nothing), which makes the vector INCONCLUSIVE instead.
+func (k *devChecker) missing(d Deviation, port int) {
+	if d.Time+k.tol > k.devLast {
+		k.lostEnd++
+		return
+	}
+	if k.devPorts[port] == 0 {
+		h := k.held[port]
+		if h == nil {
+			h = &heldDevs{count: map[string]int64{}}
+			k.held[port] = h
+		}
+		h.total++
+		if h.count[d.Check] < int64(k.rep.maxShown) {
+			h.devs = append(h.devs, d)
+		}
+		h.count[d.Check]++
+		return
+	}
+	k.dev(d)
+}
+
+// noteSignal records the time of a reference signal (for CAP-END).
+func (k *devChecker) noteSignal(port int, t int64) {
+	if !k.hasSig || t > k.lastSig {
+		k.lastSig, k.hasSig = t, true
+	}
+}
+
+// fieldDevs reports the differences fieldCmp found under rule id.
+func (k *devChecker) fieldDevs(id string, r *record, refNo int, diffs []FieldDiff) {
+	for _, fd := range diffs {
+		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: fd.Field, Expected: fd.Expected, Actual: fd.Actual,
+			Detail: "differs from the reference's frame"})
+	}
+}
+
+// checksums reports invalid checksums of a device signal under rule id.
+func (k *devChecker) checksums(id string, r *record, m *device.Meta) {
+	for _, f := range checksumsValid(r.data, m) {
+		k.dev(Deviation{Check: id, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: f, Expected: "a valid checksum", Actual: "invalid"})
+	}
 }
 
 func (k *devChecker) buf(b []byte) []byte {
@@ -299,15 +472,38 @@ func (k *devChecker) free(b []byte) {
 	}
 }
 
-func (k *devChecker) hash(frame []byte) uint64 {
-	k.ma = k.vol.mask(k.ma, frame, &k.cp)
+// hash hashes a data frame (parsed as m) with the volatile fields masked.
+// With only the ICRC volatile (the usual case) it hashes around the ICRC
+// instead of copying the frame to clear it.
+func (k *devChecker) hash(frame []byte, m *device.Meta) uint64 {
 	if !k.vol.any {
 		return maphash.Bytes(k.seed, frame)
 	}
+	if k.onlyICRC {
+		off := icrcOff(frame, m, &k.cp)
+		if off < 0 {
+			return maphash.Bytes(k.seed, frame)
+		}
+		k.mh.Reset()
+		k.mh.Write(frame[:off])
+		k.mh.Write(frame[off+4:])
+		return k.mh.Sum64()
+	}
+	k.ma = k.vol.mask(k.ma, frame, &k.cp)
 	return maphash.Bytes(k.seed, k.ma)
 }
 
-func (k *devChecker) equal(a, b []byte) bool { return equalMasked(k.vol, &k.ma, &k.mb, a, b, &k.cp) }
+// icrcOff is the offset of a RoCEv2 frame's ICRC, -1 when it has none.
+func icrcOff(frame []byte, m *device.Meta, cp *device.Codepoints) int {
+	if !m.IP() || m.Proto != 17 || m.L4 == 0 || m.DstPort != cp.RoCEPort {
+		return -1
+	}
+	end := min(m.L3+m.IPLen, len(frame))
+	if end-4 < m.Payload+12 {
+		return -1
+	}
+	return end - 4
+}
 
 func keyOf(m *device.Meta, port int) dataKey {
 	if m.IP() {
@@ -316,7 +512,14 @@ func keyOf(m *device.Meta, port int) dataKey {
 	return dataKey{port: port, et: m.EtherType}
 }
 
-func (k *devChecker) dev(d Deviation) { k.rep.add(d) }
+// dev records a deviation, unless it is about a field the vector or the
+// command line masks (rule 3).
+func (k *devChecker) dev(d Deviation) {
+	if k.fc != nil && k.fc.masks[d.Field] {
+		return
+	}
+	k.rep.add(d)
+}
 
 // refOut takes a frame the reference model sent.
 func (k *devChecker) refOut(o device.Out) {
@@ -326,6 +529,7 @@ func (k *devChecker) refOut(o device.Out) {
 		return
 	}
 	if o.Generated {
+		k.noteSignal(o.Port, o.Time)
 		switch o.Kind {
 		case device.KindBTS, device.KindCIM:
 			if k.sfc != nil {
@@ -349,7 +553,7 @@ func (k *devChecker) refOut(o device.Out) {
 	}
 	it := &k.slab[0]
 	k.slab = k.slab[1:]
-	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame), data: k.buf(o.Frame)}
+	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
 	q := k.dq[it.key]
 	if q == nil {
 		q = &dataQ{}
@@ -368,6 +572,14 @@ func (k *devChecker) refFire(f Firing) { k.sfc.refFire(f) }
 func (k *devChecker) afterInput(r *record) {
 	if k.trig != nil {
 		k.trig.index(r)
+	}
+	var m device.Meta
+	device.Parse(r.data, &m, &k.cp)
+	if m.Kind == device.KindData {
+		key := keyOf(&m, 0)
+		if _, ok := k.inFlows[key]; !ok {
+			k.inFlows[key] = struct{}{}
+		}
 	}
 	k.sch.input(r)
 	k.advance(r.t - k.lag)
@@ -391,6 +603,11 @@ func (k *devChecker) advance(lim int64) {
 				return
 			}
 			k.dpend = r
+			k.devLast = max(k.devLast, r.t)
+			if k.devPorts[r.port] == 0 {
+				k.release(r.port)
+			}
+			k.devPorts[r.port]++
 		}
 		if k.dpend.t > lim {
 			break
@@ -406,22 +623,93 @@ func (k *devChecker) advance(lim int64) {
 	k.expire(false)
 }
 
-// ignored reports frames no check looks at: ARP and LLDP, which capture
-// setups see and no reference model sends.
-func ignored(m *device.Meta) bool {
-	return m.EtherType == 0x0806 || m.EtherType == 0x88cc
+// backgroundKind names the kind of a frame that is no signal of a scheme
+// under test and no frame of a scenario flow (conformance.md rule 2).
+func backgroundKind(m *device.Meta, frame []byte) string {
+	switch {
+	case m.EtherType == 0x0806:
+		return "arp"
+	case m.EtherType == 0x88cc:
+		return "lldp"
+	case len(frame) >= 6 && frame[0] == 0x01 && frame[1] == 0x80 && frame[2] == 0xc2 && frame[3] == 0 && frame[4] == 0 && (frame[5] == 0 || frame[5] == 0x0e) && m.EtherType < 0x600:
+		return "stp"
+	case m.IP() && m.Proto == 58 && m.L4 > 0 && m.L4 < len(frame) && frame[m.L4] >= 133 && frame[m.L4] <= 137:
+		return "nd"
+	case m.IP() && (m.Proto == 1 || m.Proto == 58):
+		return "icmp"
+	case m.IP() && m.Proto == 6:
+		return "tcp"
+	case m.IP() && m.Proto == 17:
+		return "udp"
+	case m.IP():
+		return fmt.Sprintf("ip-proto-%d", m.Proto)
+	case m.EtherType < 0x600:
+		return "llc"
+	}
+	return fmt.Sprintf("ethertype-0x%04x", m.EtherType)
+}
+
+// background counts a device frame no rule checks.
+func (k *devChecker) background(r *record, kind string) {
+	k.bg.Total++
+	k.bg.ByKind[kind]++
+	if len(k.bg.Shown) < k.rep.maxShown {
+		k.bg.Shown = append(k.bg.Shown, BackgroundFrame{Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Kind: kind})
+	}
+}
+
+// underTest reports whether a device frame is a signal of a scheme under
+// test.
+func (k *devChecker) underTest(m *device.Meta, frame []byte) bool {
+	switch m.Kind {
+	case device.KindBTS, device.KindCIM:
+		return k.sfc != nil || k.gen.has(m.Kind)
+	case device.KindPFC:
+		return k.c.Has(SchemePFC) || k.c.Has(SchemeSFCP) || k.gen.has(m.Kind)
+	case device.KindPause:
+		return k.c.Has(SchemePFC) || k.gen.has(m.Kind)
+	case device.KindPostcard:
+		return k.c.Has(SchemePBFS) || k.gen.has(m.Kind)
+	case device.KindExperimental:
+		switch subtype(frame, m) {
+		case layers.SubtypeBFC:
+			return k.c.Has(SchemeBFC)
+		case layers.SubtypeFGCredit, layers.SubtypeFGPause:
+			return k.c.Has(SchemeFloodgate)
+		}
+		return k.gen.has(m.Kind)
+	}
+	return false
 }
 
 func (k *devChecker) devFrame(r *record) {
 	var m device.Meta
 	device.Parse(r.data, &m, &k.cp)
-	if ignored(&m) {
-		return
+	if k.ign != nil {
+		k.ignFrame.Err = k.ignFrame.P.Decode(r.data)
+		k.ignFrame.Number, k.ignFrame.Len, k.ignFrame.CapLen = r.no, len(r.data), len(r.data)
+		if k.ign.Match(&k.ignFrame) {
+			k.background(r, "ignore")
+			return
+		}
 	}
 	if k.c.Role == device.RoleNIC && r.port == device.HostPort && !k.hasHost {
 		return
 	}
-	signal := m.Kind.Signal()
+	signal := k.underTest(&m, r.data)
+	// Before time 0 (rule 1): within the early tolerance a frame is a
+	// clock offset, checked as usual; earlier, set-up chatter is ignored
+	// and a signal is unjustified.
+	if r.t < -k.early && !signal {
+		k.background(r, "before-t0")
+		return
+	}
+	if r.t < -k.early {
+		k.dev(Deviation{Check: k.justifiedRule(&m, r.data), Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
+			Expected: fmt.Sprintf("no signal before time 0 (the first input frame) by more than %s", fmtTime(k.early)), Actual: describe(r.data, &k.cp),
+			Detail: "a signal before the test began is unjustified"})
+		return
+	}
 	if k.matchData(r, &m, signal) {
 		return
 	}
@@ -433,8 +721,10 @@ func (k *devChecker) devFrame(r *record) {
 				return
 			}
 		case device.KindPFC, device.KindPause:
-			k.pfc.dev(k, r, &m)
-			return
+			if !k.gen.has(m.Kind) {
+				k.pfc.dev(k, r, &m)
+				return
+			}
 		}
 		if k.sch.dev(r, &m) {
 			return
@@ -442,7 +732,37 @@ func (k *devChecker) devFrame(r *record) {
 		k.gen.dev(k, r, &m)
 		return
 	}
-	k.unmatchedData(r, &m)
+	if m.Kind == device.KindData || m.Kind == device.KindOther {
+		if _, ok := k.inFlows[keyOf(&m, 0)]; ok {
+			k.unmatchedData(r, &m)
+			return
+		}
+	}
+	k.background(r, backgroundKind(&m, r.data))
+}
+
+// justifiedRule is the JUSTIFIED rule of a device signal's family.
+func (k *devChecker) justifiedRule(m *device.Meta, frame []byte) string {
+	switch m.Kind {
+	case device.KindBTS, device.KindCIM:
+		if k.sfc != nil {
+			return k.sfcFam() + "-JUSTIFIED"
+		}
+	case device.KindPFC:
+		return "PFC-JUSTIFIED"
+	case device.KindPause:
+		return "PAUSE-JUSTIFIED"
+	case device.KindPostcard:
+		return "PBFS-JUSTIFIED"
+	case device.KindExperimental:
+		switch subtype(frame, m) {
+		case layers.SubtypeBFC:
+			return "BFC-JUSTIFIED"
+		case layers.SubtypeFGCredit, layers.SubtypeFGPause:
+			return "FG-JUSTIFIED"
+		}
+	}
+	return "GEN-JUSTIFIED"
 }
 
 // matchData matches a device frame with the reference's data frames of
@@ -454,21 +774,25 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 	if q == nil {
 		return false
 	}
-	h := k.hash(r.data)
+	h := k.hash(r.data, m)
 	live := q.live()
 	for i, it := range live {
 		if i >= 4096 {
 			break
 		}
-		if it.state == itemMatched || it.hash != h || !k.equal(it.data, r.data) {
+		// Equal keyed 64-bit hashes (a fresh seed per run) and lengths
+		// stand for equal frames: comparing the octets too would read the
+		// reference's copy back from memory for every frame.
+		if it.state == itemMatched || it.hash != h || len(it.data) != len(r.data) {
 			continue
 		}
-		k.rep.checked(CheckDataLoss, 1)
-		k.rep.checked(CheckDataOrder, 1)
-		k.rep.checked(CheckTiming, 1)
-		k.rep.checked(CheckDataIntegrity, 1)
+		k.rep.checked(ruleDataLoss, 1)
+		k.rep.checked(ruleDataOrder, 1)
+		k.rep.checked(ruleDataTiming, 1)
+		k.rep.checked(ruleDataAltered, 1)
+		k.rep.checked(ruleDataDup, 1)
 		if it.state == itemOvertaken {
-			k.dev(Deviation{Check: CheckDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
+			k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
 				Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
 		}
 		for _, x := range live[:i] {
@@ -476,10 +800,7 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 				x.state = itemOvertaken
 			}
 		}
-		if dt := r.t - it.t; dt > k.tol || dt < -k.tol {
-			k.dev(Deviation{Check: CheckTiming, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.time",
-				Expected: fmtTime(it.t), Actual: fmtTime(r.t), Detail: fmt.Sprintf("off by %s, tolerance %s", fmtTime(dt), fmtTime(k.tol))})
-		}
+		k.timing(ruleDataTiming, r, it.no, it.t, "frame")
 		k.checkICRC(r, it.data)
 		it.state = itemMatched
 		q.last = h
@@ -496,11 +817,11 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 // oldest pending frame of its flow) or an added one.
 func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
-	k.rep.checked(CheckDataIntegrity, 1)
+	k.rep.checked(ruleDataAltered, 1)
 	key := keyOf(m, r.port)
 	q := k.dq[key]
-	if q != nil && q.last == k.hash(r.data) {
-		k.dev(Deviation{Check: CheckDataIntegrity, Frame: r.no, Port: port, Time: r.t, Field: "frame",
+	if q != nil && q.last == k.hash(r.data, m) {
+		k.dev(Deviation{Check: ruleDataDup, Frame: r.no, Port: port, Time: r.t, Field: "frame",
 			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "duplicate of the flow's previous frame"})
 		return
 	}
@@ -514,8 +835,8 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		}
 	}
 	if head == nil || head.t > r.t+k.win {
-		k.dev(Deviation{Check: CheckDataIntegrity, Frame: r.no, Port: port, Time: r.t, Field: "frame",
-			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "a frame the reference does not send on this port"})
+		k.dev(Deviation{Check: ruleDataExtra, Frame: r.no, Port: port, Time: r.t, Field: "frame",
+			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "a frame of a scenario flow the reference does not send on this port"})
 		k.checkICRC(r, nil)
 		return
 	}
@@ -523,7 +844,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		k.df = newDiffer(k.c.Device.Codepoints)
 	}
 	for _, fd := range k.df.diff(head.data, r.data, 8, k.vol) {
-		k.dev(Deviation{Check: CheckDataIntegrity, Frame: r.no, Ref: head.no, Port: port, Time: r.t, Field: fd.Field,
+		k.dev(Deviation{Check: ruleDataAltered, Frame: r.no, Ref: head.no, Port: port, Time: r.t, Field: fd.Field,
 			Expected: fd.Expected, Actual: fd.Actual, Detail: "altered"})
 	}
 	k.checkICRC(r, head.data)
@@ -540,7 +861,7 @@ func (k *devChecker) checkICRC(r *record, ref []byte) {
 	if !has {
 		return
 	}
-	k.rep.checked(CheckFieldRules, 1)
+	k.rep.checked(ruleDataICRC, 1)
 	if ok {
 		return
 	}
@@ -553,7 +874,7 @@ func (k *devChecker) checkICRC(r *record, ref []byte) {
 	device.Parse(r.data, &m, &k.cp)
 	end := min(m.L3+m.IPLen, len(r.data))
 	got := binary.LittleEndian.Uint32(r.data[end-4 : end])
-	k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "bth.icrc",
+	k.dev(Deviation{Check: ruleDataICRC, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "bth.icrc",
 		Expected: fmt.Sprintf("0x%08x", want), Actual: fmt.Sprintf("0x%08x", got), Detail: "ICRC does not verify"})
 }
 
@@ -591,9 +912,9 @@ func (k *devChecker) expire(all bool) {
 		if it.state == itemMatched {
 			continue
 		}
-		k.rep.checked(CheckDataLoss, 1)
-		k.dev(Deviation{Check: CheckDataLoss, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: "frame",
-			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)})
+		k.rep.checked(ruleDataLoss, 1)
+		k.missing(Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: "frame",
+			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}, it.key.port)
 		it.state = itemMatched
 		k.free(it.data)
 		it.data = nil
@@ -630,9 +951,68 @@ func (k *devChecker) expire(all bool) {
 	}
 }
 
+// Rule ids of the data rules.
+const (
+	ruleDataLoss    = "DATA-LOSS"
+	ruleDataDup     = "DATA-DUP"
+	ruleDataOrder   = "DATA-ORDER"
+	ruleDataAltered = "DATA-ALTERED"
+	ruleDataExtra   = "DATA-EXTRA"
+	ruleDataTiming  = "DATA-TIMING"
+	ruleDataICRC    = "DATA-ICRC"
+)
+
 func (k *devChecker) finish() {
 	k.dlim = math.MaxInt64
 	k.expire(true)
+	k.rep.checked("CAP-END", 1)
+	if k.lostEnd > 0 {
+		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture end",
+			Expected: fmt.Sprintf("at or after %s (the reference's last signal plus the time tolerance)", fmtTime(k.lastSig+k.tol)),
+			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends first: %d reference frame(s) after its end not judged", k.lostEnd)})
+	}
+	k.rep.checked("CAP-DROPS", 1)
+	for _, st := range []*stream{k.in, k.ds} {
+		if st != nil && st.drops != nil && st.drops.Dropped > 0 {
+			k.dev(Deviation{Check: "CAP-DROPS", Port: "-", Field: "capture", Expected: "no frame dropped by the capture",
+				Actual: fmt.Sprintf("%d dropped", st.drops.Dropped), Detail: st.file + ": the pcapng's interface statistics or packet blocks count frames the capture dropped"})
+		}
+	}
+	if k.ds.cut {
+		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture file",
+			Expected: "whole to its end", Actual: fmt.Sprintf("cut in the middle of the record after frame %d", k.ds.cutAt),
+			Detail: "the capture was interrupted: what the device sent after it is unknown"})
+	}
+	var ports []int
+	for p := range k.held {
+		ports = append(ports, p)
+	}
+	for _, p := range sortInts(ports) {
+		k.rep.checked("CAP-PORTS", 1)
+		k.dev(Deviation{Check: "CAP-PORTS", Port: k.c.PortName(p), Field: "port " + k.c.PortName(p),
+			Expected: "the frames the reference sends on it", Actual: "no frame at all in the device capture",
+			Detail: fmt.Sprintf("%d reference frame(s) not judged: was the port captured?", k.held[p].total)})
+	}
+	k.rep.CaptureDigest = k.ds.Digest()
+}
+
+// release reports the deviations held for a port once it carries a
+// frame: the port was captured, so what it lacks is missing.
+func (k *devChecker) release(port int) {
+	h := k.held[port]
+	if h == nil {
+		return
+	}
+	delete(k.held, port)
+	for _, d := range h.devs {
+		k.dev(d)
+	}
+	for id, n := range h.count {
+		shown := min(n, int64(k.rep.maxShown))
+		if c := k.rep.byName[id]; c != nil && n > shown {
+			c.Count += n - shown
+		}
+	}
 }
 
 // sameBytes compares two frames with the checker's volatile fields masked.
@@ -640,5 +1020,5 @@ func (k *devChecker) sameBytes(a, b []byte) bool {
 	if !k.vol.any {
 		return bytes.Equal(a, b)
 	}
-	return k.equal(a, b)
+	return equalMasked(k.vol, &k.ma, &k.mb, a, b, &k.cp)
 }

@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/device"
@@ -12,6 +14,8 @@ import (
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/postcard"
 )
+
+var _ = binary.BigEndian
 
 // hopMAC is the destination of BFC and Floodgate frames.
 var hopMAC = device.MAC{0x01, 0x80, 0xC2, 0x00, 0x00, 0x0E}
@@ -39,6 +43,9 @@ type schemeState struct {
 	refCum map[fgKey]*cumHist
 	devCum map[fgKey]int64
 	fgKeys []fgKey
+	crRef  map[int][]*bfcItem
+	crRing []*bfcItem
+	crHead int
 	cr     layers.FGCredit
 	fp     layers.FGPause
 
@@ -55,6 +62,7 @@ type bfcItem struct {
 	no      int
 	port    int
 	filter  []byte
+	data    []byte
 	matched bool
 }
 
@@ -105,13 +113,15 @@ type pcItem struct {
 	port    int
 	flow    device.FlowKey
 	l       layers.Postcard
+	qk      uint64 // hash of the quote
+	data    []byte
 	matched bool
 }
 
 func newSchemeState(k *devChecker) *schemeState {
 	s := &schemeState{k: k, bfcOn: k.c.Has(SchemeBFC), fgOn: k.c.Has(SchemeFloodgate), pcOn: k.c.Has(SchemePBFS),
 		bfcRef: map[int][]*bfcItem{}, bfcSeq: map[int]uint32{}, bfcZero: map[int]bool{}, inCum: map[fgKey]int64{}, refCum: map[fgKey]*cumHist{},
-		devCum: map[fgKey]int64{}, pcRef: map[device.FlowKey][]*pcItem{}}
+		devCum: map[fgKey]int64{}, crRef: map[int][]*bfcItem{}, pcRef: map[device.FlowKey][]*pcItem{}}
 	p := bfcParams(k.c)
 	s.bfcK, s.bfcL = p.Hashes, p.FilterLen
 	if s.bfcK == 0 {
@@ -162,7 +172,7 @@ func (s *schemeState) ref(o device.Out, no int) bool {
 		if err := bfc.Decode(o.Frame, &s.rx); err != nil {
 			return false
 		}
-		it := &bfcItem{t: o.Time, no: no, port: o.Port, filter: append([]byte(nil), s.rx.Filter...)}
+		it := &bfcItem{t: o.Time, no: no, port: o.Port, filter: append([]byte(nil), s.rx.Filter...), data: append([]byte(nil), o.Frame...)}
 		s.bfcZero[o.Port] = allZero(it.filter)
 		s.bfcRef[o.Port] = append(s.bfcRef[o.Port], it)
 		s.bfcRing = append(s.bfcRing, it)
@@ -171,23 +181,16 @@ func (s *schemeState) ref(o device.Out, no int) bool {
 		if err := floodgate.DecodeCredit(o.Frame, &s.cr); err != nil {
 			return false
 		}
-		for _, e := range s.cr.Entries {
-			key := fgKey{o.Port, e.Dst}
-			h := s.refCum[key]
-			if h == nil {
-				h = &cumHist{}
-				s.refCum[key] = h
-			}
-			h.ts = append(h.ts, o.Time)
-			h.cum = append(h.cum, h.last()+int64(e.Credits))
-		}
+		it := &bfcItem{t: o.Time, no: no, port: o.Port, data: append([]byte(nil), o.Frame...)}
+		s.crRef[o.Port] = append(s.crRef[o.Port], it)
+		s.crRing = append(s.crRing, it)
 		return true
 	case s.fgOn && subtype(o.Frame, &m) == layers.SubtypeFGPause:
 		if err := floodgate.DecodeDstPause(o.Frame, &s.fp); err != nil {
 			return false
 		}
 		for _, e := range s.fp.Entries {
-			s.k.pfc.add(device.KindExperimental, o.Port, 9, e.Dst, e.PauseUS, o.Time, no)
+			s.k.pfc.add(device.KindExperimental, o.Port, 9, e.Dst, e.PauseUS, o.Time, no, append([]byte(nil), o.Frame...))
 		}
 		return true
 	case s.pcOn && m.Kind == device.KindPostcard:
@@ -195,8 +198,12 @@ func (s *schemeState) ref(o device.Out, no int) bool {
 		if err != nil {
 			return false
 		}
+		var qk uint64
+		if s.k.trig != nil {
+			qk, _ = s.k.trig.quoteKey(l.Quote)
+		}
 		l.Quote, l.SwitchID = nil, append(net.HardwareAddr(nil), l.SwitchID...)
-		it := &pcItem{t: o.Time, no: no, port: o.Port, flow: flowKeyOf(l.Flow).FiveTuple(), l: l}
+		it := &pcItem{qk: qk, t: o.Time, no: no, port: o.Port, flow: flowKeyOf(l.Flow).FiveTuple(), l: l, data: append([]byte(nil), o.Frame...)}
 		s.pcRef[it.flow] = append(s.pcRef[it.flow], it)
 		s.pcRing = append(s.pcRing, it)
 		return true
@@ -230,79 +237,103 @@ func (s *schemeState) bad(r *record, check, field, want, got, detail string) {
 	s.k.dev(Deviation{Check: check, Frame: r.no, Port: s.k.c.PortName(r.port), Time: r.t, Field: field, Expected: want, Actual: got, Detail: detail})
 }
 
-func (s *schemeState) hopRules(r *record) {
+func (s *schemeState) hopRules(r *record, id string) {
 	if !bytes.Equal(r.data[0:6], hopMAC[:]) {
-		s.bad(r, CheckFieldRules, "eth.dst", hopMAC.String(), net.HardwareAddr(r.data[0:6]).String(), "the nearest-bridge group address")
+		s.bad(r, id, "eth.dst", hopMAC.String(), net.HardwareAddr(r.data[0:6]).String(), "the nearest-bridge group address")
 	}
 	if pt := s.k.c.Port(r.port); pt != nil && pt.MAC != (device.MAC{}) && !bytes.Equal(r.data[6:12], pt.MAC[:]) {
-		s.bad(r, CheckFieldRules, "eth.src", pt.MAC.String(), net.HardwareAddr(r.data[6:12]).String(), "the egress port's MAC")
+		s.bad(r, id, "eth.src", pt.MAC.String(), net.HardwareAddr(r.data[6:12]).String(), "the egress port's MAC")
 	}
 }
 
+// pick chooses the reference frame a device frame on its port stands
+// for: an unmatched one within the time tolerances with the same octets
+// (exempt ones aside), else the nearest unmatched one in reach.
+func (s *schemeState) pick(items []*bfcItem, r *record, same func(it *bfcItem) bool) *bfcItem {
+	k := s.k
+	var best *bfcItem
+	for _, it := range items {
+		if it.matched || !k.reachLate(r.t, it.t) {
+			continue
+		}
+		if k.inTol(r.t, it.t) && same(it) {
+			return it
+		}
+		if best == nil || abs64(it.t-r.t) < abs64(best.t-r.t) {
+			best = it
+		}
+	}
+	return best
+}
+
 // devBFC checks a BFC pause frame: its sequence counts up by one on the
-// link; its filter pauses no flow that no reference frame within the time
-// tolerance pauses, and every flow all of them pause.
+// link; it stands for one reference frame on that port, whose filter it
+// carries exactly and whose other fields it equals.
 func (s *schemeState) devBFC(r *record, m *device.Meta) {
 	k := s.k
-	k.rep.checked(CheckFieldRules, 1)
+	k.rep.checked("BFC-FIELDS", 1)
 	if err := bfc.Decode(r.data, &s.rx); err != nil {
-		s.bad(r, CheckFieldRules, "bfc", "a well-formed BFC pause frame", err.Error(), "")
+		s.bad(r, "BFC-FIELDS", "bfc", "a well-formed BFC pause frame", err.Error(), "")
 		return
 	}
-	s.hopRules(r)
-	if int(s.rx.Hashes) != s.bfcK || int(s.rx.FilterLen) != s.bfcL {
-		s.bad(r, CheckFieldRules, "bfc.hashes/filter_len", fmt.Sprintf("k %d, L %d", s.bfcK, s.bfcL), fmt.Sprintf("k %d, L %d", s.rx.Hashes, s.rx.FilterLen), "as configured (k, filter_len)")
-		return
-	}
-	k.rep.checked(CheckBFCSequence, 1)
+	s.hopRules(r, "BFC-FIELDS")
+	k.rep.checked("BFC-SEQ", 1)
 	if last, ok := s.bfcSeq[r.port]; ok {
 		if d := int32(s.rx.Seq - last); d != 1 {
 			what := "stale or repeated: a receiver ignores it"
 			if d > 1 {
 				what = fmt.Sprintf("%d numbers skipped", d-1)
 			}
-			s.bad(r, CheckBFCSequence, "bfc.seq", fmt.Sprint(last+1), fmt.Sprint(s.rx.Seq), what)
+			s.bad(r, "BFC-SEQ", "bfc.seq", fmt.Sprint(last+1), fmt.Sprint(s.rx.Seq), what)
 		}
 	}
 	if last, ok := s.bfcSeq[r.port]; !ok || int32(s.rx.Seq-last) > 0 {
 		s.bfcSeq[r.port] = s.rx.Seq
 	}
-	k.rep.checked(CheckJustified, 1)
-	n := len(s.rx.Filter)
-	s.bfcUnion = append(s.bfcUnion[:0], make([]byte, n)...)
-	s.bfcInter = append(s.bfcInter[:0], bytes.Repeat([]byte{0xff}, n)...)
-	any := false
-	for _, it := range s.bfcRef[r.port] {
-		if abs64(it.t-r.t) > k.tol || len(it.filter) != n {
-			continue
-		}
-		any, it.matched = true, true
-		for i := range it.filter {
-			s.bfcUnion[i] |= it.filter[i]
-			s.bfcInter[i] &= it.filter[i]
-		}
-	}
-	if !any {
+	k.rep.checked("BFC-JUSTIFIED", 1)
+	filter := append([]byte(nil), s.rx.Filter...)
+	it := s.pick(s.bfcRef[r.port], r, func(it *bfcItem) bool { return bytes.Equal(it.filter, filter) })
+	if it == nil {
 		// An all-zero frame while the reference's filter on this port is
 		// clear is harmless: the reference stops sending once idle, the
 		// literal "every τ" does not.
-		if allZero(s.rx.Filter) && (s.bfcZero[r.port] || len(s.bfcRef[r.port]) == 0 && !s.bfcSent(r.port)) {
+		if allZero(filter) && (s.bfcZero[r.port] || len(s.bfcRef[r.port]) == 0 && !s.bfcSent(r.port)) {
 			return
 		}
-		s.bad(r, CheckJustified, "bfc", "no BFC frame (none in the reference on this port within the time tolerance)", describe(r.data, &k.cp), "")
+		s.bad(r, "BFC-JUSTIFIED", "bfc", "no BFC frame (none in the reference on this port within reach)", describe(r.data, &k.cp), "")
 		return
 	}
-	var extra, missing int
-	for i, b := range s.rx.Filter {
-		extra += popcount(b &^ s.bfcUnion[i])
-		missing += popcount(s.bfcInter[i] &^ b)
+	it.matched = true
+	k.rep.checked("BFC-TIMING", 1)
+	k.timing("BFC-TIMING", r, it.no, it.t, "bfc")
+	k.rep.checked("BFC-FILTER", 1)
+	if !bytes.Equal(it.filter, filter) {
+		var extra, missing int
+		for i := range filter {
+			if i < len(it.filter) {
+				extra += popcount(filter[i] &^ it.filter[i])
+				missing += popcount(it.filter[i] &^ filter[i])
+			}
+		}
+		s.k.dev(Deviation{Check: "BFC-FILTER", Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "bfc.filter",
+			Expected: fmt.Sprintf("the reference's filter (%d bits set)", popcountAll(it.filter)),
+			Actual:   fmt.Sprintf("%d bits set: %d other bit(s), %d of the reference's clear", popcountAll(filter), extra, missing),
+			Detail:   "pauses flows the reference does not, or misses ones it pauses"})
 	}
-	if extra > 0 {
-		s.bad(r, CheckJustified, "bfc.filter", "bits the reference sets within the time tolerance", fmt.Sprintf("%d other bit(s) set", extra), "pauses flows the reference does not")
+	k.fieldDevs("BFC-FIELDS", r, it.no, k.fc.diff(it.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
+		e.add(fm.L3+8, 4) // sequence: BFC-SEQ
+		if fm.L3+8 <= len(frame) {
+			e.add(fm.L3+12, int(binary.BigEndian.Uint16(frame[fm.L3+6:])))
+		}
+	}))
+}
+
+func popcountAll(b []byte) int {
+	n := 0
+	for _, x := range b {
+		n += popcount(x)
 	}
-	if missing > 0 {
-		s.bad(r, CheckComplete, "bfc.filter", "every bit the reference sets throughout the time tolerance", fmt.Sprintf("%d of them clear", missing), "does not pause flows the reference pauses")
-	}
+	return n
 }
 
 func allZero(b []byte) bool {
@@ -330,49 +361,93 @@ func popcount(b byte) int {
 
 // devCredit checks a Floodgate credit frame: per destination the credits
 // returned on the port so far never exceed the data octets the port
-// received for it, and stay within the depth tolerance of the reference's
-// credits over the time tolerance.
+// received for it; the frame stands for one reference credit frame on the
+// port and carries its entries exactly (counts are exact, rule 4).
 func (s *schemeState) devCredit(r *record) {
 	k := s.k
-	k.rep.checked(CheckFieldRules, 1)
+	k.rep.checked("FG-FIELDS", 1)
 	if err := floodgate.DecodeCredit(r.data, &s.cr); err != nil {
-		s.bad(r, CheckFieldRules, "fgcredit", "a well-formed credit frame", err.Error(), "")
+		s.bad(r, "FG-FIELDS", "fgcredit", "a well-formed credit frame", err.Error(), "")
 		return
 	}
-	s.hopRules(r)
-	tol := k.depthTol[r.port]
+	s.hopRules(r, "FG-FIELDS")
 	for _, e := range s.cr.Entries {
-		k.rep.checked(CheckCredit, 1)
+		k.rep.checked("FG-CREDIT-BOUND", 1)
 		key := fgKey{r.port, e.Dst}
 		s.devCum[key] += int64(e.Credits)
 		got := s.devCum[key]
 		if in := s.inCum[key]; got > in {
-			s.bad(r, CheckCredit, "fgcredit "+e.Dst.String(), fmt.Sprintf("at most %d octets (received on this port for it)", in),
+			s.bad(r, "FG-CREDIT-BOUND", "fgcredit "+e.Dst.String(), fmt.Sprintf("at most %d octets (received on this port for it)", in),
 				fmt.Sprintf("%d octets credited so far", got), "credits exceed the data received")
-			continue
-		}
-		h := s.refCum[key]
-		lo, hi := int64(0), int64(0)
-		if h != nil {
-			lo, hi = h.at(r.t-k.tol), h.at(r.t+k.tol)
-		}
-		if got < lo-tol || got > hi+tol {
-			s.bad(r, CheckCredit, "fgcredit "+e.Dst.String(), fmt.Sprintf("%d..%d octets credited so far (reference ± %d)", lo, hi, tol),
-				fmt.Sprintf("%d", got), "")
 		}
 	}
+	k.rep.checked("FG-JUSTIFIED", 1)
+	it := s.pick(s.crRef[r.port], r, func(it *bfcItem) bool { return k.sameBytes(it.data, r.data) })
+	if it == nil {
+		s.bad(r, "FG-JUSTIFIED", "fgcredit", "no credit frame (none in the reference on this port within reach)", describe(r.data, &k.cp), "")
+		return
+	}
+	it.matched = true
+	k.rep.checked("FG-TIMING", 1)
+	k.timing("FG-TIMING", r, it.no, it.t, "fgcredit")
+	k.rep.checked("FG-CREDIT", 1)
+	var want layers.FGCredit
+	if err := floodgate.DecodeCredit(it.data, &want); err == nil {
+		if d := creditDiff(&want, &s.cr); d != "" {
+			s.k.dev(Deviation{Check: "FG-CREDIT", Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "fgcredit.entries",
+				Expected: creditString(&want), Actual: creditString(&s.cr), Detail: d})
+		}
+	}
+	k.fieldDevs("FG-FIELDS", r, it.no, k.fc.diff(it.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
+		e.add(fm.L3+6, len(frame)) // count and entries: FG-CREDIT
+	}))
+}
+
+func creditString(c *layers.FGCredit) string {
+	var parts []string
+	for _, e := range c.Entries {
+		parts = append(parts, fmt.Sprintf("%s %d", e.Dst, e.Credits))
+	}
+	if len(parts) == 0 {
+		return "(no entries)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func creditDiff(want, got *layers.FGCredit) string {
+	if len(want.Entries) != len(got.Entries) {
+		return fmt.Sprintf("%d entries, the reference %d", len(got.Entries), len(want.Entries))
+	}
+	for i := range want.Entries {
+		w, g := want.Entries[i], got.Entries[i]
+		if w.Dst != g.Dst {
+			return fmt.Sprintf("entry %d is for %s, the reference's for %s", i, g.Dst, w.Dst)
+		}
+		if w.Credits != g.Credits {
+			return fmt.Sprintf("%d octets credited for %s, the reference %d (counts are exact)", g.Credits, g.Dst, w.Credits)
+		}
+	}
+	return ""
 }
 
 func (s *schemeState) devDstPause(r *record) {
 	k := s.k
-	k.rep.checked(CheckFieldRules, 1)
+	k.rep.checked("FG-FIELDS", 1)
 	if err := floodgate.DecodeDstPause(r.data, &s.fp); err != nil {
-		s.bad(r, CheckFieldRules, "fgpause", "a well-formed dst-pause frame", err.Error(), "")
+		s.bad(r, "FG-FIELDS", "fgpause", "a well-formed dst-pause frame", err.Error(), "")
 		return
 	}
-	s.hopRules(r)
+	s.hopRules(r, "FG-FIELDS")
+	var first *pfcItem
 	for _, e := range s.fp.Entries {
-		k.pfc.match(k, r, 9, e.Dst, e.PauseUS)
+		if it := k.pfc.match(k, r, 9, e.Dst, e.PauseUS); first == nil {
+			first = it
+		}
+	}
+	if first != nil {
+		k.fieldDevs("FG-FIELDS", r, first.no, k.fc.diff(first.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
+			e.add(fm.L3+6, len(frame)) // count and entries: FG-PAUSE, FG-PAUSE-TIME
+		}))
 	}
 }
 
@@ -383,73 +458,98 @@ func (s *schemeState) devDstPause(r *record) {
 // tolerance.
 func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 	k := s.k
-	k.rep.checked(CheckFieldRules, 1)
-	k.rep.checked(CheckJustified, 1)
+	k.rep.checked("PBFS-FIELDS", 1)
+	k.rep.checked("PBFS-JUSTIFIED", 1)
+	k.checksums("PBFS-FIELDS", r, m)
 	l, err := postcard.Decode(r.data, k.cp.PostcardPort)
 	if err != nil {
-		s.bad(r, CheckFieldRules, "postcard", "a well-formed CC-postcard", err.Error(), "")
+		s.bad(r, "PBFS-FIELDS", "postcard", "a well-formed CC-postcard", err.Error(), "")
 		return
 	}
 	if m.Dst != l.Flow.Src {
-		s.bad(r, CheckFieldRules, "ip.dst", l.Flow.Src.String(), m.Dst.String(), "a postcard goes to the marked packet's sender")
+		s.bad(r, "PBFS-FIELDS", "ip.dst", l.Flow.Src.String(), m.Dst.String(), "a postcard goes to the marked packet's sender")
 	}
 	if pt := k.c.Port(int(l.Port)); pt != nil && int64(l.RateMbps) != pt.Speed/1_000_000 {
-		s.bad(r, CheckFieldRules, "postcard.rate_mbps", fmt.Sprint(pt.Speed/1_000_000), fmt.Sprint(l.RateMbps), fmt.Sprintf("the speed of port %d", l.Port))
+		s.bad(r, "PBFS-FIELDS", "postcard.rate_mbps", fmt.Sprint(pt.Speed/1_000_000), fmt.Sprint(l.RateMbps), fmt.Sprintf("the speed of port %d", l.Port))
 	}
 	if int64(l.WindowNS) != s.window {
-		s.bad(r, CheckFieldRules, "postcard.window_ns", fmt.Sprint(s.window), fmt.Sprint(l.WindowNS), "dc_rtt")
+		s.bad(r, "PBFS-FIELDS", "postcard.window_ns", fmt.Sprint(s.window), fmt.Sprint(l.WindowNS), "dc_rtt")
 	}
 	if k.trig != nil {
 		if _, ok := k.trig.lookup(l.Quote); !ok {
-			s.bad(r, CheckFieldRules, "quote", fmt.Sprintf("the start of a packet received in the last %s", fmtTime(k.win)), fmt.Sprintf("%d octets matching none", len(l.Quote)), "quote content")
+			s.bad(r, "PBFS-FIELDS", "quote", fmt.Sprintf("the start of a packet received in the last %s", fmtTime(k.win)), fmt.Sprintf("%d octets matching none", len(l.Quote)), "quote content")
 		}
 	}
 	key := flowKeyOf(l.Flow).FiveTuple()
+	if out := k.m.Dev.Route(l.Flow.Src); out >= 0 && out != r.port {
+		s.bad(r, "PBFS-JUSTIFIED", "egress port", k.c.PortName(out), k.c.PortName(r.port), "a postcard on the wrong port: it leaves toward the marked packet's sender")
+	}
 	var best *pcItem
+	// The reference postcard for the same marked packet within the
+	// tolerances, else the nearest in reach.
+	qk, qok := uint64(0), false
+	if k.trig != nil {
+		qk, qok = k.trig.quoteKey(l.Quote)
+	}
+	score := func(it *pcItem) int {
+		n := 0
+		if k.inTol(r.t, it.t) {
+			n += 2
+		}
+		if qok && it.qk == qk {
+			n++
+		}
+		return n
+	}
 	for _, it := range s.pcRef[key] {
-		if abs64(it.t-r.t) <= k.tol && (best == nil || abs64(it.t-r.t) < abs64(best.t-r.t)) {
+		if it.matched || !k.reachLate(r.t, it.t) {
+			continue
+		}
+		if best == nil || score(it) > score(best) || score(it) == score(best) && abs64(it.t-r.t) < abs64(best.t-r.t) {
 			best = it
 		}
 	}
 	if best == nil {
-		s.bad(r, CheckJustified, "postcard flow "+key.String(), "no postcard (none in the reference for this flow within the time tolerance)", describe(r.data, &k.cp), "")
+		s.bad(r, "PBFS-JUSTIFIED", "postcard flow "+key.String(), "no postcard (none in the reference for this flow within reach)", describe(r.data, &k.cp), "")
 		return
 	}
 	best.matched = true
-	k.rep.checked(CheckQueueDepth, 1)
+	k.rep.checked("PBFS-TIMING", 1)
+	k.timing("PBFS-TIMING", r, best.no, best.t, "postcard")
+	k.fieldDevs("PBFS-FIELDS", r, best.no, k.fc.diff(best.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
+		e.add(fm.Payload+20, 16) // assessed octets: PBFS-COUNTS
+	}))
+	k.rep.checked("PBFS-COUNTS", 1)
 	tol := k.depthTol[int(l.Port)]
-	if tol == 0 {
-		tol = k.maxDepthTol
-	}
 	for _, f := range []struct {
 		name      string
 		want, got uint32
 	}{{"postcard.ip_bytes", best.l.IPBytes, l.IPBytes}, {"postcard.q1_bytes", best.l.Q1Bytes, l.Q1Bytes},
 		{"postcard.recent_bytes", best.l.RecentBytes, l.RecentBytes}, {"postcard.recent_marked_bytes", best.l.RecentMarkedBytes, l.RecentMarkedBytes}} {
 		if abs64(int64(f.want)-int64(f.got)) > tol {
-			s.k.dev(Deviation{Check: CheckQueueDepth, Frame: r.no, Ref: best.no, Port: k.c.PortName(r.port), Time: r.t, Field: f.name,
+			s.k.dev(Deviation{Check: "PBFS-COUNTS", Frame: r.no, Ref: best.no, Port: k.c.PortName(r.port), Time: r.t, Field: f.name,
 				Expected: fmt.Sprint(f.want), Actual: fmt.Sprint(f.got), Detail: fmt.Sprintf("tolerance %d octets", tol)})
 		}
 	}
 }
 
-// expire reports reference BFC frames and postcards no device frame met,
-// and at the end credits the device never returned.
+// expire reports reference BFC frames, credit frames and postcards no
+// device frame met.
 func (s *schemeState) expire(all bool) {
 	k := s.k
 	for s.bfcHead < len(s.bfcRing) {
 		it := s.bfcRing[s.bfcHead]
-		if !all && it.t+k.tol >= k.dlim {
+		if !all && it.t+k.win >= k.dlim {
 			break
 		}
 		s.bfcHead++
-		k.rep.checked(CheckComplete, 1)
+		k.rep.checked("BFC-COMPLETE", 1)
 		if !it.matched {
-			k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.port), Time: it.t, Field: "bfc",
-				Expected: "a BFC pause frame", Actual: "(none)", Detail: "the reference sends one every tau on this port; the device did not within the time tolerance"})
+			k.missing(Deviation{Check: "BFC-COMPLETE", Ref: it.no, Port: k.c.PortName(it.port), Time: it.t, Field: "bfc",
+				Expected: "a BFC pause frame", Actual: "(none)", Detail: "missing: the reference sends one every tau on this port; the device did not"}, it.port)
 		}
 		q := s.bfcRef[it.port]
-		for len(q) > 0 && q[0].t+k.tol < k.dlim {
+		if len(q) > 0 && q[0] == it {
 			q = q[1:]
 		}
 		s.bfcRef[it.port] = q
@@ -458,19 +558,40 @@ func (s *schemeState) expire(all bool) {
 		n := copy(s.bfcRing, s.bfcRing[s.bfcHead:])
 		s.bfcRing, s.bfcHead = s.bfcRing[:n], 0
 	}
+	for s.crHead < len(s.crRing) {
+		it := s.crRing[s.crHead]
+		if !all && it.t+k.win >= k.dlim {
+			break
+		}
+		s.crHead++
+		k.rep.checked("FG-CREDIT", 1)
+		if !it.matched {
+			k.missing(Deviation{Check: "FG-CREDIT", Ref: it.no, Port: k.c.PortName(it.port), Time: it.t, Field: "fgcredit",
+				Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: "missing: the reference returns these credits; the device did not"}, it.port)
+		}
+		q := s.crRef[it.port]
+		for len(q) > 0 && q[0] == it {
+			q = q[1:]
+		}
+		s.crRef[it.port] = q
+	}
+	if s.crHead > 1024 && s.crHead*2 > len(s.crRing) {
+		n := copy(s.crRing, s.crRing[s.crHead:])
+		s.crRing, s.crHead = s.crRing[:n], 0
+	}
 	for s.pcHead < len(s.pcRing) {
 		it := s.pcRing[s.pcHead]
-		if !all && it.t+k.tol >= k.dlim {
+		if !all && it.t+k.win >= k.dlim {
 			break
 		}
 		s.pcHead++
-		k.rep.checked(CheckComplete, 1)
+		k.rep.checked("PBFS-COMPLETE", 1)
 		if !it.matched {
-			k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.port), Time: it.t, Field: "postcard flow " + it.flow.String(),
-				Expected: "a CC-postcard", Actual: "(none)", Detail: "the reference answers this marked packet; the device did not within the time tolerance"})
+			k.missing(Deviation{Check: "PBFS-COMPLETE", Ref: it.no, Port: k.c.PortName(it.port), Time: it.t, Field: "postcard flow " + it.flow.String(),
+				Expected: "a CC-postcard", Actual: "(none)", Detail: "missing: the reference answers this marked packet; the device did not"}, it.port)
 		}
 		q := s.pcRef[it.flow]
-		for len(q) > 0 && q[0].t+k.tol < k.dlim {
+		for len(q) > 0 && q[0] == it {
 			q = q[1:]
 		}
 		if len(q) == 0 {
@@ -482,23 +603,5 @@ func (s *schemeState) expire(all bool) {
 	if s.pcHead > 1024 && s.pcHead*2 > len(s.pcRing) {
 		n := copy(s.pcRing, s.pcRing[s.pcHead:])
 		s.pcRing, s.pcHead = s.pcRing[:n], 0
-	}
-	for _, h := range s.refCum {
-		h.prune(k.dlim - k.tol)
-	}
-	if !all {
-		return
-	}
-	for _, key := range s.fgKeys {
-		h := s.refCum[key]
-		if h == nil {
-			continue
-		}
-		k.rep.checked(CheckComplete, 1)
-		want, got := h.last(), s.devCum[key]
-		if got < want-k.depthTol[key.port] {
-			k.dev(Deviation{Check: CheckComplete, Port: k.c.PortName(key.port), Time: h.ts[len(h.ts)-1], Field: "fgcredit " + key.dst.String(),
-				Expected: fmt.Sprintf("%d octets credited in all", want), Actual: fmt.Sprint(got), Detail: "the device returned fewer credits than the reference"})
-		}
 	}
 }

@@ -2,12 +2,14 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
 	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/cim"
@@ -28,22 +30,51 @@ type refSig struct {
 	depth  uint32
 	origin layers.Origin
 	hasTLV bool
+	data   []byte
+}
+
+// fireRec is a decision of the reference and whether a device signal
+// was matched to it.
+type fireRec struct {
+	Firing
+	used bool
+}
+
+// portVal is a time-varying value the reference gives at an instant: the
+// pause time and queue depth for a congestion port (rule 4).
+type portVal struct {
+	t     int64
+	pause uint16
+	depth int64
+	port  int
 }
 
 type sfcFlow struct {
-	fires   []Firing
+	fires   []fireRec
 	sent    []refSig
-	dev     []int64 // device signal times, for completeness
-	trig    int64   // trigger arrival of the device's last signal
+	tmpl    []byte // the reference's last signal for the flow
+	tmplT   int64
+	firstOK bool     // the flow's first firm decision was seen
+	dev     []devSig // the device's signals, for completeness
+	trig    int64    // trigger arrival of the device's last signal
 	hasTrig bool
 	missing bool
 	last    int64
 }
 
+// devSig is a device signal as completeness sees it: the arrival of the
+// packet it quotes (exact), or its own time when the quote names none.
+type devSig struct {
+	t     int64
+	exact bool
+}
+
 type pendFire struct {
-	t    int64
-	port int
-	flow device.FlowKey
+	t     int64
+	trig  int64 // arrival of the packet the decision is about
+	port  int
+	flow  device.FlowKey
+	first bool
 }
 
 type trigEntry struct {
@@ -62,6 +93,9 @@ type sfcState struct {
 	pend  []pendFire
 	phead int
 	phase *phaseSet
+	vals  []portVal // time-ordered values of rule 4, over the window
+	vhead int
+	lat   int64 // the reference's signal latency (sent − decision)
 	reset int64
 	dscp  uint8
 	cim   bool
@@ -171,9 +205,38 @@ func (s *sfcState) refSignal(o device.Out, no int) {
 	if err != nil {
 		return
 	}
+	var m0 device.Meta
+	device.Parse(o.Frame, &m0, &s.k.cp)
 	fl := s.flow(sig.FlowKey().FiveTuple())
-	fl.sent = append(fl.sent, refSig{t: o.Time, no: no, pause: sig.PauseUS, depth: sig.QueueDepth, origin: sig.Origin, hasTLV: hasTLV})
+	data := append([]byte(nil), o.Frame...)
+	fl.sent = append(fl.sent, refSig{t: o.Time, no: no, pause: sig.PauseUS, depth: sig.QueueDepth, origin: sig.Origin, hasTLV: hasTLV, data: data})
+	fl.tmpl, fl.tmplT = data, o.Time
 	fl.last = o.Time
+	if s.k.trig != nil {
+		if trig, ok := s.k.trig.lookup(sig.Quote); ok && o.Time >= trig.t {
+			s.lat = o.Time - trig.t
+		}
+	}
+	port := int(sig.CPPort)
+	if sig.CPPort == layers.CPPortUnknown || m0.Kind == device.KindCIM {
+		port = s.k.m.Dev.Route(sig.Flow.Dst) // the quoted packet's egress
+	}
+	s.vals = append(s.vals, portVal{t: o.Time, pause: sig.PauseUS, depth: int64(sig.QueueDepth), port: port})
+}
+
+// fireDepth is the queue depth a signal for decision f carries: the one
+// place device mode reads it from a Firing.
+func fireDepth(f *Firing) int64 { return f.DepthE }
+
+// at is when the reference's signal for decision f leaves: t_e (the
+// decision plus bts_latency), or later when the reference was seen to
+// take longer (a frame in transmission on the port toward the sender).
+func (s *sfcState) at(f *Firing) int64 {
+	t := f.Time + s.lat
+	if f.Built > t {
+		t = f.Built
+	}
+	return t
 }
 
 // refFire takes a decision (or a near miss) of the reference switch.
@@ -183,12 +246,14 @@ func (s *sfcState) refFire(f Firing) {
 	}
 	key := f.Flow.FiveTuple()
 	fl := s.flow(key)
-	fl.fires = append(fl.fires, f)
+	fl.fires = append(fl.fires, fireRec{Firing: f})
 	fl.last = f.Time
-	firm := f.Fired && (f.Depth > f.QTh+s.k.depthTol[f.OutPort] || f.CacheNs > s.k.ptol)
-	if firm {
+	s.vals = append(s.vals, portVal{t: s.at(&f), pause: f.PauseUS, depth: fireDepth(&f), port: f.OutPort})
+	if f.Fired {
+		// No depth slack (rule 5): every decision to signal counts.
 		out := s.k.m.Dev.Route(f.Flow.Src)
-		s.pend = append(s.pend, pendFire{t: f.Built, port: out, flow: key})
+		s.pend = append(s.pend, pendFire{t: s.at(&f), trig: f.Time, port: out, flow: key, first: !fl.firstOK})
+		fl.firstOK = true
 	}
 }
 
@@ -240,23 +305,65 @@ func (s *sfcState) prune(fl *sfcFlow, before int64) {
 // devSignal checks one BTS or CIM the device sent.
 func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	k := s.k
+	fam := k.sfcFam()
 	port := k.c.PortName(r.port)
 	what := "bts"
 	if m.Kind == device.KindCIM {
 		what = "cim"
 	}
-	k.rep.checked(CheckJustified, 1)
-	k.rep.checked(CheckFieldRules, 1)
+	k.rep.checked(fam+"-JUSTIFIED", 1)
+	k.rep.checked(fam+"-FIELDS", 1)
 	sig, hasTLV, err := decodeSFC(r.data, &k.cp)
 	if err != nil {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: what, Expected: "a well-formed signal naming a flow", Actual: err.Error()})
+		k.dev(Deviation{Check: fam + "-FIELDS", Frame: r.no, Port: port, Time: r.t, Field: what, Expected: "a well-formed signal naming a flow", Actual: err.Error()})
 		return
 	}
 	key := sig.FlowKey().FiveTuple()
 	fl := s.flow(key)
-	s.prune(fl, r.t-k.tol)
+	s.prune(fl, r.t-k.win)
 	trig, found := k.trig.lookup(sig.Quote)
 	s.fieldRules(r, m, &sig, hasTLV, trig, found)
+	k.checksums(fam+"-FIELDS", r, m)
+
+	// Justified (rule 7): the reference decision this signal stands for:
+	// the one for the very packet it quotes, else the nearest in reach.
+	var best *fireRec
+	if found {
+		for i := range fl.fires {
+			if f := &fl.fires[i]; f.Time == trig.t && f.Fired {
+				best = f
+			}
+		}
+	}
+	if best == nil {
+		bestD, inTol := int64(-1), false
+		for i := range fl.fires {
+			f := &fl.fires[i]
+			rt := s.at(&f.Firing)
+			if !f.Fired || !k.reach(r.t, rt) {
+				continue
+			}
+			it := k.inTol(r.t, rt)
+			d := abs64(rt - r.t)
+			if best == nil || it && !inTol || it == inTol && (d < bestD || d == bestD && best.used && !f.used) {
+				best, bestD, inTol = f, d, it
+			}
+		}
+	}
+	if best == nil {
+		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: what + " flow " + key.String(),
+			Expected: "no signal (the reference neither sends nor suppresses one for this flow within reach)", Actual: describe(r.data, &k.cp)})
+		return
+	}
+	if best.used {
+		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: what + " flow " + key.String(),
+			Expected: fmt.Sprintf("one signal for the reference's decision at %s", fmtTime(best.Time)), Actual: "a second one (duplicate)", Detail: describe(r.data, &k.cp)})
+		return
+	}
+	best.used = true
+	refT := s.at(&best.Firing)
+	k.rep.checked(fam+"-TIMING", 1)
+	k.timing(fam+"-TIMING", r, 0, refT, what)
 
 	// Suppression: one clearing between two signals of a flow, one phase
 	// for all flows.
@@ -264,11 +371,11 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	if found {
 		a, widen = trig.t, k.jitter
 	}
-	k.rep.checked(CheckSuppression, 1)
+	k.rep.checked(fam+"-SUPPRESS", 1)
 	if fl.hasTrig && a-fl.trig+2*widen < s.reset {
 		lo, hi := fl.trig+1-widen, a+widen
 		if !s.phase.require(lo, hi) {
-			k.dev(Deviation{Check: CheckSuppression, Frame: r.no, Port: port, Time: r.t, Field: "flow " + key.String(),
+			k.dev(Deviation{Check: fam + "-SUPPRESS", Frame: r.no, Port: port, Time: r.t, Field: "flow " + key.String(),
 				Expected: fmt.Sprintf("at most one signal per %s reset period", fmtTime(s.reset)),
 				Actual:   fmt.Sprintf("signals triggered at %s and %s", fmtTime(fl.trig), fmtTime(a)),
 				Detail:   "no filter-clearing phase is consistent with this and the device's earlier signals"})
@@ -276,89 +383,138 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		}
 	}
 	fl.trig, fl.hasTrig = a, true
-	fl.dev = append(fl.dev, r.t)
+	if found {
+		fl.dev = append(fl.dev, devSig{trig.t, true})
+	} else {
+		fl.dev = append(fl.dev, devSig{min(r.t, refT), false})
+	}
 	fl.missing = false
 	fl.last = r.t
 
-	// Justified: the reference fired (or nearly) for this flow then.
-	var best *Firing
-	bestD := int64(-1)
-	for i := range fl.fires {
-		f := &fl.fires[i]
-		d := abs64(f.Built - r.t)
-		if d <= k.tol && (bestD < 0 || d < bestD) {
-			best, bestD = f, d
-		}
-	}
-	var bestSent *refSig
-	sd := int64(-1)
-	for i := range fl.sent {
-		x := &fl.sent[i]
-		d := abs64(x.t - r.t)
-		if d <= k.tol && (sd < 0 || d < sd) {
-			bestSent, sd = x, d
-		}
-	}
-	if best == nil && bestSent == nil {
-		k.dev(Deviation{Check: CheckJustified, Frame: r.no, Port: port, Time: r.t, Field: what + " flow " + key.String(),
-			Expected: "no signal (the reference neither sends nor suppresses one for this flow within the time tolerance)", Actual: describe(r.data, &k.cp)})
-		return
-	}
-	// The reference's decision for the very packet the signal quotes, when
-	// it has one, is what the signal is compared with; else every decision
-	// within the time tolerance is a candidate. (The incast estimator's
-	// pause is known only for the signals the reference sent.)
-	var exact *Firing
-	if found && !k.m.SFC.P.Estimator {
-		for i := range fl.fires {
-			if f := &fl.fires[i]; f.Time == trig.t {
-				exact = f
+	// Time-varying values (rule 4): one the reference gives at some
+	// instant of the window, never across the pause/resume boundary.
+	lo, hi := min(r.t, refT)-k.tol, max(r.t, refT)+k.early
+	cp := best.OutPort
+	if hasTLV {
+		k.rep.checked(fam+"-PAUSE", 1)
+		var seen []string
+		ok := false
+		s.values(cp, lo, hi, fl, func(p uint16, _ int64) {
+			if (p == 0) == (sig.PauseUS == 0) && abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol {
+				ok = true
 			}
+			if len(seen) < 6 {
+				seen = appendUniq(seen, fmt.Sprint(p))
+			}
+		})
+		if !ok {
+			det := fmt.Sprintf("tolerance %s", fmtTime(k.ptol))
+			if sig.PauseUS == 0 {
+				det = "a resume where the reference pauses"
+			}
+			k.dev(Deviation{Check: fam + "-PAUSE", Frame: r.no, Port: port, Time: r.t, Field: what + ".pause_us",
+				Expected: "one of " + strings.Join(seen, ", "), Actual: fmt.Sprint(sig.PauseUS), Detail: det})
 		}
 	}
-	cands := func(fn func(f *Firing)) {
-		if exact != nil {
-			fn(exact)
+	if m.Kind == device.KindBTS {
+		// The depth field of every BTS (behaviour.md §1 step 4: qd_e, also
+		// for origin cache; wire.md §5 says 0 unless origin queue: what
+		// the reference sends decides).
+		k.rep.checked("SFC-BTS-DEPTH", 1)
+		var seen []string
+		ok := false
+		s.values(cp, lo, hi, fl, func(_ uint16, d int64) {
+			if (d == 0) == (sig.QueueDepth == 0) && abs64(d-int64(sig.QueueDepth)) <= k.depthTol[cp] {
+				ok = true
+			}
+			if len(seen) < 6 {
+				seen = appendUniq(seen, fmt.Sprint(d))
+			}
+		})
+		if !ok {
+			k.dev(Deviation{Check: "SFC-BTS-DEPTH", Frame: r.no, Port: port, Time: r.t, Field: "bts.queue_depth",
+				Expected: "one of " + strings.Join(seen, ", "), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", k.depthTol[cp])})
+		}
+	}
+
+	// Every field (rule 3), against the reference's signal for the flow
+	// nearest in time; the quote (checked above against the input) and
+	// the time-varying values aside.
+	tmpl, tno := fl.tmpl, 0
+	td := abs64(fl.tmplT - r.t)
+	for i := range fl.sent {
+		if d := abs64(fl.sent[i].t - r.t); tmpl == nil || d < td {
+			tmpl, td, tno = fl.sent[i].data, d, fl.sent[i].no
+		}
+	}
+	if tmpl != nil {
+		// The quote is compared too when both quote the same packet.
+		same := false
+		if ts, _, err := decodeSFC(tmpl, &k.cp); err == nil {
+			h1, ok1 := k.trig.quoteKey(ts.Quote)
+			h2, ok2 := k.trig.quoteKey(sig.Quote)
+			same = ok1 && ok2 && h1 == h2
+		}
+		k.fieldDevs(fam+"-FIELDS", r, tno, k.fc.diff(tmpl, r.data, func(frame []byte, m *device.Meta, e *exemptions) {
+			sfcVarying(frame, m, e, !same)
+		}))
+	}
+}
+
+// sfcVarying exempts the time-varying values of a BTS or CIM from the
+// field comparison (they have their own checks), and the quote when the
+// two signals quote different packets (checked against the input then).
+func sfcVarying(frame []byte, m *device.Meta, e *exemptions, quote bool) {
+	switch m.Kind {
+	case device.KindBTS:
+		p := m.Payload
+		e.add(p+2, 2)  // pause time
+		e.add(p+12, 4) // queue depth
+		if quote {
+			e.add(p+16, min(m.L3+m.IPLen, len(frame))-p-16)
+		}
+	case device.KindCIM:
+		pdu := cimPDU(frame, m)
+		if pdu < 0 || pdu+17 > len(frame) {
 			return
 		}
-		for i := range fl.fires {
-			if f := &fl.fires[i]; abs64(f.Built-r.t) <= k.tol {
-				fn(f)
-			}
+		if quote {
+			n := int(binary.BigEndian.Uint16(frame[pdu+15:]))
+			e.add(pdu+17, n) // another packet's MSDU: checked against the offending frame
+		}
+		if tlv := cimPauseTLV(frame, pdu); tlv >= 0 {
+			e.add(tlv+2, 2)
 		}
 	}
-	// Pause time: the closest of the candidates.
-	if hasTLV {
-		k.rep.checked(CheckPauseTime, 1)
-		want, diff := -1, int64(math64)
-		if bestSent != nil && exact == nil {
-			want, diff = int(bestSent.pause), abs64(int64(bestSent.pause)-int64(sig.PauseUS))*device.Microsecond
-		}
-		cands(func(f *Firing) {
-			if d := abs64(int64(f.PauseUS)-int64(sig.PauseUS)) * device.Microsecond; d < diff {
-				want, diff = int(f.PauseUS), d
-			}
-		})
-		if want >= 0 && diff > k.ptol {
-			k.dev(Deviation{Check: CheckPauseTime, Frame: r.no, Port: port, Time: r.t, Field: what + ".pause_us",
-				Expected: fmt.Sprintf("%d", want), Actual: fmt.Sprintf("%d", sig.PauseUS), Detail: fmt.Sprintf("tolerance %s", fmtTime(k.ptol))})
+}
+
+func appendUniq(v []string, s string) []string {
+	for _, x := range v {
+		if x == s {
+			return v
 		}
 	}
-	// Queue depth of a BTS: qd_e, whatever the origin (behaviour.md §1).
-	if m.Kind == device.KindBTS {
-		k.rep.checked(CheckQueueDepth, 1)
-		want, diff, tol := int64(-1), int64(math64), k.maxDepthTol
-		if bestSent != nil && exact == nil {
-			want, diff = int64(bestSent.depth), abs64(int64(bestSent.depth)-int64(sig.QueueDepth))
+	return append(v, s)
+}
+
+// values calls fn with every pause time and depth the reference gives
+// congestion port cp in [lo, hi], and those of the flow's own decisions
+// and signals then.
+func (s *sfcState) values(cp int, lo, hi int64, fl *sfcFlow, fn func(pause uint16, depth int64)) {
+	for i := s.vhead; i < len(s.vals); i++ {
+		v := &s.vals[i]
+		if v.t >= lo && v.t <= hi && (v.port == cp || v.port < 0) {
+			fn(v.pause, v.depth)
 		}
-		cands(func(f *Firing) {
-			if d := abs64(f.DepthE - int64(sig.QueueDepth)); d < diff {
-				want, diff, tol = f.DepthE, d, k.depthTol[f.OutPort]
-			}
-		})
-		if want >= 0 && diff > tol {
-			k.dev(Deviation{Check: CheckQueueDepth, Frame: r.no, Port: port, Time: r.t, Field: "bts.queue_depth",
-				Expected: fmt.Sprint(want), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", tol)})
+	}
+	for i := range fl.fires {
+		if f := &fl.fires[i]; s.at(&f.Firing) >= lo && s.at(&f.Firing) <= hi {
+			fn(f.PauseUS, fireDepth(&f.Firing))
+		}
+	}
+	for i := range fl.sent {
+		if x := &fl.sent[i]; x.t >= lo && x.t <= hi {
+			fn(x.pause, int64(x.depth))
 		}
 	}
 }
@@ -378,8 +534,9 @@ func abs64(x int64) int64 {
 func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV bool, trig trigEntry, found bool) {
 	k := s.k
 	port := k.c.PortName(r.port)
+	fam := k.sfcFam()
 	bad := func(field, want, got, detail string) {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: field, Expected: want, Actual: got, Detail: detail})
+		k.dev(Deviation{Check: fam + "-FIELDS", Frame: r.no, Port: port, Time: r.t, Field: field, Expected: want, Actual: got, Detail: detail})
 	}
 	l3 := m.IP()
 	if l3 {
@@ -393,9 +550,10 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 		if m.DSCP != want {
 			bad("ip.dscp", fmt.Sprint(want), fmt.Sprint(m.DSCP), "the configured signal DSCP")
 		}
-		if out := k.m.Dev.Route(m.Dst); out >= 0 && out != r.port {
-			bad("egress port", k.c.PortName(out), port, "a signal leaves toward its IP destination")
-		}
+	}
+	if out := k.m.Dev.Route(sig.Flow.Src); out >= 0 && out != r.port {
+		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: "egress port", Expected: k.c.PortName(out), Actual: port,
+			Detail: "a signal on the wrong port: it leaves toward the quoted packet's source"})
 	}
 	if pt := k.c.Port(r.port); pt != nil && pt.PeerMAC != (device.MAC{}) && !bytes.Equal(r.data[0:6], pt.PeerMAC[:]) {
 		bad("eth.dst", pt.PeerMAC.String(), net.HardwareAddr(r.data[0:6]).String(), "the neighbour's MAC of the egress port")
@@ -463,32 +621,78 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 func (s *sfcState) expire(all bool) {
 	k := s.k
 	lim := k.dlim
+	fam := k.sfcFam()
 	for s.phead < len(s.pend) {
 		p := s.pend[s.phead]
-		if !all && p.t+k.tol > lim {
+		if !all && p.t+k.win > lim {
 			break
 		}
 		s.phead++
-		k.rep.checked(CheckComplete, 1)
+		rule := fam + "-COMPLETE"
+		if p.first {
+			rule = fam + "-FIRST"
+		}
+		k.rep.checked(rule, 1)
 		fl := s.flow(p.flow)
-		from := p.t - (1+k.missed)*s.reset - k.tol
-		i := 0
-		for i < len(fl.dev)-1 && fl.dev[i] < from {
-			i++
+		// A device signal for this packet or an earlier one of the flow
+		// within its reset period (another phase may have suppressed
+		// this one); one for a later packet is no answer to this decision.
+		from := p.trig - (1+k.missed)*s.reset - k.tol
+		kept, met := fl.dev[:0], false
+		var prev *devSig
+		for i := range fl.dev {
+			d := fl.dev[i]
+			if d.t < from {
+				continue
+			}
+			kept = append(kept, d)
+			w := k.jitter
+			if !d.exact {
+				w = k.tol
+			}
+			switch {
+			case d.exact && abs64(d.t-p.trig) <= k.jitter || !d.exact && d.t >= p.trig-k.early && d.t <= p.t+k.tol:
+				met = true // a signal for this very packet
+			case d.t+w < p.trig && (prev == nil || d.t > prev.t):
+				prev = &kept[len(kept)-1]
+			}
 		}
-		if i > 0 {
-			fl.dev = append(fl.dev[:0], fl.dev[i:]...)
+		fl.dev = kept
+		if !met && prev != nil {
+			// Suppressed by the device's filter: the flow was signalled
+			// since the last clearing, so no clearing may fall between
+			// that signal and this packet, for one phase of all flows
+			// (with missed periods allowed, any gap of that many periods).
+			w := k.jitter
+			if !prev.exact {
+				w = k.tol
+			}
+			switch {
+			case p.trig-prev.t < s.reset+2*w && s.phase.forbid(prev.t+1+w, p.trig-w):
+				met = true
+				k.rep.accepted(rule, "the device's suppression filter (another phase than the reference's) holds the flow: signalled less than a reset period before")
+			case k.missed > 0 && p.trig-prev.t < (1+k.missed)*s.reset+2*w:
+				met = true
+				k.rep.accepted(rule, "tolerances.missed_periods: a Bloom filter false positive may skip the flow")
+			}
 		}
-		if len(fl.dev) > 0 && fl.dev[0] >= from && fl.dev[0] <= p.t+k.tol {
+		if met {
 			continue
 		}
-		if fl.missing {
+		if fl.missing && !p.first {
 			continue
 		}
 		fl.missing = true
-		k.dev(Deviation{Check: CheckComplete, Port: k.c.PortName(p.port), Time: p.t, Field: "flow " + p.flow.String(),
-			Expected: fmt.Sprintf("a signal between %s and %s", fmtTime(from), fmtTime(p.t+k.tol)), Actual: "(none)",
-			Detail: "the reference signals this congested flow; the device did not within the tolerance and its reset period"})
+		k.missing(Deviation{Check: rule, Port: k.c.PortName(p.port), Time: p.t, Field: "flow " + p.flow.String(),
+			Expected: fmt.Sprintf("a signal for the packet that arrived at %s, or for one of the flow since %s", fmtTime(p.trig), fmtTime(from)), Actual: "(none)",
+			Detail: "the reference signals this flow; the device did not, for this packet or within its reset period before"}, p.port)
+	}
+	for s.vhead < len(s.vals) && (all || s.vals[s.vhead].t+2*k.win < lim) {
+		s.vhead++
+	}
+	if s.vhead > 4096 && s.vhead*2 > len(s.vals) {
+		n := copy(s.vals, s.vals[s.vhead:])
+		s.vals, s.vhead = s.vals[:n], 0
 	}
 	if s.phead > 1024 && s.phead*2 > len(s.pend) {
 		n := copy(s.pend, s.pend[s.phead:])
@@ -514,7 +718,7 @@ func (s *sfcState) gc(lim int64) {
 	k := s.k
 	horizon := lim - k.win - (2+k.missed)*s.reset - 2*k.tol
 	for key, fl := range s.flows {
-		s.prune(fl, lim-k.tol)
+		s.prune(fl, lim-2*k.win)
 		if fl.last < horizon && len(fl.fires) == 0 && len(fl.sent) == 0 {
 			delete(s.flows, key)
 		}
@@ -535,21 +739,22 @@ type pfcItem struct {
 	quanta  uint16 // quanta (PFC, PAUSE) or µs (dst-pause)
 	key     pfcKey
 	matched bool
+	data    []byte // the reference's frame
 }
 
 type pfcQ struct{ items []*pfcItem }
 
 // pfcState matches pause frames (PFC and PAUSE per port and priority,
-// dst-pause per port and destination) one to one within the time
-// tolerance.
+// dst-pause per port and destination) one to one, late or early matches
+// being timing deviations.
 type pfcState struct {
 	q    map[pfcKey]*pfcQ
 	ring []*pfcItem
 	head int
 }
 
-func (p *pfcState) add(kind device.Kind, port, prio int, dst netip.Addr, v uint16, t int64, no int) {
-	it := &pfcItem{t: t, no: no, quanta: v, key: pfcKey{port, prio, dst, v == 0}}
+func (p *pfcState) add(kind device.Kind, port, prio int, dst netip.Addr, v uint16, t int64, no int, data []byte) {
+	it := &pfcItem{t: t, no: no, quanta: v, key: pfcKey{port, prio, dst, v == 0}, data: data}
 	x := p.q[it.key]
 	if x == nil {
 		x = &pfcQ{}
@@ -564,13 +769,14 @@ func (p *pfcState) ref(k *devChecker, o device.Out, no int) {
 	if err != nil {
 		return
 	}
+	data := append([]byte(nil), o.Frame...)
 	if o.Kind == device.KindPause {
-		p.add(o.Kind, o.Port, 8, netip.Addr{}, times[0], o.Time, no)
+		p.add(o.Kind, o.Port, 8, netip.Addr{}, times[0], o.Time, no, data)
 		return
 	}
 	for c := 0; c < 8; c++ {
 		if en&(1<<c) != 0 {
-			p.add(o.Kind, o.Port, c, netip.Addr{}, times[c], o.Time, no)
+			p.add(o.Kind, o.Port, c, netip.Addr{}, times[c], o.Time, no, data)
 		}
 	}
 }
@@ -585,48 +791,105 @@ func prioName(key pfcKey) string {
 	return fmt.Sprintf("pfc.c%d", key.prio)
 }
 
+// pfcFam is the rule prefix of a pause item: PFC, PAUSE or FG.
+func pfcFam(prio int) string {
+	switch prio {
+	case 8:
+		return "PAUSE"
+	case 9:
+		return "FG"
+	}
+	return "PFC"
+}
+
+// pfcRule is the completeness rule of an item: XOFF or XON (PFC, PAUSE),
+// PAUSE or RESUME (dst-pause).
+func pfcRule(key pfcKey) string {
+	switch {
+	case key.prio == 9 && key.xon:
+		return "FG-RESUME"
+	case key.prio == 9:
+		return "FG-PAUSE"
+	case key.xon:
+		return pfcFam(key.prio) + "-XON"
+	}
+	return pfcFam(key.prio) + "-XOFF"
+}
+
 func (p *pfcState) dev(k *devChecker, r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
-	k.rep.checked(CheckFieldRules, 1)
+	fam := "PFC"
+	if m.Kind == device.KindPause {
+		fam = "PAUSE"
+	}
+	k.rep.checked(fam+"-FIELDS", 1)
 	en, times, err := pfc.Decode(r.data)
 	if err != nil {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: m.Kind.String(), Expected: "a well-formed frame", Actual: err.Error()})
+		k.dev(Deviation{Check: fam + "-FIELDS", Frame: r.no, Port: port, Time: r.t, Field: m.Kind.String(), Expected: "a well-formed frame", Actual: err.Error()})
 		return
 	}
 	if !bytes.Equal(r.data[0:6], pfc.MACControlDst[:]) {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: "eth.dst", Expected: pfc.MACControlDst.String(), Actual: net.HardwareAddr(r.data[0:6]).String()})
+		k.dev(Deviation{Check: fam + "-FIELDS", Frame: r.no, Port: port, Time: r.t, Field: "eth.dst", Expected: pfc.MACControlDst.String(), Actual: net.HardwareAddr(r.data[0:6]).String()})
 	}
 	if pt := k.c.Port(r.port); pt != nil && pt.MAC != (device.MAC{}) && !bytes.Equal(r.data[6:12], pt.MAC[:]) {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: "eth.src", Expected: pt.MAC.String(), Actual: net.HardwareAddr(r.data[6:12]).String(), Detail: "the egress port's MAC"})
+		k.dev(Deviation{Check: fam + "-FIELDS", Frame: r.no, Port: port, Time: r.t, Field: "eth.src", Expected: pt.MAC.String(), Actual: net.HardwareAddr(r.data[6:12]).String(), Detail: "the egress port's MAC"})
 	}
-	if m.Kind == device.KindPFC && len(r.data) > m.L3+2 && r.data[m.L3+2] != 0 {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Port: port, Time: r.t, Field: "pfc.enable_vector", Expected: "high octet 0", Actual: fmt.Sprintf("0x%02x", r.data[m.L3+2])})
-	}
+	var first *pfcItem
 	if m.Kind == device.KindPause {
-		p.match(k, r, 8, netip.Addr{}, times[0])
-		return
-	}
-	for c := 0; c < 8; c++ {
-		if en&(1<<c) != 0 {
-			p.match(k, r, c, netip.Addr{}, times[c])
+		first = p.match(k, r, 8, netip.Addr{}, times[0])
+	} else {
+		for c := 0; c < 8; c++ {
+			if en&(1<<c) != 0 {
+				if it := p.match(k, r, c, netip.Addr{}, times[c]); first == nil {
+					first = it
+				}
+			}
 		}
+	}
+	if first != nil {
+		// Every other octet (rule 3): the times of enabled classes have
+		// their own rule.
+		k.fieldDevs(fam+"-FIELDS", r, first.no, k.fc.diff(first.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
+			if fm.Kind == device.KindPause {
+				e.add(fm.L3+2, 2)
+				return
+			}
+			if fm.L3+4 > len(frame) {
+				return
+			}
+			en := binary.BigEndian.Uint16(frame[fm.L3+2:])
+			for c := 0; c < 8; c++ {
+				if en&(1<<c) != 0 {
+					e.add(fm.L3+4+2*c, 2)
+				}
+			}
+		}))
 	}
 }
 
-// match pairs one pause item of the device with the reference's earliest
-// unmatched one of the same kind within the time tolerance and compares
-// the pause times.
-func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v uint16) {
+// match pairs one pause item of the device with the reference's: the
+// earliest unmatched one of the same kind within the time tolerances,
+// else the nearest within reach (then a timing deviation); it compares
+// the pause times and returns the item matched.
+func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v uint16) *pfcItem {
 	port := k.c.PortName(r.port)
-	k.rep.checked(CheckJustified, 1)
+	fam := pfcFam(prio)
+	k.rep.checked(fam+"-JUSTIFIED", 1)
 	key := pfcKey{r.port, prio, dst, v == 0}
 	x := p.q[key]
 	var best *pfcItem
 	if x != nil {
 		for _, it := range x.items {
-			if !it.matched && abs64(it.t-r.t) <= k.tol {
+			if !it.matched && k.inTol(r.t, it.t) {
 				best = it
 				break
+			}
+		}
+		if best == nil {
+			for _, it := range x.items {
+				if !it.matched && k.reachLate(r.t, it.t) && (best == nil || abs64(it.t-r.t) < abs64(best.t-r.t)) {
+					best = it
+				}
 			}
 		}
 	}
@@ -641,12 +904,18 @@ func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v u
 		}
 	}
 	if best == nil {
-		k.dev(Deviation{Check: CheckJustified, Frame: r.no, Port: port, Time: r.t, Field: prioName(key),
-			Expected: "no " + what + " (none in the reference within the time tolerance)", Actual: fmt.Sprintf("%s, %d %s", what, v, unit)})
-		return
+		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: prioName(key),
+			Expected: "no " + what + " (none in the reference within reach)", Actual: fmt.Sprintf("%s, %d %s", what, v, unit)})
+		return nil
 	}
 	best.matched = true
-	k.rep.checked(CheckPauseTime, 1)
+	k.rep.checked(fam+"-TIMING", 1)
+	k.timing(fam+"-TIMING", r, best.no, best.t, prioName(key))
+	vrule := fam + "-QUANTA"
+	if prio == 9 {
+		vrule = "FG-PAUSE-TIME"
+	}
+	k.rep.checked(vrule, 1)
 	var ns int64
 	switch {
 	case prio == 9 && (v == 0xFFFF || best.quanta == 0xFFFF) && v != best.quanta:
@@ -659,24 +928,29 @@ func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v u
 			speed = pt.Speed
 		}
 		ns = pfc.QuantaToNs(uint16(min(abs64(int64(v)-int64(best.quanta)), 0xFFFF)), speed)
+		if v != best.quanta && ns == 0 {
+			ns = 1
+		}
 	}
 	if ns > k.ptol {
-		k.dev(Deviation{Check: CheckPauseTime, Frame: r.no, Ref: best.no, Port: port, Time: r.t, Field: prioName(key) + " " + unit,
+		k.dev(Deviation{Check: vrule, Frame: r.no, Ref: best.no, Port: port, Time: r.t, Field: prioName(key) + " " + unit,
 			Expected: fmt.Sprint(best.quanta), Actual: fmt.Sprint(v), Detail: fmt.Sprintf("tolerance %s", fmtTime(k.ptol))})
 	}
 	for len(x.items) > 0 && x.items[0].matched {
 		x.items = x.items[1:]
 	}
+	return best
 }
 
 func (p *pfcState) expire(k *devChecker, all bool) {
 	for p.head < len(p.ring) {
 		it := p.ring[p.head]
-		if !all && it.t+k.tol >= k.dlim {
+		if !all && it.t+k.win >= k.dlim {
 			break
 		}
 		p.head++
-		k.rep.checked(CheckComplete, 1)
+		rule := pfcRule(it.key)
+		k.rep.checked(rule, 1)
 		if it.matched {
 			continue
 		}
@@ -688,8 +962,8 @@ func (p *pfcState) expire(k *devChecker, all bool) {
 		if it.key.xon {
 			what = map[bool]string{true: "resume", false: "XON"}[it.key.prio == 9]
 		}
-		k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: prioName(it.key),
-			Expected: fmt.Sprintf("%s, %d %s", what, it.quanta, unit), Actual: "(none)", Detail: "the reference sends this pause frame; the device did not within the time tolerance"})
+		k.missing(Deviation{Check: rule, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: prioName(it.key),
+			Expected: fmt.Sprintf("%s, %d %s", what, it.quanta, unit), Actual: "(none)", Detail: "missing: the reference sends this pause frame; the device did not"}, it.key.port)
 		if x := p.q[it.key]; x != nil {
 			for len(x.items) > 0 && x.items[0].matched {
 				x.items = x.items[1:]
@@ -718,50 +992,53 @@ type genItem struct {
 }
 
 type genState struct {
-	q    map[genKey][]*genItem
-	ring []*genItem
-	head int
+	q     map[genKey][]*genItem
+	ring  []*genItem
+	head  int
+	kinds uint32 // kinds the reference generated
 }
+
+// has reports whether the reference generates frames of kind that no
+// scheme-specific check handles.
+func (g *genState) has(kind device.Kind) bool { return g.kinds&(1<<kind) != 0 }
 
 func (g *genState) ref(k *devChecker, o device.Out, no int) {
 	it := &genItem{t: o.Time, no: no, key: genKey{o.Port, o.Kind}, data: append([]byte(nil), o.Frame...)}
 	if g.q == nil {
 		g.q = map[genKey][]*genItem{}
 	}
+	g.kinds |= 1 << o.Kind
 	g.q[it.key] = append(g.q[it.key], it)
 	g.ring = append(g.ring, it)
 }
 
 func (g *genState) dev(k *devChecker, r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
-	k.rep.checked(CheckJustified, 1)
+	k.rep.checked("GEN-JUSTIFIED", 1)
 	key := genKey{r.port, m.Kind}
 	var near *genItem
 	for _, it := range g.q[key] {
-		if it.matched || abs64(it.t-r.t) > k.tol {
+		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
-		if k.sameBytes(it.data, r.data) {
-			it.matched = true
-			g.trim(key)
-			return
+		if k.inTol(r.t, it.t) && k.sameBytes(it.data, r.data) {
+			near = it
+			break
 		}
-		if near == nil {
+		if near == nil || abs64(it.t-r.t) < abs64(near.t-r.t) {
 			near = it
 		}
 	}
 	if near == nil {
-		k.dev(Deviation{Check: CheckJustified, Frame: r.no, Port: port, Time: r.t, Field: m.Kind.String(),
-			Expected: "no such frame (none in the reference within the time tolerance)", Actual: describe(r.data, &k.cp)})
+		k.dev(Deviation{Check: "GEN-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: m.Kind.String(),
+			Expected: "no such frame (none in the reference within reach)", Actual: describe(r.data, &k.cp)})
 		return
 	}
 	near.matched = true
-	if k.df == nil {
-		k.df = newDiffer(k.c.Device.Codepoints)
-	}
-	for _, fd := range k.df.diff(near.data, r.data, 8, k.vol) {
-		k.dev(Deviation{Check: CheckFieldRules, Frame: r.no, Ref: near.no, Port: port, Time: r.t, Field: fd.Field, Expected: fd.Expected, Actual: fd.Actual})
-	}
+	k.rep.checked("GEN-TIMING", 1)
+	k.timing("GEN-TIMING", r, near.no, near.t, m.Kind.String())
+	k.rep.checked("GEN-FIELDS", 1)
+	k.fieldDevs("GEN-FIELDS", r, near.no, k.fc.diff(near.data, r.data, nil))
 	g.trim(key)
 }
 
@@ -780,17 +1057,17 @@ func (g *genState) trim(key genKey) {
 func (g *genState) expire(k *devChecker, all bool) {
 	for g.head < len(g.ring) {
 		it := g.ring[g.head]
-		if !all && it.t+k.tol >= k.dlim {
+		if !all && it.t+k.win >= k.dlim {
 			break
 		}
 		g.head++
-		k.rep.checked(CheckComplete, 1)
+		k.rep.checked("GEN-COMPLETE", 1)
 		if it.matched {
 			continue
 		}
 		it.matched = true
-		k.dev(Deviation{Check: CheckComplete, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: it.key.kind.String(),
-			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: "the reference sends this frame; the device did not within the time tolerance"})
+		k.missing(Deviation{Check: "GEN-COMPLETE", Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: it.key.kind.String(),
+			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: "missing: the reference sends this frame; the device did not"}, it.key.port)
 		g.trim(it.key)
 	}
 	if g.head > 1024 && g.head*2 > len(g.ring) {

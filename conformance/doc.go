@@ -33,10 +33,13 @@
 //     batches). Model time 0 is the case's epoch, or else the first input
 //     frame's timestamp. Each frame is placed on a port: capture interface
 //     i carries port i, unless the ports name their interfaces; a NIC's
-//     host side is interface 1 or an interface named "host". A frame that
-//     cannot be placed, a timestamp going backwards, a classic pcap where
-//     several ports exist, a cut or unreadable file: an UnusableError,
-//     exit status 2.
+//     host side is interface 1 or an interface named "host"; every port
+//     must be an interface of its own. Frames of different interfaces are
+//     merged by time (a capture that needs it is read again merging). A
+//     frame that cannot be placed, a timestamp going backwards on its
+//     interface, a classic pcap where several ports exist, a cut input or
+//     an unreadable file: an UnusableError, exit status 2 (a device
+//     capture cut mid-frame ends there: INCONCLUSIVE).
 //  4. Replay: every input frame goes to Device.Input at its time and port;
 //     after the last one the model runs until idle (Device.Flush) and on
 //     to the case's end. Device.OnOutput hands each frame the model sends
@@ -50,30 +53,34 @@
 //     clock plus the tolerance, so what is held is bounded. Checks:
 //     frames, bytes, time.
 //     - Device mode (CheckDevice, CheckFiles), for a vendor's capture:
-//     tolerances instead of byte equality (time and pause time 1 µs,
-//     queue depth 1 µs at the port's speed by default) and property
-//     checks where the reference leaves the device a choice. A signal of
-//     the device is justified when the reference sent or suppressed one
-//     for that flow (or port and priority) within the time tolerance;
-//     every firm decision of the reference to signal must meet a device
-//     signal within the tolerance and the reset period; all of a
-//     device's SFC signals must fit one filter-clearing phase (any
-//     phase: Bloom filters may clear when they like, but once per
-//     period); pause times and depths are compared with the reference's
-//     decision for the very packet the signal quotes; field rules
-//     (swapped addresses, DSCP, flags, quote content, MACs, ICRC); data
-//     frames matched per port and flow (masked, so an ICRC has its own
-//     rule) for loss, order, integrity and timing; BFC filters within
-//     the reference's over the tolerance and their sequence; Floodgate
-//     credits never above the octets received and near the reference's;
-//     PB-FS assessments within the depth tolerance. Everything held is
-//     bounded by the tolerance window (tolerances.window, 100 µs).
-//  6. Report: a verdict per check (PASS or FAIL), the deviations of each
-//     (frame number in the capture checked, port, model time, field,
-//     expected and actual values, at most Options.MaxShown kept, all
-//     counted) and an overall verdict. WriteText is for a person,
-//     WriteJSON for a machine; ExitCode gives 0 pass, 1 deviations, 2
-//     unusable.
+//     the rules of conformance.md "Device mode, normative", each with a
+//     stable id in the registry Rules (rules.go: id, normative rule,
+//     clause, tolerance, check, mutation kinds). Device frames before
+//     time 0 are set-up chatter (a signal earlier than the early
+//     tolerance is unjustified); background (ARP, ND, LLDP, STP, ICMP,
+//     other TCP/UDP and EtherTypes, the ignore filter) is counted, never
+//     a deviation; every octet of every signal is compared with the
+//     reference's (devfields.go: IPv4 identification, checksums and the
+//     ICRC exempt, masked fields and rule 4's time-varying values
+//     aside); pause times and depths must be values the reference gives
+//     within the time window (no slack by default, never across
+//     pause/resume); every decision to signal is met (the first of each
+//     flow always; later ones possibly by the device's own suppression
+//     phase, consistent for all flows, and named in the report); a late
+//     match is one deviation "late by X"; data frames of the scenario's
+//     flows are matched per port and flow for loss, duplicates, order,
+//     integrity, extra ports, timing and the ICRC. Everything held is
+//     bounded by the window (tolerances.window, 100 µs).
+//  6. Report: a verdict per rule (PASS, FAIL, INCONCLUSIVE), the
+//     deviations of each (rule id, frame number in the capture checked,
+//     port, model time, field, expected and actual values, at most
+//     Options.MaxShown kept, all counted) and an overall verdict, with
+//     the harness version, the vector's and the capture's SHA-256, the
+//     tolerances in force and the device (Options.DUT). WriteText is for
+//     a person (deviations first, then one line per rule), WriteJSON and
+//     WriteJSONL for a machine, WriteJUnit for CI; ExitCode gives 0 pass,
+//     1 fail, 2 unusable, 3 inconclusive, and Worst the verdict of
+//     several vectors.
 //
 // Generate and GenerateVector make expected.pcapng from the model (the
 // latter showing the exact-mode diff against the old file first);
@@ -94,7 +101,6 @@
 //     device) and always masks the RoCEv2 ICRC, which has its own rule.
 //   - A NIC's host side is checked only when the device capture has a
 //     host interface.
-//   - ARP and LLDP frames in a device capture are ignored.
 //   - Suppression phases are inferred from the arrival times, in the input
 //     capture, of the packets signals quote; tolerances.jitter widens them
 //     (default 0). tolerances.missed_periods lets a Bloom filter's false

@@ -29,6 +29,16 @@ type Options struct {
 	// its own goroutine (a few batches of frames, so memory stays
 	// bounded).
 	Sequential bool
+	// DUT names the device under test in reports ("vendor model
+	// firmware"; --dut).
+	DUT string
+	// Mask adds fields device mode does not compare in signal frames
+	// (conformance.md rule 3; --mask), to the case's mask list.
+	Mask []string
+	// Ignore adds a display filter whose matches in the device capture
+	// are background (conformance.md rule 2; --ignore), or-ed with the
+	// case's.
+	Ignore string
 }
 
 func (o Options) prefetch() bool { return !o.Sequential && runtime.GOMAXPROCS(0) > 1 }
@@ -91,6 +101,10 @@ func loadCaseIn(dir string) (*Case, error) {
 // same bytes except the case's volatile fields, same time within the
 // case's time tolerance (default 0). Both captures are streamed.
 func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
+	return retryMerged(func(merge bool) (*Report, error) { return runExact(c, input, expected, opt, merge) })
+}
+
+func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report, error) {
 	rep := newReport(ModeExact, opt.MaxShown, exactChecks)
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, expected
 	m, err := BuildModel(c)
@@ -98,12 +112,12 @@ func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
 		return rep, err
 	}
 	var ep epochRef
-	in, err := openStream(c, input, &ep)
+	in, err := openStream(c, input, &ep, merge, false)
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	exp, err := openStream(c, expected, &ep)
+	exp, err := openStream(c, expected, &ep, merge, false)
 	if err != nil {
 		return rep, err
 	}

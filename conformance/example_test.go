@@ -86,3 +86,26 @@ func ExampleGenerateVector() {
 	// Output:
 	// 24 input frames; 27 expected; PASS
 }
+
+// Check a device in device mode and write the report for CI as JUnit XML;
+// each rule is a test case. Here the device is the reference itself.
+func ExampleWriteJUnit() {
+	dir := "../pcaps/pfc/xoff-refresh-xon"
+	rep, _ := conformance.CheckFiles(filepath.Join(dir, "case.yaml"), filepath.Join(dir, "input.pcapng"),
+		filepath.Join(dir, "expected.pcapng"), conformance.Options{DUT: "Acme Switch 9000 fw 1.2.3"})
+	doc := conformance.JUnit([]*conformance.Report{rep})
+	fmt.Println(doc.Tests, "test cases,", doc.Failures, "failures")
+	fmt.Println(doc.Suites[0].Cases[0].Name)
+	// conformance.WriteJUnit(os.Stdout, []*conformance.Report{rep}) writes the XML.
+	// Output:
+	// 21 test cases, 0 failures
+	// PFC-FIELDS
+}
+
+// The rules of device mode, as `sfcdump conform rules` lists them.
+func ExampleLookupRule() {
+	r := conformance.LookupRule("SFC-BTS-FIRST")
+	fmt.Println(r.ID, "rule", r.Normative, "-", r.Clause)
+	// Output:
+	// SFC-BTS-FIRST rule 5 - behaviour.md §1 step 3
+}

@@ -73,6 +73,15 @@ func (s *phaseSet) require(lo, hi int64) bool {
 	return true
 }
 
+// forbid keeps the phases with no clearing in [lo, hi]; it reports false
+// when none is left (and then keeps the set unchanged).
+func (s *phaseSet) forbid(lo, hi int64) bool {
+	if hi < lo {
+		return true
+	}
+	return s.require(hi+1, lo+s.p-1)
+}
+
 // restart makes [lo, hi] the only constraint (after a violation was
 // reported, so that one extra signal gives one deviation).
 func (s *phaseSet) restart(lo, hi int64) {

@@ -4,13 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/opensfc/sfc/version"
 )
 
 // Verdicts of a check and of a report.
 const (
 	Pass = "PASS"
 	Fail = "FAIL"
+	// Inconclusive: the capture cannot show whether the device conforms
+	// (it ends before the reference's last signal plus the time tolerance,
+	// or a port the reference sends on carried nothing): exit status 3.
+	Inconclusive = "INCONCLUSIVE"
 )
 
 // Modes of comparison.
@@ -23,6 +30,8 @@ const (
 // capture under test, port, model time) and what (field, expected and
 // actual values).
 type Deviation struct {
+	// Check is the id of the rule the deviation breaks (Rules; exact
+	// mode: frames, bytes or time).
 	Check string `json:"check"`
 	// Frame is the frame number in the capture being checked: the
 	// expected capture in exact mode, the device capture in device mode;
@@ -52,6 +61,17 @@ type CheckResult struct {
 	Deviations  []Deviation `json:"shown"`
 	// Checked counts the items the check looked at (frames, signals).
 	Checked int64 `json:"checked"`
+	// Accepted counts what the rule let pass only because the reference
+	// leaves the device a choice there, and Why names the property
+	// (conformance.md rule 5: a missing signal another suppression phase
+	// explains).
+	Accepted int64  `json:"accepted,omitempty"`
+	Why      string `json:"accepted_why,omitempty"`
+	// Clause and Tolerance describe a device-mode rule (Rules).
+	Clause    string `json:"clause,omitempty"`
+	Tolerance string `json:"tolerance,omitempty"`
+
+	inconclusive bool
 }
 
 // FrameCounts counts the frames a comparison saw.
@@ -78,6 +98,26 @@ type Report struct {
 	// Verdict "UNUSABLE".
 	Error string `json:"error,omitempty"`
 
+	// Harness is the version of this harness (package version).
+	Harness string `json:"harness"`
+	// VectorDigest is "sha256:" and the hex SHA-256 of the vector's
+	// content: of the SHA-256 of case.yaml followed by the SHA-256 of
+	// the input capture (sha256sum of each, concatenated as octets).
+	VectorDigest string `json:"vector_digest,omitempty"`
+	// CaptureDigest is "sha256:" and the SHA-256 of the device capture
+	// (device mode).
+	CaptureDigest string `json:"capture_digest,omitempty"`
+	// DUT is the device's identity as given (--dut "vendor model
+	// firmware").
+	DUT string `json:"dut,omitempty"`
+	// Tolerances are the tolerances in force (device mode).
+	Tolerances *TolerancesInForce `json:"tolerances,omitempty"`
+	// Background counts the device frames that are not checked
+	// (conformance.md rule 2: ARP, ND, LLDP, STP, ICMP, other TCP/UDP and
+	// EtherTypes, frames the ignore filter matches) and, before time 0,
+	// frames that are not signals (rule 1).
+	Background *BackgroundCounts `json:"background,omitempty"`
+
 	maxShown int
 	byName   map[string]*CheckResult
 }
@@ -85,11 +125,94 @@ type Report struct {
 // Unusable is the verdict of a report whose vector could not be compared.
 const Unusable = "UNUSABLE"
 
+// TolerancesInForce are the tolerances a device-mode report was judged
+// with, defaults filled in (times in ns, sizes in octets).
+type TolerancesInForce struct {
+	TimeNs        int64    `json:"time_ns"`
+	EarlyNs       int64    `json:"early_ns"`
+	PauseNs       int64    `json:"pause_ns"`
+	QueueDepth    int64    `json:"queue_depth"`
+	WindowNs      int64    `json:"window_ns"`
+	JitterNs      int64    `json:"jitter_ns"`
+	MissedPeriods int64    `json:"missed_periods"`
+	Mask          []string `json:"mask,omitempty"`
+	Ignore        string   `json:"ignore,omitempty"`
+}
+
+// String renders the tolerances on one line.
+func (t *TolerancesInForce) String() string {
+	s := fmt.Sprintf("time %s, early %s, pause %s, queue depth %d octets, window %s, jitter %s, missed periods %d",
+		fmtTime(t.TimeNs), fmtTime(t.EarlyNs), fmtTime(t.PauseNs), t.QueueDepth, fmtTime(t.WindowNs), fmtTime(t.JitterNs), t.MissedPeriods)
+	if len(t.Mask) > 0 {
+		s += ", mask " + strings.Join(t.Mask, " ")
+	}
+	if t.Ignore != "" {
+		s += ", ignore " + strconv.Quote(t.Ignore)
+	}
+	return s
+}
+
+// BackgroundCounts counts the device frames device mode does not check,
+// by reason (conformance.md rules 1 and 2).
+type BackgroundCounts struct {
+	Total int64 `json:"total"`
+	// ByKind counts them by kind: arp, nd, lldp, stp, icmp, tcp, udp,
+	// ethertype-0xNNNN, ignore (the ignore filter), before-t0.
+	ByKind map[string]int64 `json:"by_kind"`
+	// Shown lists the first of them (frame number and kind), for -v.
+	Shown []BackgroundFrame `json:"shown,omitempty"`
+}
+
+// BackgroundFrame is one background frame of the device capture.
+type BackgroundFrame struct {
+	Frame int    `json:"frame"`
+	Port  string `json:"port"`
+	Time  int64  `json:"time_ns"`
+	Kind  string `json:"kind"`
+}
+
+// Worst returns the worst of verdicts: UNUSABLE, then FAIL, then
+// INCONCLUSIVE, then PASS (conformance.md rule 9, several vectors).
+func Worst(verdicts ...string) string {
+	rank := func(v string) int {
+		switch v {
+		case Pass:
+			return 0
+		case Inconclusive:
+			return 1
+		case Fail:
+			return 2
+		}
+		return 3
+	}
+	w := Pass
+	for _, v := range verdicts {
+		if rank(v) > rank(w) {
+			w = v
+		}
+	}
+	return w
+}
+
+// ExitCodeOf returns the exit status of a verdict: 0 pass, 1 fail,
+// 2 unusable, 3 inconclusive.
+func ExitCodeOf(verdict string) int {
+	switch verdict {
+	case Pass:
+		return 0
+	case Fail:
+		return 1
+	case Inconclusive:
+		return 3
+	}
+	return 2
+}
+
 func newReport(mode string, maxShown int, checks []checkDef) *Report {
 	if maxShown <= 0 {
 		maxShown = 20
 	}
-	r := &Report{Mode: mode, maxShown: maxShown, byName: map[string]*CheckResult{}}
+	r := &Report{Mode: mode, maxShown: maxShown, byName: map[string]*CheckResult{}, Harness: version.String()}
 	for _, c := range checks {
 		cr := &CheckResult{Name: c.name, Description: c.desc, Verdict: Pass, Deviations: []Deviation{}}
 		r.Checks = append(r.Checks, cr)
@@ -109,8 +232,19 @@ func (r *Report) add(d Deviation) {
 	}
 	c.Count++
 	c.Verdict = Fail
+	if c.inconclusive {
+		c.Verdict = Inconclusive
+	}
 	if len(c.Deviations) < r.maxShown {
 		c.Deviations = append(c.Deviations, d)
+	}
+}
+
+// accepted notes an item rule name let pass by a property, and why.
+func (r *Report) accepted(name, why string) {
+	if c := r.byName[name]; c != nil {
+		c.Accepted++
+		c.Why = why
 	}
 }
 
@@ -137,23 +271,13 @@ func (r *Report) Failed() []string {
 func (r *Report) finish() {
 	r.Verdict = Pass
 	for _, c := range r.Checks {
-		if c.Verdict == Fail {
-			r.Verdict = Fail
-		}
+		r.Verdict = Worst(r.Verdict, c.Verdict)
 	}
 }
 
 // ExitCode returns the exit status of `sfcdump conform` for the report:
-// 0 pass, 1 deviations, 2 unusable.
-func (r *Report) ExitCode() int {
-	switch r.Verdict {
-	case Pass:
-		return 0
-	case Fail:
-		return 1
-	}
-	return 2
-}
+// 0 pass, 1 deviations, 2 unusable, 3 inconclusive.
+func (r *Report) ExitCode() int { return ExitCodeOf(r.Verdict) }
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
@@ -161,43 +285,6 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	e.SetIndent("", "  ")
 	e.SetEscapeHTML(false)
 	return e.Encode(r)
-}
-
-// WriteText writes the report for a person: a header, then per check its
-// verdict and the deviations shown, then the overall verdict.
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s mode)", r.Vector, r.Mode)
-	if r.Description != "" {
-		fmt.Fprintf(&b, ": %s", r.Description)
-	}
-	b.WriteString("\n")
-	if r.Error != "" {
-		fmt.Fprintf(&b, "  %s\nverdict: %s\n", r.Error, Unusable)
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	other := "expected"
-	if r.Mode == ModeDevice {
-		other = "device"
-	}
-	fmt.Fprintf(&b, "  frames: input %d, %s %d, model %d\n", r.Frames.Input, other, r.Frames.Expected, r.Frames.Model)
-	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "  %s %-15s %s", c.Verdict, c.Name, c.Description)
-		if c.Count > 0 {
-			fmt.Fprintf(&b, " — %d deviation(s)", c.Count)
-		}
-		b.WriteString("\n")
-		for _, d := range c.Deviations {
-			fmt.Fprintf(&b, "      %s\n", d.String())
-		}
-		if int64(len(c.Deviations)) < c.Count {
-			fmt.Fprintf(&b, "      ... %d more\n", c.Count-int64(len(c.Deviations)))
-		}
-	}
-	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // String renders a deviation on one line: frame, port, time, field,

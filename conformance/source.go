@@ -1,9 +1,13 @@
 package conformance
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -52,10 +56,11 @@ const noPort = -1 << 30
 
 // record is one frame of a capture placed on a port and in model time.
 type record struct {
-	no   int   // 1-based frame number in its capture
-	port int   // port id (device.HostPort for a NIC's host side)
-	t    int64 // model time, ns since the epoch
-	data []byte
+	no    int   // 1-based frame number in its capture
+	port  int   // port id (device.HostPort for a NIC's host side)
+	iface int   // capture interface
+	t     int64 // model time, ns since the epoch
+	data  []byte
 	// comments of the frame (pcapng), valid like data.
 	comments []string
 }
@@ -74,6 +79,32 @@ type stream struct {
 	peekE  error
 	rec    record
 	pre    *prefetcher
+
+	// beforeT0 lets frames precede model time 0 (the device capture,
+	// conformance.md rule 1); the input capture defines time 0.
+	beforeT0 bool
+	// names are the capture's interface names known when it was opened.
+	names []string
+	// merging: frames of different interfaces are not in one time order
+	// in the file; merge holds frames read ahead, per interface, so that
+	// they leave merged by time (rule 1). Without it a frame earlier than
+	// the previous one (of another interface) is errUnsorted, and the
+	// comparison starts again merging.
+	merging   bool
+	merge     mergeQ
+	ifLast    []int64 // per interface, the last timestamp read (ns, Unix)
+	emitted   int64   // the last model time handed out
+	emittedOK bool
+	// digest hashes every octet of the file as it is read; drops adds up
+	// the frames the pcapng says the capture dropped.
+	digest hash.Hash
+	drops  *dropScan
+	// cutAt, when the file ends in the middle of a record and cutOK, is
+	// the number of the last whole frame: the capture ends there.
+	cutOK bool
+	cut   bool
+	cutAt int
+	file0 *os.File
 }
 
 // epochRef is the Unix time in ns of model time 0, shared by the captures
@@ -85,19 +116,42 @@ type epochRef struct {
 
 // openStream opens path for case c. Model time 0 is the case's epoch, or
 // ep when set, or else the first frame of this capture (which sets ep).
-func openStream(c *Case, path string, ep *epochRef) (*stream, error) {
+// With merge the capture's interfaces are merged by time; with digest
+// its SHA-256 is computed as it is read (device mode's reports).
+func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
-	r, err := pcapio.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
+	}
+	var src io.Reader = f
+	var h hash.Hash
+	var drops *dropScan
+	if digest {
+		h = sha256.New()
+		drops = &dropScan{}
+		src = io.TeeReader(f, io.MultiWriter(h, drops))
+	}
+	r, err := pcapio.NewReader(path, src)
+	if err != nil {
+		f.Close()
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
-	s := &stream{c: c, r: r, file: path}
+	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge, drops: drops}
+	s.names = interfaceNames(path)
+	for i := range s.names {
+		s.merge.see(i) // frames wait for every declared interface
+	}
 	if !r.IsPcapng() && c.numPorts() > 1 {
-		r.Close()
+		s.closeFiles()
 		return nil, &UnusableError{File: path, Reason: fmt.Sprintf("classic pcap has no interface ids, and the case defines %d ports (%s): capture in pcapng with one interface per port",
 			c.numPorts(), c.portList())}
+	}
+	if err := s.checkInterfaces(); err != nil {
+		s.closeFiles()
+		return nil, err
 	}
 	if c.HasEpoch {
 		ep.ns, ep.set = c.Epoch.UnixNano(), true
@@ -113,7 +167,7 @@ func openStream(c *Case, path string, ep *epochRef) (*stream, error) {
 		return s, nil
 	}
 	if err != nil {
-		r.Close()
+		s.closeFiles()
 		return nil, err
 	}
 	s.epoch = rec.t // read() used epoch 0
@@ -212,13 +266,19 @@ func (s *stream) port(iface int) int {
 	return p
 }
 
-func (s *stream) read() (*record, error) {
+func (s *stream) readRaw() (*record, error) {
 	fr, err := s.r.Next()
 	if err == io.EOF {
 		return nil, io.EOF
 	}
 	if err != nil {
 		var fe *pcapio.FrameError
+		if errors.As(err, &fe) && s.cutOK && errors.Is(err, io.ErrUnexpectedEOF) {
+			// The device capture was cut (its writer stopped): it ends
+			// at its last whole frame, and the check says so (rule 9).
+			s.cut, s.cutAt = true, fe.LastGood
+			return nil, io.EOF
+		}
 		if errors.As(err, &fe) {
 			return nil, &UnusableError{File: s.file, Frame: fe.LastGood + 1, Reason: "capture is broken after frame " + fmt.Sprint(fe.LastGood) + ": " + errText(fe.Err), Err: err}
 		}
@@ -234,17 +294,233 @@ func (s *stream) read() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
 	}
-	t := fr.Time.UnixNano() - s.epoch
-	if t < s.last {
-		return nil, &UnusableError{File: s.file, Frame: fr.Number,
-			Reason: fmt.Sprintf("timestamp goes backwards: %s, before the previous frame's %s", fmtTime(t), fmtTime(s.last))}
+	ns := fr.Time.UnixNano()
+	for len(s.ifLast) <= fr.Interface {
+		s.ifLast = append(s.ifLast, math.MinInt64)
 	}
-	if t < 0 {
+	if ns < s.ifLast[fr.Interface] {
+		return nil, &UnusableError{File: s.file, Frame: fr.Number,
+			Reason: fmt.Sprintf("timestamp goes backwards on interface %d: %s, before that interface's previous frame at %s (frames of one interface must be in time order)",
+				fr.Interface, fmtTime(ns-s.epoch), fmtTime(s.ifLast[fr.Interface]-s.epoch))}
+	}
+	s.ifLast[fr.Interface] = ns
+	t := ns - s.epoch
+	if t < 0 && !s.beforeT0 {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: fmt.Sprintf("timestamp %s is before the epoch (model time 0)", fmtTime(t))}
 	}
 	s.last = t
-	s.rec = record{no: fr.Number, port: p, t: t, data: fr.Data, comments: fr.Comments}
+	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: fr.Data, comments: fr.Comments}
 	return &s.rec, nil
+}
+
+// read returns the next record in time order: frames of one interface
+// must be in time order; frames of different interfaces are merged by
+// time through per-interface queues. A frame leaves once every interface
+// the capture declares has one queued (the earliest first), or once
+// mergeDepth frames are queued (an interface silent that long is taken to
+// be behind no one); a frame more than that out of place is an error with
+// a hint.
+func (s *stream) read() (*record, error) {
+	if !s.merging {
+		r, err := s.readRaw()
+		if err != nil {
+			return nil, err
+		}
+		if s.emittedOK && r.t < s.emitted {
+			return nil, errUnsorted
+		}
+		s.emitted, s.emittedOK = r.t, true
+		return r, nil
+	}
+	q := &s.merge
+	for {
+		if q.n > 0 && (q.eof || q.full() || q.n >= mergeDepth) {
+			break
+		}
+		if q.eof {
+			return nil, io.EOF
+		}
+		r, err := s.readRaw()
+		if err == io.EOF {
+			q.eof = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if q.n == 0 && q.single(r) {
+			// Fast path: one interface so far, nothing queued.
+			return s.emit(r)
+		}
+		q.push(r)
+	}
+	r := q.pop()
+	return s.emit(r)
+}
+
+func (s *stream) emit(r *record) (*record, error) {
+	if s.emittedOK && r.t < s.emitted {
+		return nil, &UnusableError{File: s.file, Frame: r.no,
+			Reason: fmt.Sprintf("frame at %s is more than %d frames away from its place in time order: merge the interfaces by time (mergecap sorts)", fmtTime(r.t), mergeDepth)}
+	}
+	s.emitted, s.emittedOK = r.t, true
+	return r, nil
+}
+
+// errUnsorted says a capture's interfaces are not in one time order: the
+// comparison is run again with the capture merged by time.
+var errUnsorted = errors.New("frames of different interfaces out of time order")
+
+// retryMerged runs fn without merging, and again merging when a capture
+// turned out to need it.
+func retryMerged[T any](fn func(merge bool) (T, error)) (T, error) {
+	v, err := fn(false)
+	if errors.Is(err, errUnsorted) {
+		return fn(true)
+	}
+	return v, err
+}
+
+// mergeDepth is how many frames are read ahead at most to merge the
+// interfaces of a capture by time.
+const mergeDepth = 1 << 14
+
+// mergeQ is a queue of read-ahead frames per interface.
+type mergeQ struct {
+	qs   [][]record // per interface
+	bufs [][]byte   // spare frame buffers
+	seen []bool
+	nIf  int // interfaces seen
+	n    int // frames queued
+	eof  bool
+	out  record
+}
+
+// single reports whether r is of the only interface declared or seen so
+// far (then it can leave at once: nothing can be earlier).
+func (q *mergeQ) single(r *record) bool {
+	q.see(r.iface)
+	return q.nIf == 1
+}
+
+func (q *mergeQ) see(i int) {
+	for len(q.seen) <= i {
+		q.seen = append(q.seen, false)
+		q.qs = append(q.qs, nil)
+	}
+	if !q.seen[i] {
+		q.seen[i] = true
+		q.nIf++
+	}
+}
+
+// full reports whether every interface seen has a frame queued.
+func (q *mergeQ) full() bool {
+	for i, ok := range q.seen {
+		if ok && len(q.qs[i]) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *mergeQ) push(r *record) {
+	q.see(r.iface)
+	var b []byte
+	if n := len(q.bufs); n > 0 {
+		b, q.bufs = q.bufs[n-1][:0], q.bufs[:n-1]
+	}
+	c := *r
+	c.data = append(b, r.data...)
+	if len(r.comments) > 0 {
+		c.comments = append([]string(nil), r.comments...)
+	}
+	q.qs[r.iface] = append(q.qs[r.iface], c)
+	q.n++
+}
+
+// pop removes the earliest queued frame (the lowest frame number among
+// equal times); its data is valid until the next pop.
+func (q *mergeQ) pop() *record {
+	best := -1
+	for i, x := range q.qs {
+		if len(x) == 0 {
+			continue
+		}
+		if best < 0 || x[0].t < q.qs[best][0].t || x[0].t == q.qs[best][0].t && x[0].no < q.qs[best][0].no {
+			best = i
+		}
+	}
+	if q.out.data != nil {
+		q.bufs = append(q.bufs, q.out.data)
+	}
+	q.out = q.qs[best][0]
+	q.qs[best] = q.qs[best][1:]
+	if len(q.qs[best]) == 0 {
+		q.qs[best] = q.qs[best][:0:0]
+	}
+	q.n--
+	return &q.out
+}
+
+// interfaceNames reads the interface names of a pcapng capture declared
+// before its first frame (where writers put them).
+func interfaceNames(path string) []string {
+	r, err := pcapio.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	r.Next()
+	var names []string
+	for i := 0; i < r.NInterfaces(); i++ {
+		names = append(names, r.Interface(i).Name)
+	}
+	return names
+}
+
+// Digest returns "sha256:" and the SHA-256 of the octets read so far (all
+// of the file once it was read to its end).
+func (s *stream) Digest() string {
+	if s.digest == nil {
+		return ""
+	}
+	return "sha256:" + hex.EncodeToString(s.digest.Sum(nil))
+}
+
+func (s *stream) closeFiles() {
+	s.r.Close()
+	if s.file0 != nil {
+		s.file0.Close()
+	}
+}
+
+// checkInterfaces requires every port of the case to be a distinct
+// interface of a pcapng capture (conformance.md rule 1).
+func (s *stream) checkInterfaces() error {
+	if !s.r.IsPcapng() {
+		return nil
+	}
+	n := len(s.names)
+	seen := map[int]bool{}
+	for i, name := range s.names {
+		if p := s.c.portOf(i, name, true); p != noPort {
+			seen[p] = true
+		}
+	}
+	var missing []string
+	for _, p := range s.c.Ports {
+		if !seen[p.ID] {
+			missing = append(missing, fmt.Sprint(p.ID))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &UnusableError{File: s.file, Reason: fmt.Sprintf("the capture has %d interface(s) for the case's %d port(s); port(s) %s have none. "+
+		"Every port must be its own capture interface: a capture merged without keeping interfaces cannot say which port a frame left by "+
+		"(hint: capture with one -i per port, or merge per-port captures with `mergecap -I none -w out.pcapng p0.pcapng p1.pcapng ...`; "+
+		"or name each port's interface in case.yaml)", n, len(s.c.Ports), strings.Join(missing, ", "))}
 }
 
 // next returns the next record; its data is valid until the next call.
@@ -267,7 +543,7 @@ func (s *stream) close() {
 	if s.pre != nil {
 		s.pre.stop()
 	}
-	s.r.Close()
+	s.closeFiles()
 }
 
 // prefetch makes the stream read and decode ahead on its own goroutine,

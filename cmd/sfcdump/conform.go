@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -30,12 +31,13 @@ func newConformCmd() *cobra.Command {
 		Long: `conform replays a vector (case.yaml, input.pcapng, expected.pcapng) through
 the reference models and compares their output with the expected capture
 (exact mode), or compares a capture of a vendor's device with the reference
-(device mode: tolerances and property checks). Exit status: 0 pass,
-1 deviations, 2 the vector or capture is unusable.
+(device mode: the rules of 'sfcdump conform rules'). Exit status: 0 pass,
+1 deviations, 2 the vector or capture is unusable, 3 inconclusive; with
+several vectors, the worst.
 
 See conformance/README.md for the vector format and how to capture a device.`,
 	}
-	cmd.AddCommand(newConformRunCmd(), newConformCheckCmd(), newConformGenCmd(), newConformScenarioCmd())
+	cmd.AddCommand(newConformRunCmd(), newConformCheckCmd(), newConformGenCmd(), newConformScenarioCmd(), newConformRulesCmd())
 	return cmd
 }
 
@@ -44,19 +46,24 @@ type conformFormat struct {
 	format   string
 	maxShown int
 	quiet    bool
+	verbose  bool
+	dut      string
 }
 
 func (f *conformFormat) addFlags(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.format, "format", "T", "text", "report format: text or json")
-	cmd.Flags().IntVar(&f.maxShown, "max", 20, "deviations shown per check (all are counted)")
+	cmd.Flags().StringVarP(&f.format, "format", "T", "text", "report format: text, json, jsonl (one object per deviation and per rule verdict) or junit (JUnit XML for CI)")
+	cmd.Flags().IntVar(&f.maxShown, "max", 20, "deviations shown per rule (all are counted)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text: one line per vector unless it fails")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "text: also list the background frames (not checked)")
+	cmd.Flags().StringVar(&f.dut, "dut", "", `the device under test, named in the report ("vendor model firmware")`)
 }
 
 func (f *conformFormat) check() error {
-	if f.format != "text" && f.format != "json" {
-		return &usageError{fmt.Errorf("--format %q: want text or json", f.format)}
+	switch f.format {
+	case "text", "json", "jsonl", "junit":
+		return nil
 	}
-	return nil
+	return &usageError{fmt.Errorf("--format %q: want text, json, jsonl or junit", f.format)}
 }
 
 // vectorDirs expands args into vector directories: a directory holding a
@@ -97,6 +104,7 @@ func vectorDirs(args []string) ([]string, error) {
 
 func newConformRunCmd() *cobra.Command {
 	var f conformFormat
+	var jobs int
 	cmd := &cobra.Command{
 		Use:   "run DIR...",
 		Short: "Replay vectors through the reference models and compare in exact mode",
@@ -116,27 +124,73 @@ undefined ports, time going backwards, ...).`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			var reps []*conformance.Report
-			code := 0
-			for _, d := range dirs {
-				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown})
-				reps = append(reps, rep)
-				code = max(code, rep.ExitCode())
+			if jobs < 1 {
+				return &usageError{fmt.Errorf("-j %d: want 1 or more", jobs)}
 			}
-			if err := f.write(cmd.OutOrStdout(), reps); err != nil {
-				return &exitError{2, err}
-			}
-			if code != 0 {
-				return &exitError{code, errConformSilent}
-			}
-			return nil
+			reps := runParallel(dirs, jobs, func(d string) *conformance.Report {
+				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown, Sequential: jobs > 1})
+				rep.DUT = f.dut
+				rep.VectorDigest = conformance.DigestFiles(filepath.Join(d, conformance.CaseFile), filepath.Join(d, conformance.InputFile), filepath.Join(d, conformance.ExpectedFile))
+				return rep
+			})
+			return f.finish(cmd, reps)
 		},
 	}
 	f.addFlags(cmd)
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "vectors replayed at once")
 	return cmd
 }
 
+// runParallel runs fn over dirs on jobs goroutines; the reports keep the
+// order of dirs.
+func runParallel(dirs []string, jobs int, fn func(string) *conformance.Report) []*conformance.Report {
+	reps := make([]*conformance.Report, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(jobs, max(1, len(dirs))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				reps[i] = fn(dirs[i])
+			}
+		}()
+	}
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return reps
+}
+
+// finish writes the reports and ends with the worst verdict's status.
+func (f *conformFormat) finish(cmd *cobra.Command, reps []*conformance.Report) error {
+	if err := f.write(cmd.OutOrStdout(), reps); err != nil {
+		return &exitError{2, err}
+	}
+	var vs []string
+	for _, r := range reps {
+		vs = append(vs, r.Verdict)
+	}
+	if code := conformance.ExitCodeOf(conformance.Worst(vs...)); code != 0 {
+		return &exitError{code, errConformSilent}
+	}
+	return nil
+}
+
 func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
+	switch f.format {
+	case "junit":
+		return conformance.WriteJUnit(w, reps)
+	case "jsonl":
+		for _, r := range reps {
+			if err := r.WriteJSONL(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if f.format == "json" {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -144,15 +198,11 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 		if len(reps) == 1 {
 			return e.Encode(reps[0])
 		}
-		verdict := conformance.Pass
+		var vs []string
 		for _, r := range reps {
-			switch {
-			case r.Verdict == conformance.Unusable:
-				verdict = conformance.Unusable
-			case r.Verdict == conformance.Fail && verdict == conformance.Pass:
-				verdict = conformance.Fail
-			}
+			vs = append(vs, r.Verdict)
 		}
+		verdict := conformance.Worst(vs...)
 		return e.Encode(struct {
 			Reports []*conformance.Report `json:"reports"`
 			Verdict string                `json:"verdict"`
@@ -165,7 +215,11 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 			pass++
 			continue
 		}
-		if err := r.WriteText(w); err != nil {
+		write := r.WriteText
+		if f.verbose {
+			write = r.WriteTextVerbose
+		}
+		if err := write(w); err != nil {
 			return err
 		}
 		if r.Verdict == conformance.Pass {
@@ -180,19 +234,25 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 
 func newConformCheckCmd() *cobra.Command {
 	var f conformFormat
-	var casePath, input, dev string
+	var casePath, input, dev, ignore string
+	var mask []string
 	cmd := &cobra.Command{
 		Use:   "check --case case.yaml --input in.pcapng --device out.pcapng",
 		Short: "Check a capture of a device's output against the reference (device mode)",
 		Long: `check replays the device's input capture through the reference model the case
-describes and compares the device's output capture with it in device mode:
-per-field tolerances (pause time, timestamps, queue depth) and property checks
-where the reference leaves the device a choice (suppression phase, Bloom
-false positives). Captures are pcapng with interface i = port i (or the
-interface names the case gives); a NIC's host side is interface "host".`,
+describes and checks the device's output capture against it in device mode:
+the rules of 'sfcdump conform rules' (conformance.md "Device mode,
+normative"), each with a stable id that every deviation names. Captures are
+pcapng with interface i = port i (or the interface names the case gives),
+every port its own interface; a NIC's host side is interface "host". Frames
+before the first input frame, and background (ARP, ND, LLDP, STP, ICMP,
+other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
+0 PASS, 1 FAIL, 2 UNUSABLE, 3 INCONCLUSIVE.`,
 		Example: `  sfcdump conform check --case pcaps/sfc/incast-first-bts/case.yaml \
       --input pcaps/sfc/incast-first-bts/input.pcapng --device dut.pcapng
-  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng -T json > report.json`,
+  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng -T json > report.json
+  sfcdump conform check --case my/case.yaml --input in.pcapng --device out.pcapng \
+      --dut "Acme Switch 9000 fw 1.2.3" --mask udp.sport --ignore 'udp.dport == 5353' -T junit > junit.xml`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
@@ -201,20 +261,74 @@ interface names the case gives); a NIC's host side is interface "host".`,
 			if casePath == "" || input == "" || dev == "" {
 				return &usageError{errors.New("conform check needs --case, --input and --device")}
 			}
-			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown})
-			if err := f.write(cmd.OutOrStdout(), []*conformance.Report{rep}); err != nil {
-				return &exitError{2, err}
-			}
-			if c := rep.ExitCode(); c != 0 {
-				return &exitError{c, errConformSilent}
-			}
-			return nil
+			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown, DUT: f.dut, Mask: mask, Ignore: ignore})
+			return f.finish(cmd, []*conformance.Report{rep})
 		},
 	}
 	f.addFlags(cmd)
 	cmd.Flags().StringVar(&casePath, "case", "", "the case.yaml describing the device")
 	cmd.Flags().StringVar(&input, "input", "", "capture of every frame entering the device")
 	cmd.Flags().StringVar(&dev, "device", "", "capture of every frame the device sent")
+	cmd.Flags().StringSliceVar(&mask, "mask", nil, "fields of signal frames not compared (added to the case's mask:), e.g. udp.srcport,bts.reporter")
+	cmd.Flags().StringVar(&ignore, "ignore", "", "display filter: matching device frames are background (or-ed with the case's ignore:)")
+	return cmd
+}
+
+func newConformRulesCmd() *cobra.Command {
+	var format, corpus string
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List the rules of device mode: id, clause, tolerance, vectors",
+		Long: `rules lists every check of device mode with its stable id (every deviation of a
+report names it), the rule of conformance.md and the clause of behaviour.md,
+wire.md or the IEEE standard it enforces, its tolerance and the vectors of
+--corpus that exercise it. docs/test-plan.md is the same list.`,
+		Example: `  sfcdump conform rules
+  sfcdump conform rules --corpus pcaps -T json`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" && format != "markdown" {
+				return &usageError{fmt.Errorf("--format %q: want text, json or markdown", format)}
+			}
+			vectors := map[string][]string{}
+			if corpus != "" {
+				dirs, err := vectorDirs([]string{corpus})
+				if err != nil {
+					return &exitError{2, err}
+				}
+				if vectors, err = conformance.RuleVectors(corpus, dirs); err != nil {
+					return &exitError{2, err}
+				}
+			}
+			out := cmd.OutOrStdout()
+			switch format {
+			case "markdown":
+				return conformance.WriteTestPlan(out, vectors)
+			case "json":
+				type row struct {
+					conformance.Rule
+					Vectors []string `json:"vectors"`
+				}
+				var rows []row
+				for _, r := range conformance.Rules {
+					rows = append(rows, row{r, append([]string{}, vectors[r.ID]...)})
+				}
+				e := json.NewEncoder(out)
+				e.SetIndent("", "  ")
+				e.SetEscapeHTML(false)
+				return e.Encode(rows)
+			}
+			for _, r := range conformance.Rules {
+				fmt.Fprintf(out, "%-18s rule %d  %s\n    tolerance: %s\n    check: %s\n", r.ID, r.Normative, r.Clause, r.Tolerance, r.Check)
+				if corpus != "" {
+					fmt.Fprintf(out, "    vectors: %s\n", strings.Join(vectors[r.ID], ", "))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&format, "format", "T", "text", "text, json or markdown (the test plan)")
+	cmd.Flags().StringVar(&corpus, "corpus", "", "a directory of vectors: list the vectors that exercise each rule")
 	return cmd
 }
 

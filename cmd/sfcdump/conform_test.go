@@ -48,13 +48,19 @@ func TestConformExitStatus(t *testing.T) {
 	}
 	// Device mode with the expected capture as the device's: PASS.
 	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", vec+"/expected.pcapng")
-	if code != 0 || !strings.Contains(out, "PASS justified") {
+	if code != 0 || !strings.Contains(out, "SFC-BTS-JUSTIFIED  PASS") {
 		t.Fatalf("check: exit %d\n%s", code, out)
 	}
-	// Deviations: expected output of another vector.
-	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/suppression-reset/expected.pcapng")
+	// Deviations: expected output of another vector with as many ports.
+	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/flow-mix/expected.pcapng")
 	if code != 1 || !strings.Contains(out, "verdict: FAIL") {
 		t.Fatalf("check deviating: exit %d\n%s", code, out)
+	}
+	// A capture with fewer interfaces than the case has ports: unusable,
+	// with the hint.
+	out, _, code = conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/suppression-reset/expected.pcapng")
+	if code != 2 || !strings.Contains(out, "mergecap -I none") {
+		t.Fatalf("check merged: exit %d\n%s", code, out)
 	}
 	// Unusable: a missing file, with the reason on the report.
 	dir := copyVec(t)
@@ -71,6 +77,61 @@ func TestConformExitStatus(t *testing.T) {
 	// Usage errors.
 	if _, _, code = conform(t, "check", "--case", "x"); code != 2 {
 		t.Fatalf("check without files: exit %d", code)
+	}
+}
+
+// TestConformReports checks the report formats of device mode and the
+// rules command: every format names the harness, the device and the
+// digests; an unknown format is a usage error; -j keeps the order.
+func TestConformReports(t *testing.T) {
+	args := []string{"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng", "--dut", "Acme 9000 fw 1.2"}
+	out, _, code := conform(t, args...)
+	if code != 0 || !strings.Contains(out, "device: Acme 9000 fw 1.2") || !strings.Contains(out, "harness: sfcdump") || !strings.Contains(out, "sha256:") || !strings.Contains(out, "tolerances: time 1us, early 0.5us") {
+		t.Fatalf("text: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, append(args, "-T", "jsonl")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.Contains(lines[0], `"type":"report"`) || !strings.Contains(lines[0], `"dut":"Acme 9000 fw 1.2"`) || !strings.Contains(lines[len(lines)-1], `"type":"verdict"`) {
+		t.Fatalf("jsonl: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, append(args, "-T", "junit")...)
+	if code != 0 || !strings.HasPrefix(out, "<?xml") || !strings.Contains(out, `<testcase name="SFC-BTS-FIELDS"`) {
+		t.Fatalf("junit: exit %d\n%s", code, out)
+	}
+	if _, _, code = conform(t, append(args, "-T", "yaml")...); code != 2 {
+		t.Fatalf("unknown format: exit %d", code)
+	}
+	if _, _, code = conform(t, append(args, "--mask", "no.such")...); code != 2 {
+		t.Fatalf("unknown mask field: exit %d", code)
+	}
+	out, _, code = conform(t, append(args, "--mask", "bts.reporter", "--ignore", "udp.dport == 9")...)
+	if code != 0 || !strings.Contains(out, "mask bts.reporter") || !strings.Contains(out, `ignore "udp.dport == 9"`) {
+		t.Fatalf("mask and ignore: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "rules")
+	if code != 0 || !strings.Contains(out, "SFC-BTS-FIRST") || !strings.Contains(out, "PFC-XON") {
+		t.Fatalf("rules: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "rules", "-T", "json", "--corpus", "../../pcaps/pfc")
+	var rules []struct {
+		ID      string   `json:"id"`
+		Vectors []string `json:"vectors"`
+	}
+	if err := json.Unmarshal([]byte(out), &rules); err != nil || code != 0 {
+		t.Fatalf("rules json: exit %d %v\n%s", code, err, out)
+	}
+	found := false
+	for _, r := range rules {
+		if r.ID == "PFC-XON" && len(r.Vectors) > 0 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no vector exercises PFC-XON: %s", out)
+	}
+	out, _, code = conform(t, "run", "-q", "-j", "3", "../../pcaps/pfc")
+	if code != 0 || !strings.Contains(out, "4 of 4 vectors pass") || strings.Index(out, "nic-receiver") > strings.Index(out, "xoff-refresh-xon") {
+		t.Fatalf("run -j 3: exit %d\n%s", code, out)
 	}
 }
 
