@@ -23,6 +23,7 @@ type Parser struct {
 	Dot1Q      Dot1Q
 	IPv4       IPv4
 	IPv6       IPv6
+	IPv6Ext    IPv6Ext // the IPv6 extension headers, when there are any
 	UDP        UDP
 	MACControl MACControl
 	Pause      Pause
@@ -52,11 +53,12 @@ type Parser struct {
 // NewParser returns a Parser for frames that start with an Ethernet header.
 func NewParser() *Parser {
 	p := &Parser{Decoded: make([]gopacket.LayerType, 0, 16)}
+	p.IPv6.Ext = &p.IPv6Ext
 	// A sparse container indexes the decoders by layer type, sparing the
 	// map lookup per layer of gopacket's default (10-25 % of a decode); our
 	// types end at 1515, so it holds 1516 entries.
 	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
-	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
+	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
 		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload} {
 		dlc = dlc.Put(d)
 	}
@@ -86,6 +88,12 @@ func (p *Parser) Decode(frame []byte) error {
 			netHdr = p.IPv4.Contents
 		case layers.LayerTypeIPv6:
 			netHdr = p.IPv6.Contents
+		case LayerTypeIPv6Ext:
+			// wire.md §3.3 masks the fixed header's mutable fields only;
+			// Hop-by-Hop options and a routing header's Segments Left
+			// change in flight too, so the ICRC is not checked behind
+			// extension headers (docs/decisions.md).
+			netHdr = nil
 		case LayerTypeBTH:
 			if netHdr != nil {
 				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
@@ -101,6 +109,28 @@ func (p *Parser) Decode(frame []byte) error {
 		}
 	}
 	return err
+}
+
+// IPProtocol returns the upper-layer protocol of the last frame's IP
+// packet: IPv4's Protocol, or the Next Header after the IPv6 extension
+// headers (50 when they end in ESP); 0 when the frame has no IP layer.
+// The second result is false when there is no IP layer.
+func (p *Parser) IPProtocol() (uint8, bool) {
+	proto, ok := uint8(0), false
+	for _, t := range p.Decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			proto, ok = uint8(p.IPv4.Protocol), true
+		case layers.LayerTypeIPv6:
+			proto, ok = uint8(p.IPv6.NextHeader), true
+		case LayerTypeIPv6Ext:
+			proto = p.IPv6Ext.Proto
+		}
+	}
+	if ok && p.Failed == LayerTypeIPv6Ext {
+		proto = p.IPv6Ext.Proto // the header that failed
+	}
+	return proto, ok
 }
 
 // Has reports whether the last frame decoded a layer of type t.
@@ -124,6 +154,8 @@ func (p *Parser) Layer(t gopacket.LayerType) gopacket.DecodingLayer {
 		return &p.IPv4
 	case layers.LayerTypeIPv6:
 		return &p.IPv6
+	case LayerTypeIPv6Ext:
+		return &p.IPv6Ext
 	case layers.LayerTypeUDP:
 		return &p.UDP
 	case LayerTypeMACControl:
