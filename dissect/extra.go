@@ -100,6 +100,8 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 		return "fgcredit", p.FGCredit.Warnings
 	case layers.LayerTypeFGPause:
 		return "fgpause", p.FGPause.Warnings
+	case layers.LayerTypeIPv6Ext:
+		return "ipv6ext", p.IPv6Ext.Warnings
 	}
 	return "", 0
 }

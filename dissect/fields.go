@@ -78,6 +78,10 @@ type Field struct {
 	Quanta bool
 	get    func(f *Frame, dst []Value) []Value
 	proto  *Proto
+	// layer and end place a fixed-header field: it ends at octet end of
+	// layer, and is absent when a cut leaves fewer (cut.go).
+	layer gopacket.LayerType
+	end   int
 }
 
 // Values appends the field's values in f to dst; none when f does not hold
@@ -85,6 +89,11 @@ type Field struct {
 func (fd *Field) Values(f *Frame, dst []Value) []Value {
 	if !fd.proto.present(f) {
 		return dst
+	}
+	if f.Err != nil || f.CapLen < f.Len {
+		if c, ok := CutOf(f); ok && fd.cutOff(&c) {
+			return dst
+		}
 	}
 	return fd.get(f, dst)
 }
@@ -216,13 +225,13 @@ var Protos = []*Proto{
 			}
 			return u(uint64(p.IPv6.HopLimit))
 		})},
+		// The upper-layer protocol: for IPv6, behind the extension headers.
 		{Short: "proto", get: one(func(p *layers.Parser) Value {
-			if isIPv4(p) {
-				return u(uint64(p.IPv4.Protocol))
-			}
-			return u(uint64(p.IPv6.NextHeader))
+			proto, _ := p.IPProtocol()
+			return u(uint64(proto))
 		})},
 	}},
+	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields()},
 	{Name: "udp", present: has(glayers.LayerTypeUDP), Fields: []*Field{
 		{Short: "sport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.SrcPort)) })},
 		{Short: "dport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.DstPort)) })},
@@ -230,6 +239,12 @@ var Protos = []*Proto{
 	{Name: "pause", present: has(layers.LayerTypePause), Fields: []*Field{
 		{Short: "opcode", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Opcode)) })},
 		{Short: "quanta", Quanta: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Quanta)) })},
+		{Short: "pause_ns", get: func(f *Frame, dst []Value) []Value {
+			if f.LinkBPS == 0 {
+				return dst
+			}
+			return append(dst, u(QuantaNS(uint64(f.P.Pause.Quanta), f.LinkBPS)))
+		}},
 	}},
 	{Name: "pfc", present: has(layers.LayerTypePFC), Fields: pfcFields()},
 	{Name: "bth", present: has(layers.LayerTypeBTH), Fields: []*Field{
@@ -359,6 +374,49 @@ func flowHasPorts(fl layers.Flow) bool {
 	return false
 }
 
+// ipv6ExtFields are the IPv6 extension headers, one entry per header in
+// wire order (header name, its Next Header, its length), then the fields
+// of the Routing, Fragment, AH and ESP headers when the chain has one.
+func ipv6ExtFields() []*Field {
+	each := func(get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			for i := range f.P.IPv6Ext.N {
+				dst = append(dst, get(&f.P.IPv6Ext.Headers[i]))
+			}
+			return dst
+		}
+	}
+	first := func(typ uint8, get func(h *layers.IPv6ExtHeader) (Value, bool)) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			for i := range f.P.IPv6Ext.N {
+				if h := &f.P.IPv6Ext.Headers[i]; h.Type == typ {
+					if v, ok := get(h); ok {
+						dst = append(dst, v)
+					}
+					return dst
+				}
+			}
+			return dst
+		}
+	}
+	return []*Field{
+		{Short: "header", Kind: KindString, Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value {
+			return Value{Kind: KindString, S: h.Name(), U: uint64(h.Type)}
+		})},
+		{Short: "nxt", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.NextHeader)) })},
+		{Short: "len", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Length)) })},
+		{Short: "routing_type", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.RoutingType)), true })},
+		{Short: "segleft", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SegmentsLeft)), true })},
+		{Short: "frag_offset", get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragOffset) * 8), true })},
+		{Short: "frag_more", Kind: KindBool, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return b(h.MoreFrags), true })},
+		{Short: "frag_id", Hex: true, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragID)), true })},
+		{Short: "ah_spi", Hex: true, get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
+		{Short: "ah_seq", get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+		{Short: "esp_spi", Hex: true, get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
+		{Short: "esp_seq", get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+	}
+}
+
 func cimSFC(p *layers.Parser) bool { return p.CIM.HasSFC }
 
 func origin(o layers.Origin) Value { return Value{Kind: KindString, S: o.String(), U: uint64(o)} }
@@ -375,6 +433,16 @@ func pfcFields() []*Field {
 	for i := 0; i < 8; i++ {
 		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)), Quanta: true,
 			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
+	}
+	// The pause each class time asks for at the frame's link speed
+	// (1 quantum = 512 bit times), absent when the speed is unknown.
+	for i := 0; i < 8; i++ {
+		fs = append(fs, &Field{Short: "pause_ns_c" + string(rune('0'+i)), get: func(f *Frame, dst []Value) []Value {
+			if f.LinkBPS == 0 {
+				return dst
+			}
+			return append(dst, u(QuantaNS(uint64(f.P.PFC.Times[i]), f.LinkBPS)))
+		}})
 	}
 	return fs
 }
@@ -400,6 +468,7 @@ func init() {
 		register(byProto[x.proto], []*Field{x.field})
 	}
 	sort.Strings(names)
+	initFieldEnds()
 }
 
 // LookupField returns the field with the given full name.

@@ -41,6 +41,7 @@ const (
 	decBFC
 	decFGCredit
 	decFGPause
+	decIPv6Ext
 )
 
 // decBit returns the mask bit of layer type t, 0 for the others. Layer
@@ -59,7 +60,7 @@ var decBits = func() (tab [2048]uint32) {
 		glayers.LayerTypeUDP: decUDP, layers.LayerTypePause: decPause, layers.LayerTypePFC: decPFC,
 		layers.LayerTypeBTH: decBTH, layers.LayerTypeCIM: decCIM, layers.LayerTypeBTS: decBTS,
 		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
-		layers.LayerTypeFGPause: decFGPause,
+		layers.LayerTypeFGPause: decFGPause, layers.LayerTypeIPv6Ext: decIPv6Ext,
 	} {
 		if uint(lt) >= uint(len(tab)) {
 			panic("dissect: layer type past the table")
@@ -90,12 +91,14 @@ func warningsOf(p *layers.Parser, bit uint32) layers.Warnings {
 		return p.FGCredit.Warnings
 	case decFGPause:
 		return p.FGPause.Warnings
+	case decIPv6Ext:
+		return p.IPv6Ext.Warnings
 	}
 	return 0
 }
 
 // decWarn are the layers that have warnings.
-const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause
+const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext
 
 // presenceRule is how PresenceOf decides one protocol: the same test as
 // its present function (fields.go), on the mask.
@@ -123,7 +126,7 @@ var presenceRules = func() []presenceRule {
 		"eth": glayers.LayerTypeEthernet, "udp": glayers.LayerTypeUDP, "pause": layers.LayerTypePause,
 		"pfc": layers.LayerTypePFC, "bth": layers.LayerTypeBTH, "cim": layers.LayerTypeCIM, "bts": layers.LayerTypeBTS,
 		"postcard": layers.LayerTypePostcard, "bfc": layers.LayerTypeBFC, "fgcredit": layers.LayerTypeFGCredit,
-		"fgpause": layers.LayerTypeFGPause,
+		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext,
 	}
 	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow}
 	rs := make([]presenceRule, len(Protos))

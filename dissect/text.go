@@ -254,8 +254,16 @@ var failedNames = map[gopacket.LayerType]string{
 	layers.LayerTypeFGPause: "FG-DSTPAUSE",
 }
 
-// appendTail appends the malformed and warnings marks (n warnings).
+// appendTail appends the truncated, malformed and warnings marks (n
+// warnings).
 func appendTail(dst []byte, f *Frame, n int) []byte {
+	if f.Err != nil || f.CapLen < f.Len {
+		if c, ok := CutOf(f); ok {
+			dst = append(dst, " [truncated at octet "...)
+			dst = strconv.AppendInt(dst, int64(c.At), 10)
+			dst = append(dst, ']')
+		}
+	}
 	if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
 		dst = append(dst, f.Err.Error()...)
@@ -286,6 +294,11 @@ func countWarnings(f *Frame) int {
 // AppendTree appends the verbose tree of f: every protocol and field, one
 // per line, then the warnings and the error.
 func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
+	var c Cut
+	cut := false
+	if f.Err != nil || f.CapLen < f.Len {
+		c, cut = CutOf(f)
+	}
 	in := PresenceOf(f)
 	for i, p := range Protos {
 		if !in.Has(i) {
@@ -295,6 +308,9 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		dst = append(dst, p.Name...)
 		dst = append(dst, '\n')
 		for _, fd := range p.Fields {
+			if cut && fd.cutOff(&c) {
+				continue // cut off: absent, not 0
+			}
 			e.vals = fd.get(f, e.vals[:0])
 			for _, v := range e.vals {
 				dst = append(dst, "        "...)
@@ -313,6 +329,11 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		}
 	}
 	dst = AppendWarnings(dst, f, "    warning: ", "\n")
+	if cut {
+		dst = append(dst, "    truncated at octet "...)
+		dst = strconv.AppendInt(dst, int64(c.At), 10)
+		dst = append(dst, '\n')
+	}
 	if f.Err != nil {
 		dst = append(dst, "    error: "...)
 		dst = append(dst, f.Err.Error()...)

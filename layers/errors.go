@@ -96,6 +96,9 @@ const (
 	// WarnTruncatedPad: a fixed-size MAC Control frame is shorter than its
 	// 46 octets (the reserved pad is cut); every field was still decoded.
 	WarnTruncatedPad
+	// WarnEncrypted: an IPv6 extension header chain ends in ESP; what
+	// follows is encrypted and not decoded (a note rather than a fault).
+	WarnEncrypted
 )
 
 var warningText = [...]string{
@@ -108,6 +111,7 @@ var warningText = [...]string{
 	"BTH transport version not 0",
 	"CIM MSDU names no IP flow",
 	"MAC Control frame shorter than 46 octets",
+	"ESP: the rest of the packet is encrypted, not decoded",
 }
 
 // Has reports whether every warning in x is in w.

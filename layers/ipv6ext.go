@@ -131,6 +131,8 @@ type IPv6Ext struct {
 	Fragment bool
 	// ESP says the chain ends in ESP: what follows is encrypted.
 	ESP bool
+	// Warnings: WarnEncrypted when the chain ends in ESP.
+	Warnings Warnings
 }
 
 // LayerType returns LayerTypeIPv6Ext.
@@ -177,7 +179,7 @@ func (e *IPv6Ext) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error
 
 // decode walks the chain that starts with header code nh.
 func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) error {
-	e.N, e.Fragment, e.ESP = 0, false, false
+	e.N, e.Fragment, e.ESP, e.Warnings = 0, false, false, 0
 	off := 0
 	for IsIPv6Ext(nh) {
 		if e.N == MaxIPv6ExtHeaders {
@@ -198,7 +200,7 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			h.SPI, h.Seq = binary.BigEndian.Uint32(d), binary.BigEndian.Uint32(d[4:])
 			h.Length = len(d)
 			e.N++
-			e.ESP, e.Proto = true, nh
+			e.ESP, e.Proto, e.Warnings = true, nh, WarnEncrypted
 			e.Contents, e.Payload = data[:off], data[off:]
 			return nil
 		case IPv6Fragment:

@@ -46,6 +46,12 @@ type Parser struct {
 	// gopacket.LayerTypeZero. That layer holds every field decoded before
 	// the error (see Layer), so nothing already decoded is lost.
 	Failed gopacket.LayerType
+	// FailedAt is the offset in the frame of the failed layer's first
+	// octet, and FailedLen the number of octets it was given (to the end
+	// of the frame or of the enclosing length); both 0 when the frame
+	// decoded. A field of the failed layer that reaches past FailedLen
+	// was cut off.
+	FailedAt, FailedLen int
 
 	dlp *gopacket.DecodingLayerParser
 }
@@ -75,10 +81,20 @@ func (p *Parser) Decode(frame []byte) error {
 	err := p.dlp.DecodeLayers(frame, &p.Decoded)
 	p.Truncated = p.dlp.Truncated
 	p.Failed = gopacket.LayerTypeZero
+	p.FailedAt, p.FailedLen = 0, 0
 	if err != nil {
 		p.Failed = layers.LayerTypeEthernet
+		data := frame
 		if n := len(p.Decoded); n > 0 {
-			p.Failed = p.Layer(p.Decoded[n-1]).NextLayerType()
+			prev := p.Layer(p.Decoded[n-1])
+			p.Failed = prev.NextLayerType()
+			data = prev.LayerPayload()
+		}
+		// The payload is a slice of the frame: its start is where the
+		// capacities differ.
+		p.FailedLen, p.FailedAt = len(data), cap(frame)-cap(data)
+		if p.FailedAt < 0 || p.FailedAt > len(frame) {
+			p.FailedAt = len(frame) - len(data)
 		}
 	}
 	var netHdr []byte

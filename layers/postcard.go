@@ -123,6 +123,24 @@ func (m *Postcard) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = Postcard{}
 	var err error
 	m.Version, err = badHeader("postcard", data, postcardHeaderLen, postcardFieldAt, 1, df)
+	if len(data) < postcardHeaderLen && len(data) > 0 {
+		// Cut short: every field before the cut (dissect leaves out those
+		// it reaches into, by their offsets).
+		var h [postcardHeaderLen]byte
+		copy(h[:], data)
+		m.Version = h[0] >> 4
+		m.Port = binary.BigEndian.Uint16(h[2:])
+		if len(data) >= 10 {
+			m.SwitchID = net.HardwareAddr(data[4:10:10])
+		}
+		m.RateMbps = binary.BigEndian.Uint32(h[12:])
+		m.WindowNS = binary.BigEndian.Uint32(h[16:])
+		m.IPBytes = binary.BigEndian.Uint32(h[20:])
+		m.Q1Bytes = binary.BigEndian.Uint32(h[24:])
+		m.RecentBytes = binary.BigEndian.Uint32(h[28:])
+		m.RecentMarkedBytes = binary.BigEndian.Uint32(h[32:])
+		m.Contents = data
+	}
 	return err
 }
 
