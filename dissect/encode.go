@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/opensfc/sfc/layers"
 )
 
 // AppendValue appends v's text form: decimal numbers (hex when hex is set),
@@ -335,6 +337,9 @@ func (e *Encoder) appendEntries(dst []byte, p *Proto, n int) []byte {
 // its protocol, or nil. It allocates; AppendWarnings does not.
 func FrameWarnings(f *Frame) []string {
 	var out []string
+	if f.CapLen > f.Len {
+		out = append(out, string(AppendWarnings(nil, &Frame{CapLen: f.CapLen, Len: f.Len, P: emptyParser}, "", "")))
+	}
 	for i := range f.P.Decoded {
 		proto, w := layerWarnings(f, i)
 		for _, s := range w.List() {
@@ -387,3 +392,7 @@ func AppendHex(dst []byte, data []byte) []byte {
 	}
 	return dst
 }
+
+// emptyParser decodes nothing: FrameWarnings renders the frame warning
+// alone through it.
+var emptyParser = &layers.Parser{}

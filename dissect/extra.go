@@ -1,6 +1,8 @@
 package dissect
 
 import (
+	"strconv"
+
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
@@ -107,8 +109,19 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 }
 
 // AppendWarnings appends each warning of f as "proto: text", each preceded
-// by pre and followed by post, without allocating.
+// by pre and followed by post, without allocating. A frame whose captured
+// length exceeds its original length (a broken capture record, which the
+// reader passes on rather than stop) has the warning "frame: captured
+// length C exceeds original length L" first.
 func AppendWarnings(dst []byte, f *Frame, pre, post string) []byte {
+	if f.CapLen > f.Len {
+		dst = append(dst, pre...)
+		dst = append(dst, "frame: captured length "...)
+		dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
+		dst = append(dst, " exceeds original length "...)
+		dst = strconv.AppendInt(dst, int64(f.Len), 10)
+		dst = append(dst, post...)
+	}
 	for i := range f.P.Decoded {
 		proto, w := layerWarnings(f, i)
 		for bit := 0; w != 0; bit++ {

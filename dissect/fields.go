@@ -181,6 +181,9 @@ func isIPv4(p *layers.Parser) bool { return p.Has(glayers.LayerTypeIPv4) }
 
 // Protos is the registry, in the order protocols appear in a frame.
 var Protos = []*Proto{
+	{Name: "sll", present: func(f *Frame) bool {
+		return f.P.Has(glayers.LayerTypeLinuxSLL) || f.P.Has(glayers.LayerTypeLinuxSLL2)
+	}, Fields: sllFields()},
 	{Name: "eth", present: has(glayers.LayerTypeEthernet), Fields: []*Field{
 		{Short: "src", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.SrcMAC) })},
 		{Short: "dst", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.DstMAC) })},
@@ -372,6 +375,41 @@ func flowHasPorts(fl layers.Flow) bool {
 		return true
 	}
 	return false
+}
+
+// sllFields are the Linux cooked capture header's (SLL or SLL2, what
+// `tcpdump -i any` writes), by Wireshark's names: the packet type (0 to
+// us, 4 from us, ...), the ARPHRD_ type, the link-layer source address,
+// the protocol (an EtherType) and, in SLL2 only, the interface index.
+func sllFields() []*Field {
+	v2 := func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeLinuxSLL2) }
+	return []*Field{
+		{Short: "pkttype", get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.PacketType))
+			}
+			return u(uint64(p.SLL.PacketType))
+		})},
+		{Short: "hatype", get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.ARPHardwareType))
+			}
+			return u(uint64(p.SLL.AddrType))
+		})},
+		{Short: "src", Kind: KindBytes, get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return bytesV(p.SLL2.Addr)
+			}
+			return bytesV(p.SLL.Addr)
+		})},
+		{Short: "etype", Hex: true, get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.ProtocolType))
+			}
+			return u(uint64(p.SLL.EthernetType))
+		})},
+		{Short: "ifindex", get: when(v2, func(p *layers.Parser) Value { return u(uint64(p.SLL2.InterfaceIndex)) })},
+	}
 }
 
 // ipv6ExtFields are the IPv6 extension headers, one entry per header in

@@ -42,6 +42,7 @@ const (
 	decFGCredit
 	decFGPause
 	decIPv6Ext
+	decSLL // Linux cooked capture, v1 or v2
 )
 
 // decBit returns the mask bit of layer type t, 0 for the others. Layer
@@ -61,6 +62,7 @@ var decBits = func() (tab [2048]uint32) {
 		layers.LayerTypeBTH: decBTH, layers.LayerTypeCIM: decCIM, layers.LayerTypeBTS: decBTS,
 		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
 		layers.LayerTypeFGPause: decFGPause, layers.LayerTypeIPv6Ext: decIPv6Ext,
+		glayers.LayerTypeLinuxSLL: decSLL, glayers.LayerTypeLinuxSLL2: decSLL,
 	} {
 		if uint(lt) >= uint(len(tab)) {
 			panic("dissect: layer type past the table")
@@ -116,6 +118,7 @@ const (
 	ruleAETH         // BTH decoded and it has an AETH
 	ruleCNP          // BTH decoded and it is a CNP
 	ruleFlow         // quoteFlow: a BTS, a postcard, or a CIM with a flow
+	ruleSLL          // a Linux cooked capture header, v1 or v2
 )
 
 // presenceRules[i] is the rule of Protos[i] (ruleCall for a protocol added
@@ -128,7 +131,7 @@ var presenceRules = func() []presenceRule {
 		"postcard": layers.LayerTypePostcard, "bfc": layers.LayerTypeBFC, "fgcredit": layers.LayerTypeFGCredit,
 		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext,
 	}
-	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow}
+	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow, "sll": ruleSLL}
 	rs := make([]presenceRule, len(Protos))
 	for i, p := range Protos {
 		if lt, ok := layerOf[p.Name]; ok {
@@ -166,6 +169,8 @@ func PresenceOf(f *Frame) Presence {
 			ok = dec&decBTH != 0 && p.BTH.HasAETH()
 		case ruleCNP:
 			ok = dec&decBTH != 0 && p.BTH.IsCNP()
+		case ruleSLL:
+			ok = dec&decSLL != 0
 		case ruleFlow:
 			ok = dec&(decBTS|decPostcard) != 0 || dec&decCIM != 0 && p.CIM.HasFlow
 		default:

@@ -104,6 +104,9 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 func AppendSummary(dst []byte, f *Frame) []byte {
 	p := f.P
 	has, warnings := summaryScan(p)
+	if f.CapLen > f.Len {
+		warnings++ // AppendWarnings' frame warning
+	}
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
@@ -284,6 +287,9 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 // countWarnings counts the warnings of every layer of f.
 func countWarnings(f *Frame) int {
 	n := 0
+	if f.CapLen > f.Len {
+		n++ // frameWarning
+	}
 	for i := range f.P.Decoded {
 		_, w := layerWarnings(f, i)
 		n += bits.OnesCount16(uint16(w))

@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"fmt"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
@@ -37,6 +39,8 @@ type Parser struct {
 	FGCredit   FGCredit
 	FGPause    FGPause
 	Payload    gopacket.Payload
+	SLL        layers.LinuxSLL  // a Linux cooked capture header (DecodeLink)
+	SLL2       layers.LinuxSLL2 // a Linux cooked capture v2 header (DecodeLink)
 
 	// Decoded lists the layer types decoded from the last frame, in order.
 	Decoded []gopacket.LayerType
@@ -54,6 +58,10 @@ type Parser struct {
 	FailedAt, FailedLen int
 
 	dlp *gopacket.DecodingLayerParser
+	// The parsers of the other link types (DecodeLink), sharing dlp's
+	// layers; made on first use.
+	dlpSLL, dlpSLL2, dlpIPv4, dlpIPv6 *gopacket.DecodingLayerParser
+	dlc                               gopacket.DecodingLayerContainer
 }
 
 // NewParser returns a Parser for frames that start with an Ethernet header.
@@ -65,25 +73,85 @@ func NewParser() *Parser {
 	// types end at 1515, so it holds 1516 entries.
 	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
 	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
-		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload} {
+		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, &p.SLL, &p.SLL2} {
 		dlc = dlc.Put(d)
 	}
-	p.dlp = gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet)
-	p.dlp.SetDecodingLayerContainer(dlc)
-	p.dlp.IgnoreUnsupported = true
+	p.dlc = dlc
+	p.dlp = p.newDLP(layers.LayerTypeEthernet)
 	return p
+}
+
+func (p *Parser) newDLP(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	dlp := gopacket.NewDecodingLayerParser(first)
+	dlp.SetDecodingLayerContainer(p.dlc)
+	dlp.IgnoreUnsupported = true
+	return dlp
+}
+
+// Link types DecodeLink knows besides Ethernet (pcapio.SupportedLink):
+// gopacket names LinuxSLL (113) and Raw (101) only.
+const (
+	linkSLL2 layers.LinkType = 276
+	linkIPv4 layers.LinkType = 228
+	linkIPv6 layers.LinkType = 229
+)
+
+// DecodeLink decodes one frame of link type lt: Ethernet (1) as Decode
+// does, a Linux cooked capture (SLL 113, SLL2 276: what `tcpdump -i any`
+// writes), or a raw IP packet (101 by its version nibble, 228 IPv4, 229
+// IPv6). Another link type is an error. The layers after the link header
+// are decoded as behind Ethernet.
+func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
+	var dlp **gopacket.DecodingLayerParser
+	var first gopacket.LayerType
+	switch lt {
+	case layers.LinkTypeEthernet:
+		return p.Decode(frame)
+	case layers.LinkTypeLinuxSLL:
+		dlp, first = &p.dlpSLL, layers.LayerTypeLinuxSLL
+	case linkSLL2:
+		dlp, first = &p.dlpSLL2, layers.LayerTypeLinuxSLL2
+	case layers.LinkTypeRaw, linkIPv4, linkIPv6:
+		v := uint8(0)
+		if len(frame) > 0 {
+			v = frame[0] >> 4
+		}
+		switch {
+		case v == 4 && lt != linkIPv6:
+			dlp, first = &p.dlpIPv4, layers.LayerTypeIPv4
+		case v == 6 && lt != linkIPv4:
+			dlp, first = &p.dlpIPv6, layers.LayerTypeIPv6
+		case lt == linkIPv6:
+			dlp, first = &p.dlpIPv6, layers.LayerTypeIPv6 // IPv6 says it is not 6
+		default:
+			dlp, first = &p.dlpIPv4, layers.LayerTypeIPv4 // IPv4 says it is not 4
+		}
+	default:
+		p.Decoded = p.Decoded[:0]
+		p.Truncated, p.Failed, p.FailedAt, p.FailedLen = false, gopacket.LayerTypeZero, 0, 0
+		return errAt("frame", "link type", 0, ErrBadValue, fmt.Sprintf("link type %d (%v) is not decoded", uint32(lt), lt))
+	}
+	if *dlp == nil {
+		*dlp = p.newDLP(first)
+	}
+	return p.decodeWith(*dlp, first, frame)
 }
 
 // Decode decodes one frame. Layers decoded before an error stay valid and
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
-	err := p.dlp.DecodeLayers(frame, &p.Decoded)
-	p.Truncated = p.dlp.Truncated
+	return p.decodeWith(p.dlp, layers.LayerTypeEthernet, frame)
+}
+
+// decodeWith decodes frame with dlp, whose first layer is first.
+func (p *Parser) decodeWith(dlp *gopacket.DecodingLayerParser, first gopacket.LayerType, frame []byte) error {
+	err := dlp.DecodeLayers(frame, &p.Decoded)
+	p.Truncated = dlp.Truncated
 	p.Failed = gopacket.LayerTypeZero
 	p.FailedAt, p.FailedLen = 0, 0
 	if err != nil {
-		p.Failed = layers.LayerTypeEthernet
+		p.Failed = first
 		data := frame
 		if n := len(p.Decoded); n > 0 {
 			prev := p.Layer(p.Decoded[n-1])
@@ -98,8 +166,11 @@ func (p *Parser) Decode(frame []byte) error {
 		}
 	}
 	var netHdr []byte
+	eth := false // the PAUSE/PFC destination check needs this frame's Ethernet
 	for _, t := range p.Decoded {
 		switch t {
+		case layers.LayerTypeEthernet:
+			eth = true
 		case layers.LayerTypeIPv4:
 			netHdr = p.IPv4.Contents
 		case layers.LayerTypeIPv6:
@@ -115,11 +186,11 @@ func (p *Parser) Decode(frame []byte) error {
 				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
 			}
 		case LayerTypePause:
-			if !IsMACControlDst(p.Eth.DstMAC) {
+			if eth && !IsMACControlDst(p.Eth.DstMAC) {
 				p.Pause.Warnings |= WarnDestMAC
 			}
 		case LayerTypePFC:
-			if !IsMACControlDst(p.Eth.DstMAC) {
+			if eth && !IsMACControlDst(p.Eth.DstMAC) {
 				p.PFC.Warnings |= WarnDestMAC
 			}
 		}
@@ -198,6 +269,10 @@ func (p *Parser) Layer(t gopacket.LayerType) gopacket.DecodingLayer {
 		return &p.FGPause
 	case gopacket.LayerTypePayload:
 		return &p.Payload
+	case layers.LayerTypeLinuxSLL:
+		return &p.SLL
+	case layers.LayerTypeLinuxSLL2:
+		return &p.SLL2
 	}
 	return nil
 }
