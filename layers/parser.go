@@ -62,6 +62,7 @@ type Parser struct {
 	// layers; made on first use.
 	dlpSLL, dlpSLL2, dlpIPv4, dlpIPv6 *gopacket.DecodingLayerParser
 	dlc                               gopacket.DecodingLayerContainer
+	first                             gopacket.LayerType // dlp's first layer
 }
 
 // NewParser returns a Parser for frames that start with an Ethernet header.
@@ -77,7 +78,7 @@ func NewParser() *Parser {
 		dlc = dlc.Put(d)
 	}
 	p.dlc = dlc
-	p.dlp = p.newDLP(layers.LayerTypeEthernet)
+	p.dlp, p.first = p.newDLP(layers.LayerTypeEthernet), layers.LayerTypeEthernet
 	return p
 }
 
@@ -134,24 +135,27 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 	if *dlp == nil {
 		*dlp = p.newDLP(first)
 	}
-	return p.decodeWith(*dlp, first, frame)
+	// Decode with that parser: swapped in, so that Decode, the common
+	// path, makes no extra call.
+	eth := p.dlp
+	p.dlp, p.first = *dlp, first
+	err := p.Decode(frame)
+	p.dlp, p.first = eth, layers.LayerTypeEthernet
+	return err
 }
 
 // Decode decodes one frame. Layers decoded before an error stay valid and
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
-	return p.decodeWith(p.dlp, layers.LayerTypeEthernet, frame)
-}
-
-// decodeWith decodes frame with dlp, whose first layer is first.
-func (p *Parser) decodeWith(dlp *gopacket.DecodingLayerParser, first gopacket.LayerType, frame []byte) error {
-	err := dlp.DecodeLayers(frame, &p.Decoded)
-	p.Truncated = dlp.Truncated
+	err := p.dlp.DecodeLayers(frame, &p.Decoded)
+	p.Truncated = p.dlp.Truncated
 	p.Failed = gopacket.LayerTypeZero
-	p.FailedAt, p.FailedLen = 0, 0
+	if p.FailedLen|p.FailedAt != 0 { // a load, not two stores, in the common case
+		p.FailedAt, p.FailedLen = 0, 0
+	}
 	if err != nil {
-		p.Failed = first
+		p.Failed = p.first
 		data := frame
 		if n := len(p.Decoded); n > 0 {
 			prev := p.Layer(p.Decoded[n-1])
@@ -166,33 +170,32 @@ func (p *Parser) decodeWith(dlp *gopacket.DecodingLayerParser, first gopacket.La
 		}
 	}
 	var netHdr []byte
-	eth := false // the PAUSE/PFC destination check needs this frame's Ethernet
 	for _, t := range p.Decoded {
 		switch t {
-		case layers.LayerTypeEthernet:
-			eth = true
 		case layers.LayerTypeIPv4:
 			netHdr = p.IPv4.Contents
 		case layers.LayerTypeIPv6:
 			netHdr = p.IPv6.Contents
+		case LayerTypeBTH:
+			if netHdr != nil {
+				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
+			}
+		case LayerTypePause:
+			// The destination check needs this frame's Ethernet (a
+			// cooked capture has none).
+			if p.first == layers.LayerTypeEthernet && !IsMACControlDst(p.Eth.DstMAC) {
+				p.Pause.Warnings |= WarnDestMAC
+			}
+		case LayerTypePFC:
+			if p.first == layers.LayerTypeEthernet && !IsMACControlDst(p.Eth.DstMAC) {
+				p.PFC.Warnings |= WarnDestMAC
+			}
 		case LayerTypeIPv6Ext:
 			// wire.md §3.3 masks the fixed header's mutable fields only;
 			// Hop-by-Hop options and a routing header's Segments Left
 			// change in flight too, so the ICRC is not checked behind
 			// extension headers (docs/decisions.md).
 			netHdr = nil
-		case LayerTypeBTH:
-			if netHdr != nil {
-				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
-			}
-		case LayerTypePause:
-			if eth && !IsMACControlDst(p.Eth.DstMAC) {
-				p.Pause.Warnings |= WarnDestMAC
-			}
-		case LayerTypePFC:
-			if eth && !IsMACControlDst(p.Eth.DstMAC) {
-				p.PFC.Warnings |= WarnDestMAC
-			}
 		}
 	}
 	return err
