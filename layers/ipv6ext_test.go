@@ -297,3 +297,21 @@ func TestIPv6ExtErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParserIPv6Ext decodes RoCEv2 behind extension header chains
+// (plain-roce has none: the reference).
+func BenchmarkParserIPv6Ext(b *testing.B) {
+	p := NewParser()
+	for _, fr := range readExt6Frames(b) {
+		switch fr.name {
+		case "plain-roce", "hbh-roce", "srh-roce", "rfc8200-order-cnp":
+		default:
+			continue
+		}
+		b.Run(fr.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = p.Decode(fr.frame)
+			}
+		})
+	}
+}

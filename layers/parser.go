@@ -25,7 +25,6 @@ type Parser struct {
 	Dot1Q      Dot1Q
 	IPv4       IPv4
 	IPv6       IPv6
-	IPv6Ext    IPv6Ext // the IPv6 extension headers, when there are any
 	UDP        UDP
 	MACControl MACControl
 	Pause      Pause
@@ -39,8 +38,6 @@ type Parser struct {
 	FGCredit   FGCredit
 	FGPause    FGPause
 	Payload    gopacket.Payload
-	SLL        layers.LinuxSLL  // a Linux cooked capture header (DecodeLink)
-	SLL2       layers.LinuxSLL2 // a Linux cooked capture v2 header (DecodeLink)
 
 	// Decoded lists the layer types decoded from the last frame, in order.
 	Decoded []gopacket.LayerType
@@ -56,6 +53,12 @@ type Parser struct {
 	// decoded. A field of the failed layer that reaches past FailedLen
 	// was cut off.
 	FailedAt, FailedLen int
+
+	// The layers of the less common frames, after the others so that
+	// those keep their places in memory.
+	IPv6Ext IPv6Ext          // the IPv6 extension headers, when there are any
+	SLL     layers.LinuxSLL  // a Linux cooked capture header (DecodeLink)
+	SLL2    layers.LinuxSLL2 // a Linux cooked capture v2 header (DecodeLink)
 
 	dlp *gopacket.DecodingLayerParser
 	// The parsers of the other link types (DecodeLink), sharing dlp's
@@ -176,6 +179,13 @@ func (p *Parser) Decode(frame []byte) error {
 			netHdr = p.IPv4.Contents
 		case layers.LayerTypeIPv6:
 			netHdr = p.IPv6.Contents
+			if p.IPv6.ext {
+				// wire.md §3.3 masks the fixed header's mutable fields
+				// only; Hop-by-Hop options and a routing header's
+				// Segments Left change in flight too, so the ICRC is not
+				// checked behind extension headers (docs/decisions.md).
+				netHdr = nil
+			}
 		case LayerTypeBTH:
 			if netHdr != nil {
 				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
@@ -190,12 +200,6 @@ func (p *Parser) Decode(frame []byte) error {
 			if p.first == layers.LayerTypeEthernet && !IsMACControlDst(p.Eth.DstMAC) {
 				p.PFC.Warnings |= WarnDestMAC
 			}
-		case LayerTypeIPv6Ext:
-			// wire.md §3.3 masks the fixed header's mutable fields only;
-			// Hop-by-Hop options and a routing header's Segments Left
-			// change in flight too, so the ICRC is not checked behind
-			// extension headers (docs/decisions.md).
-			netHdr = nil
 		}
 	}
 	return err

@@ -94,6 +94,8 @@ type IPv6 struct {
 	// Ext is the layer the extension headers decode into; nil leaves them
 	// to gopacket, as layers.IPv6 does.
 	Ext *IPv6Ext
+	// ext says the last decode left an extension header chain to Ext.
+	ext bool
 }
 
 // DecodeFromBytes rejects a version other than 6 (ErrVersion), then
@@ -101,12 +103,14 @@ type IPv6 struct {
 // Hop-by-Hop header to Ext (HopByHop stays nil).
 func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) > 0 && data[0]>>4 != 6 {
-		ip.IPv6 = layers.IPv6{}
+		ip.IPv6, ip.ext = layers.IPv6{}, false
 		return errAt("ipv6", "version", 0, ErrVersion, "version nibble is not 6")
 	}
 	if ip.Ext == nil || len(data) < 40 || !IsIPv6Ext(data[6]) {
+		ip.ext = false
 		return ip.IPv6.DecodeFromBytes(data, df)
 	}
+	ip.ext = true
 	l := &ip.IPv6
 	l.Version = 6
 	l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
@@ -135,7 +139,7 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // NextLayerType returns LayerTypeIPv6Ext for an extension header when Ext
 // is set, else what layers.IPv6 returns.
 func (ip *IPv6) NextLayerType() gopacket.LayerType {
-	if ip.Ext != nil && ip.HopByHop == nil && IsIPv6Ext(uint8(ip.NextHeader)) {
+	if ip.ext {
 		return LayerTypeIPv6Ext
 	}
 	return ip.IPv6.NextLayerType()
