@@ -123,9 +123,13 @@ func TestPauseTime(t *testing.T) {
 	for _, tc := range []struct {
 		bps  uint64
 		want string // pause_ns_c3 for 0xffff quanta
-	}{{100e9, "335539"}, {25e9, "1342156"}, {10e9, "3355392"}} {
+		us   string // in the summary
+	}{{100e9, "335539", "335.539"}, {25e9, "1342156", "1342.156"}, {10e9, "3355392", "3355.392"}} {
 		f := decodeFrame(full, len(full), tc.bps)
 		var e Encoder
+		if s := string(AppendSummary(nil, f)); !strings.Contains(s, "p3=65535 ("+tc.us+" us)") {
+			t.Errorf("%d b/s: summary %q", tc.bps, s)
+		}
 		fd, _ := LookupField("pfc.pause_ns_c3")
 		if got := string(e.AppendField(nil, f, fd)); got != tc.want {
 			t.Errorf("%d b/s: pfc.pause_ns_c3 = %s, want %s", tc.bps, got, tc.want)

@@ -198,6 +198,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	case has&decPause != 0:
 		dst = append(dst, "PAUSE quanta "...)
 		dst = AppendUint(dst, uint64(p.Pause.Quanta))
+		dst = appendPauseTime(dst, uint64(p.Pause.Quanta), f.LinkBPS)
 	case has&decPFC != 0:
 		m := &p.PFC
 		dst = append(dst, "PFC"...)
@@ -206,6 +207,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 				dst = append(dst, " p"...)
 				dst = append(dst, byte('0'+i), '=')
 				dst = AppendUint(dst, uint64(m.Times[i]))
+				dst = appendPauseTime(dst, uint64(m.Times[i]), f.LinkBPS)
 			}
 		}
 		if m.EnableVector&0xff == 0 {
@@ -346,6 +348,17 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// appendPauseTime appends " (T us)", the time quanta ask for at bps
+// (nothing when the speed is unknown), as the one-line summary shows it.
+func appendPauseTime(dst []byte, quanta, bps uint64) []byte {
+	if bps == 0 {
+		return dst
+	}
+	dst = append(dst, " ("...)
+	dst = appendMicros(dst, QuantaNS(quanta, bps))
+	return append(dst, " us)"...)
 }
 
 // appendMicros appends ns nanoseconds as microseconds with 3 decimals.
