@@ -50,7 +50,12 @@ func CutOf(f *Frame) (Cut, bool) {
 
 // cutOff reports whether field fd of f lies past the cut c.
 func (fd *Field) cutOff(c *Cut) bool {
-	return fd.end > 0 && c.Layer != gopacket.LayerTypeZero && c.Layer == fd.layer && fd.end > c.Have
+	if c.Layer == gopacket.LayerTypeZero {
+		// The capture kept part of the frame (caplen < len): the fields
+		// at the packet's end were not captured.
+		return fd.tail
+	}
+	return fd.end > 0 && c.Layer == fd.layer && fd.end > c.Have
 }
 
 // initFieldEnds gives the fields of the fixed headers the layer they are
@@ -76,6 +81,9 @@ func initFieldEnds() {
 		pfc["pfc.pause_ns_c"+c] = 6 + 2*i
 	}
 	set(layers.LayerTypePFC, pfc)
+	for _, name := range []string{"bth.icrc", "bth.icrc_ok"} {
+		byName[name].tail = true
+	}
 	set(layers.LayerTypeBTH, map[string]int{"bth.opcode": 1, "bth.se": 2, "bth.m": 2, "bth.padcnt": 2, "bth.tver": 2,
 		"bth.pkey": 4, "bth.fecn": 5, "bth.becn": 5, "bth.destqp": 8, "bth.ackreq": 9, "bth.psn": 12,
 		"bth.icrc": 16, "bth.icrc_ok": 16, "reth.va": 20, "reth.rkey": 24, "reth.dmalen": 28,

@@ -183,3 +183,28 @@ func TestIPv6ExtFields(t *testing.T) {
 		t.Errorf("tree:\n%s", tree)
 	}
 }
+
+// TestSnappedICRC: a RoCEv2 frame the capture cut (caplen < len, no decode
+// error) has no ICRC: bth.icrc and icrc_ok are absent and there is no ICRC
+// warning, where the last captured octets used to be read as a bad ICRC.
+func TestSnappedICRC(t *testing.T) {
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Fields(strings.SplitN(string(raw), "\n", 2)[0]) // plain-roce: a WRITE of 8 octets, ICRC 01020304 (not the right one)
+	frame := mustHex(t, w[5])
+	var e Encoder
+	whole := decodeFrame(frame, len(frame), 100e9)
+	if js := string(e.AppendJSON(nil, whole)); !strings.Contains(js, `"icrc_ok":false`) || !strings.Contains(js, "ICRC mismatch") {
+		t.Errorf("whole: %s", js)
+	}
+	f := decodeFrame(frame[:len(frame)-6], len(frame), 100e9)
+	js := string(e.AppendJSON(nil, f))
+	if !strings.Contains(js, `"icrc":null,"icrc_ok":null`) || strings.Contains(js, "ICRC mismatch") || !strings.Contains(js, `"truncated":`) {
+		t.Errorf("snapped: %s", js)
+	}
+	if s := string(AppendSummary(nil, f)); strings.Contains(s, "bad ICRC") || strings.Contains(s, "warning") || !strings.Contains(s, "[truncated at octet 96]") {
+		t.Errorf("summary %q", s)
+	}
+}

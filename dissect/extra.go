@@ -89,6 +89,11 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 	case layers.LayerTypePFC:
 		return "pfc", p.PFC.Warnings
 	case layers.LayerTypeBTH:
+		if f.CapLen < f.Len {
+			// Snapped: the ICRC was not captured, the octets read as one
+			// are the payload's.
+			return "bth", p.BTH.Warnings &^ layers.WarnICRC
+		}
 		return "bth", p.BTH.Warnings
 	case layers.LayerTypeCIM:
 		return "cim", p.CIM.Warnings

@@ -82,6 +82,9 @@ type Field struct {
 	// layer, and is absent when a cut leaves fewer (cut.go).
 	layer gopacket.LayerType
 	end   int
+	// tail marks a field at the end of the packet (the ICRC): absent when
+	// the capture kept less than the frame.
+	tail bool
 }
 
 // Values appends the field's values in f to dst; none when f does not hold

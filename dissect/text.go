@@ -107,6 +107,9 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	if f.CapLen > f.Len {
 		warnings++ // AppendWarnings' frame warning
 	}
+	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
+		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
+	}
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
@@ -192,7 +195,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, " len "...)
 			dst = AppendUint(dst, uint64(m.RETH.DMALen))
 		}
-		if m.ICRCChecked && !m.ICRCOK {
+		if m.ICRCChecked && !m.ICRCOK && f.CapLen >= f.Len {
 			dst = append(dst, " [bad ICRC]"...)
 		}
 	case has&decPause != 0:
