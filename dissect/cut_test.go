@@ -3,9 +3,13 @@ package dissect
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -206,5 +210,55 @@ func TestSnappedICRC(t *testing.T) {
 	}
 	if s := string(AppendSummary(nil, f)); strings.Contains(s, "bad ICRC") || strings.Contains(s, "warning") || !strings.Contains(s, "[truncated at octet 96]") {
 		t.Errorf("summary %q", s)
+	}
+}
+
+// TestSLLFieldsTshark: the sll fields of tcpdump -i any captures (SLL and
+// SLL2) agree with tshark's sll.pkttype, sll.hatype, sll.etype, sll.ifindex
+// and sll.src.eth.
+func TestSLLFieldsTshark(t *testing.T) {
+	bin, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skipf("tshark not installed: %v", err)
+	}
+	for _, name := range []string{"sll.pcap", "sll2.pcap"} {
+		file := "../layers/testdata/link/" + name
+		out, err := exec.Command(bin, "-r", file, "-T", "fields", "-e", "sll.pkttype", "-e", "sll.hatype",
+			"-e", "sll.etype", "-e", "sll.ifindex", "-e", "sll.src.eth").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pcapgo.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e Encoder
+		for i := 0; ; i++ {
+			data, _, err := r.ReadPacketData()
+			if err != nil {
+				break
+			}
+			p := layers.NewParser()
+			fr := &Frame{Len: len(data), CapLen: len(data), P: p}
+			fr.Err = p.DecodeLink(r.LinkType(), data)
+			var got []string
+			for _, name := range []string{"sll.pkttype", "sll.hatype", "sll.etype", "sll.ifindex", "sll.src"} {
+				fd, _ := LookupField(name)
+				v := string(e.AppendField(nil, fr, fd))
+				if name == "sll.etype" && v != "" {
+					v = fmt.Sprintf("0x%04x", fd.Values(fr, nil)[0].U)
+				}
+				got = append(got, v)
+			}
+			if i >= len(want) || strings.Join(got, "\t") != want[i] {
+				t.Errorf("%s frame %d: ours %q, tshark %q", name, i+1, strings.Join(got, "\t"), want[min(i, len(want)-1)])
+			}
+		}
+		f.Close()
 	}
 }
