@@ -131,6 +131,10 @@ func TestIfSpeedAndSpeedFlag(t *testing.T) {
 			t.Errorf("%s port0=10G: %q", flag, out)
 		}
 	}
+	out, _, _ = sfcdump(t, "stats", file)
+	if !strings.Contains(out, "1342.157   25G   1342.156") || !strings.Contains(out, "335.539    100G  335.539") {
+		t.Errorf("stats at the interfaces' speeds:\n%s", out)
+	}
 	out, _, code = sfcdump(t, "read", file)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], "[1 warning]") || strings.Contains(lines[1], "warning") {
