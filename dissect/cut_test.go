@@ -63,6 +63,12 @@ func TestTruncatedFields(t *testing.T) {
 		{"bth cut before the icrc", cnp[:14+20+8+14], 14 + 20 + 8 + 12, "bth",
 			map[string]any{"opcode": 129.0, "psn": 0.0},
 			[]string{"icrc", "icrc_ok"}, "[truncated at octet 54]", "bth.icrc"},
+		{"bts cut after the reporter", mustHex(t, "020000000002 020000000001 0800 45c0002600000000401165ef0a0000020a000001 c00003fd00120000 1100001400000007"), 14 + 20 + 8 + 8, "bts",
+			map[string]any{"version": 1.0, "cacheable": true, "origin": "queue", "pause_us": 20.0, "reporter": 7.0},
+			[]string{"cp_port", "cp_queue", "queue_depth", "quote_len"}, "[truncated at octet 50]", "bts.cp_port"},
+		{"cim cut in the sa", mustHex(t, "020000000002 020000000001 89a2 03 020000000002 0200000000"), 14 + 7, "cim",
+			map[string]any{"version": 0.0, "add": true, "ext": true, "da": "02:00:00:00:00:02"},
+			[]string{"sa", "vid", "msdu_len"}, "[truncated at octet 21]", "cim.sa"},
 		{"pause cut at 17", mustHex(t, "0180c2000001 020000000001 8808 0001 ff"), 16, "pause",
 			map[string]any{"opcode": 1.0}, []string{"quanta", "pause_ns"}, "[truncated at octet 16]", "pause.quanta"},
 	} {
