@@ -125,3 +125,29 @@ func TestParseFragmentsIPv4(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParse classifies the IPv6 extension-header goldens (and the
+// plain RoCEv2 one): the core's per-packet cost, to compare with
+// layers.Parser's (BenchmarkParserIPv6Ext), which it does not use.
+func BenchmarkParse(b *testing.B) {
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cp := Codepoints{}.WithDefaults()
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		w := strings.Fields(line)
+		switch w[0] {
+		case "plain-roce", "hbh-roce", "srh-roce", "rfc8200-order-cnp":
+		default:
+			continue
+		}
+		frame, _ := hex.DecodeString(w[5])
+		b.Run(w[0], func(b *testing.B) {
+			var m Meta
+			for b.Loop() {
+				Parse(frame, &m, &cp)
+			}
+		})
+	}
+}
