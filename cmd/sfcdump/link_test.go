@@ -15,7 +15,7 @@ const linkDir = "../../layers/testdata/link/"
 
 // TestLinkTypesEveryCommand: captures of `tcpdump -i any` (Linux SLL and
 // SLL2) and raw IP decode in read (text, JSON, fields, a filter), stats,
-// and survive -w with their link type.
+// timeline, and survive -w with their link type.
 func TestLinkTypesEveryCommand(t *testing.T) {
 	for _, name := range []string{"sll.pcap", "sll2.pcap", "raw.pcap", "ipv4.pcap", "ipv6.pcap"} {
 		file := linkDir + name
@@ -34,6 +34,13 @@ func TestLinkTypesEveryCommand(t *testing.T) {
 		out, errs, code = sfcdump(t, "stats", file)
 		if code != 0 || !strings.Contains(out, "bts") && !strings.Contains(out, "bth") && !strings.Contains(out, "RoCE") {
 			t.Errorf("%s: stats: %d %q\n%s", name, code, errs, out)
+		}
+		svg := filepath.Join(t.TempDir(), "t.svg")
+		if name != "ipv4.pcap" { // ipv4.pcap holds no signal to draw
+			_, errs, code := sfcdump(t, "timeline", "-o", svg, file)
+			if b, _ := os.ReadFile(svg); code != 0 || !strings.Contains(string(b), "0x001234") {
+				t.Errorf("%s: timeline: %d %s", name, code, errs)
+			}
 		}
 		w := filepath.Join(t.TempDir(), "out.pcapng")
 		if _, errs, code := sfcdump(t, "read", "-w", w, file); code != 0 {
