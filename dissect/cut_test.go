@@ -187,6 +187,17 @@ func TestIPv6ExtFields(t *testing.T) {
 			t.Errorf("%s: a fragment decoded as RoCEv2", name)
 		}
 	}
+	// The one-line summary says what a fragment or ESP is.
+	for name, want := range map[string]string{
+		"nonfirst-frag":   "fd00::1 > fd00::2  fragment offset 64 id 0x5 proto 17",
+		"first-frag-roce": "fd00::1 > fd00::2  fragment offset 0 more id 0x5 proto 17",
+		"esp":             "fd00::1 > fd00::2  ESP spi 0x4242 seq 1, encrypted [1 warning]",
+	} {
+		f := decodeFrame(frames[name], len(frames[name]), 0)
+		if got := string(AppendSummary(nil, f)); got != want {
+			t.Errorf("%s: summary %q, want %q", name, got, want)
+		}
+	}
 	f := decodeFrame(frames["srh-roce"], len(frames["srh-roce"]), 0)
 	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "    ipv6ext\n        ipv6ext.header: routing\n") ||
 		!strings.Contains(tree, "ipv6ext.routing_type: 4\n") {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -248,11 +249,52 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = AppendUint(dst, uint64(p.UDP.SrcPort))
 		dst = append(dst, " > "...)
 		dst = AppendUint(dst, uint64(p.UDP.DstPort))
+	case has&(decIPv4|decIPv6) != 0:
+		dst = appendIPSummary(dst, p, has)
 	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
 	}
 	return appendTail(dst, f, warnings)
+}
+
+// appendIPSummary describes an IP packet that holds none of the formats
+// above: a fragment ("fragment offset 1480 more id 0x5 proto 17"), ESP
+// ("ESP spi 0x4242 seq 1, encrypted"), else its protocol ("IP proto 6").
+func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
+	proto, _ := p.IPProtocol()
+	if has&decIPv6Ext != 0 {
+		for i := range p.IPv6Ext.N {
+			h := &p.IPv6Ext.Headers[i]
+			switch {
+			case h.Type == layers.IPv6ESP:
+				dst = append(dst, "ESP spi 0x"...)
+				dst = strconv.AppendUint(dst, uint64(h.SPI), 16)
+				dst = append(dst, " seq "...)
+				dst = AppendUint(dst, uint64(h.Seq))
+				return append(dst, ", encrypted"...)
+			case h.Type == layers.IPv6Fragment && (h.FragOffset != 0 || h.MoreFrags):
+				return appendFragment(dst, uint64(h.FragOffset)*8, h.MoreFrags, uint64(h.FragID), proto)
+			}
+		}
+	}
+	if has&decIPv4 != 0 && (p.IPv4.FragOffset != 0 || p.IPv4.Flags&glayers.IPv4MoreFragments != 0) {
+		return appendFragment(dst, uint64(p.IPv4.FragOffset)*8, p.IPv4.Flags&glayers.IPv4MoreFragments != 0, uint64(p.IPv4.Id), proto)
+	}
+	dst = append(dst, "IP proto "...)
+	return AppendUint(dst, uint64(proto))
+}
+
+func appendFragment(dst []byte, off uint64, more bool, id uint64, proto uint8) []byte {
+	dst = append(dst, "fragment offset "...)
+	dst = AppendUint(dst, off)
+	if more {
+		dst = append(dst, " more"...)
+	}
+	dst = append(dst, " id 0x"...)
+	dst = strconv.AppendUint(dst, id, 16)
+	dst = append(dst, " proto "...)
+	return AppendUint(dst, uint64(proto))
 }
 
 var failedNames = map[gopacket.LayerType]string{
