@@ -279,3 +279,54 @@ func TestSLLFieldsTshark(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestIPv6ExtTshark: the ipv6ext fields of the scapy goldens agree with
+// tshark's ipv6.routing.*, ipv6.fraghdr.*, ah.* and esp.* (first
+// occurrence; tshark's fragment offset counts 8-octet units, ours octets).
+func TestIPv6ExtTshark(t *testing.T) {
+	bin, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skipf("tshark not installed: %v", err)
+	}
+	out, err := exec.Command(bin, "-r", "../layers/testdata/ipv6ext/frames.pcap", "-T", "fields", "-E", "occurrence=f",
+		"-e", "ipv6.routing.type", "-e", "ipv6.routing.segleft", "-e", "ipv6.fraghdr.offset", "-e", "ipv6.fraghdr.more",
+		"-e", "ipv6.fraghdr.ident", "-e", "ah.spi", "-e", "ah.sequence", "-e", "esp.spi", "-e", "esp.sequence").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d frames, tshark %d lines", len(lines), len(want))
+	}
+	for i, line := range lines {
+		w := strings.Fields(line)
+		data := mustHex(t, w[5])
+		f := decodeFrame(data, len(data), 0)
+		var got []string
+		for _, name := range []string{"routing_type", "segleft", "frag_offset", "frag_more", "frag_id", "ah_spi", "ah_seq", "esp_spi", "esp_seq"} {
+			fd, _ := LookupField("ipv6ext." + name)
+			vs := fd.Values(f, nil)
+			if len(vs) == 0 {
+				got = append(got, "")
+				continue
+			}
+			v := vs[0].U
+			switch name {
+			case "frag_offset":
+				got = append(got, fmt.Sprint(v/8))
+			case "frag_id", "ah_spi", "esp_spi":
+				got = append(got, fmt.Sprintf("0x%08x", v))
+			default:
+				got = append(got, fmt.Sprint(v))
+			}
+		}
+		if g := strings.Join(got, "\t"); g != want[i] {
+			t.Errorf("%s: ours %q, tshark %q", w[0], g, want[i])
+		}
+	}
+}
