@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	glayers "github.com/gopacket/gopacket/layers"
+
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/pcapio"
 )
@@ -289,6 +291,15 @@ func (s *stream) readRaw() (*record, error) {
 		name := s.r.Interface(fr.Interface).Name
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("on interface %d (%q), which is no port of the case (ports: %s; interface i carries port i unless ports name their interface)", fr.Interface, name, s.c.portList())}
+	}
+	if fr.LinkType != glayers.LinkTypeEthernet {
+		// pcapio reads Linux cooked and raw-IP captures for sfcdump; the
+		// device model takes the Ethernet frames a port carries.
+		return nil, &UnusableError{File: s.file, Frame: fr.Number,
+			Reason: fmt.Sprintf("link type %v on interface %d: conformance input is Ethernet frames as a port carries them (capture on the port, not with tcpdump -i any)", fr.LinkType, fr.Interface)}
+	}
+	if fr.Warn != nil {
+		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: errText(fr.Warn), Err: fr.Warn}
 	}
 	if fr.Len > len(fr.Data) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,

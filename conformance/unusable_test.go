@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,13 @@ func TestUnusableVectors(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, b[:len(b)/2+7], 0o644)
 		}, "capture is broken after frame"},
+		{"input of tcpdump -i any (Linux cooked)", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, conformance.InputFile)
+			b, _ := os.ReadFile(p)
+			shb := binary.LittleEndian.Uint32(b[4:]) // the first interface's link type follows the section header
+			binary.LittleEndian.PutUint16(b[shb+8:], 113)
+			os.WriteFile(p, b, 0o644)
+		}, ": link type Linux SLL on interface 0: conformance input is Ethernet frames"},
 		{"unknown key in case.yaml", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, conformance.CaseFile)
 			b, _ := os.ReadFile(p)

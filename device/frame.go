@@ -112,6 +112,11 @@ type Meta struct {
 	Opcode    uint16 // MAC control opcode for KindPause and KindPFC
 	QP        uint32 // RoCEv2 DestQP, valid when HasQP
 	HasQP     bool
+	// Fragment says the IP packet is a fragment (IPv4 MF or offset, or an
+	// IPv6 Fragment header that is not atomic): the first fragment's L4
+	// ports are read, for flow hashing, but no fragment is classified as
+	// a signal or RoCEv2, as layers.Parser does not decode one.
+	Fragment bool
 }
 
 // IP reports whether the frame carries an IPv4 or IPv6 packet.
@@ -217,7 +222,7 @@ func Parse(frame []byte, m *Meta, cp *Codepoints) {
 		m.SrcPort = binary.BigEndian.Uint16(frame[m.L4:])
 		m.DstPort = binary.BigEndian.Uint16(frame[m.L4+2:])
 	}
-	if m.Proto != 17 || len(frame) < m.L4+8 {
+	if m.Proto != 17 || m.Fragment || len(frame) < m.L4+8 {
 		return
 	}
 	m.Payload = m.L4 + 8
@@ -254,7 +259,9 @@ func parseIPv4(b []byte, off int, m *Meta) {
 	m.Src = netip.AddrFrom4([4]byte(b[off+12 : off+16]))
 	m.Dst = netip.AddrFrom4([4]byte(b[off+16 : off+20]))
 	// Fragments after the first carry no L4 header.
-	if binary.BigEndian.Uint16(b[off+6:])&0x1fff == 0 {
+	frag := binary.BigEndian.Uint16(b[off+6:])
+	m.Fragment = frag&0x3fff != 0
+	if frag&0x1fff == 0 {
 		m.L4 = off + ihl
 	}
 }
@@ -272,19 +279,35 @@ func parseIPv6(b []byte, off int, m *Meta) {
 	m.Src = netip.AddrFrom16([16]byte(b[off+8 : off+24]))
 	m.Dst = netip.AddrFrom16([16]byte(b[off+24 : off+40]))
 	next, l4 := b[off+6], off+40
-	for i := 0; i < 8; i++ {
+	// The extension headers (RFC 8200 §4 and IANA's list), as
+	// layers.IPv6Ext walks them; device's tests run one table of frames
+	// through both.
+	for i := 0; i < 10; i++ {
 		switch next {
-		case 0, 43, 60:
+		case 0, 43, 60, 135, 139, 140, 253, 254: // HBH, routing, dest opts, mobility, HIP, shim6, experimental
 			if len(b) < l4+2 {
 				return
 			}
 			next, l4 = b[l4], l4+(int(b[l4+1])+1)*8
 			continue
+		case 51: // AH: its length counts 4-octet units, less 2
+			if len(b) < l4+2 {
+				return
+			}
+			next, l4 = b[l4], l4+(int(b[l4+1])+2)*4
+			continue
+		case 50: // ESP: the rest is encrypted
+			m.Proto = next
+			return
 		case 44:
 			if len(b) < l4+8 {
 				return
 			}
-			if binary.BigEndian.Uint16(b[l4+2:])&0xfff8 != 0 {
+			fo := binary.BigEndian.Uint16(b[l4+2:])
+			if fo&0xfff9 != 0 { // offset or M: not an atomic fragment
+				m.Fragment = true
+			}
+			if fo&0xfff8 != 0 {
 				m.Proto = b[l4]
 				return // not the first fragment
 			}

@@ -9,9 +9,14 @@
 // one, Floodgate entries have one per entry, optional fields none) into a
 // caller's slice, so the filter and the encoders run without allocating.
 //
-// Besides wire.md's protocols the registry has eth (src, dst, type), ip
-// (version, src, dst, dscp, ecn, ttl, proto; IPv4 and IPv6 alike) and udp
-// (sport, dport), so filters can name the outer headers. Floodgate entries
+// Besides wire.md's protocols the registry has sll (a Linux cooked capture
+// header), eth (src, dst, type), ip (version, src, dst, dscp, ecn, ttl,
+// proto: the upper-layer protocol, behind any IPv6 extension headers; IPv4
+// and IPv6 alike), ipv6ext (the IPv6 extension headers, one entry per
+// header) and udp (sport, dport), so filters can name the outer headers.
+// pause.pause_ns and pfc.pause_ns_c0..c7 give the pause time at the
+// frame's link speed. A frame cut short (CutOf) leaves out the fields past
+// the cut: null in JSON. Floodgate entries
 // are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
 // fgpause.pause_us, one value per entry; JSON nests them as "entries".
 //

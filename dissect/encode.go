@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/opensfc/sfc/layers"
 )
 
 // AppendValue appends v's text form: decimal numbers (hex when hex is set),
@@ -203,8 +205,10 @@ type Encoder struct {
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
-// time, interface, len, caplen}, "<protocol>": {fields}, ..., "warnings":
-// [...], "errors": [...]}, protocols in wire order.
+// time, interface, len, caplen[, truncated]}, "<protocol>": {fields}, ...,
+// "warnings": [...], "errors": [...]}, protocols in wire order. A frame cut
+// short has "truncated": the offset of the first missing octet (CutOf),
+// and the fields the cut took are null.
 func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	dst = append(dst, `{"frame":{"number":`...)
 	dst = strconv.AppendInt(dst, int64(f.Number), 10)
@@ -216,6 +220,14 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	dst = strconv.AppendInt(dst, int64(f.Len), 10)
 	dst = append(dst, `,"caplen":`...)
 	dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
+	var c Cut
+	cut := false
+	if f.Err != nil || f.CapLen < f.Len {
+		if c, cut = CutOf(f); cut {
+			dst = append(dst, `,"truncated":`...)
+			dst = strconv.AppendInt(dst, int64(c.At), 10)
+		}
+	}
 	dst = append(dst, '}')
 	in := PresenceOf(f)
 	for i, p := range Protos {
@@ -228,6 +240,17 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		first := true
 		nEnt := 0
 		for _, fd := range p.Fields {
+			if cut && fd.cutOff(&c) {
+				// Cut off: null, where an absent optional field is left out.
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = append(dst, '"')
+				dst = append(dst, fd.Short...)
+				dst = append(dst, `":null`...)
+				continue
+			}
 			e.vals = fd.get(f, e.vals[:0])
 			if fd.Entry {
 				e.collectEntry(nEnt, e.vals)
@@ -314,6 +337,9 @@ func (e *Encoder) appendEntries(dst []byte, p *Proto, n int) []byte {
 // its protocol, or nil. It allocates; AppendWarnings does not.
 func FrameWarnings(f *Frame) []string {
 	var out []string
+	if f.CapLen > f.Len {
+		out = append(out, string(AppendWarnings(nil, &Frame{CapLen: f.CapLen, Len: f.Len, P: emptyParser}, "", "")))
+	}
 	for i := range f.P.Decoded {
 		proto, w := layerWarnings(f, i)
 		for _, s := range w.List() {
@@ -366,3 +392,7 @@ func AppendHex(dst []byte, data []byte) []byte {
 	}
 	return dst
 }
+
+// emptyParser decodes nothing: FrameWarnings renders the frame warning
+// alone through it.
+var emptyParser = &layers.Parser{}

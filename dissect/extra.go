@@ -1,6 +1,8 @@
 package dissect
 
 import (
+	"strconv"
+
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
@@ -87,6 +89,11 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 	case layers.LayerTypePFC:
 		return "pfc", p.PFC.Warnings
 	case layers.LayerTypeBTH:
+		if f.CapLen < f.Len {
+			// Snapped: the ICRC was not captured, the octets read as one
+			// are the payload's.
+			return "bth", p.BTH.Warnings &^ layers.WarnICRC
+		}
 		return "bth", p.BTH.Warnings
 	case layers.LayerTypeCIM:
 		return "cim", p.CIM.Warnings
@@ -100,13 +107,26 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 		return "fgcredit", p.FGCredit.Warnings
 	case layers.LayerTypeFGPause:
 		return "fgpause", p.FGPause.Warnings
+	case layers.LayerTypeIPv6Ext:
+		return "ipv6ext", p.IPv6Ext.Warnings
 	}
 	return "", 0
 }
 
 // AppendWarnings appends each warning of f as "proto: text", each preceded
-// by pre and followed by post, without allocating.
+// by pre and followed by post, without allocating. A frame whose captured
+// length exceeds its original length (a broken capture record, which the
+// reader passes on rather than stop) has the warning "frame: captured
+// length C exceeds original length L" first.
 func AppendWarnings(dst []byte, f *Frame, pre, post string) []byte {
+	if f.CapLen > f.Len {
+		dst = append(dst, pre...)
+		dst = append(dst, "frame: captured length "...)
+		dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
+		dst = append(dst, " exceeds original length "...)
+		dst = strconv.AppendInt(dst, int64(f.Len), 10)
+		dst = append(dst, post...)
+	}
 	for i := range f.P.Decoded {
 		proto, w := layerWarnings(f, i)
 		for bit := 0; w != 0; bit++ {

@@ -78,6 +78,13 @@ type Field struct {
 	Quanta bool
 	get    func(f *Frame, dst []Value) []Value
 	proto  *Proto
+	// layer and end place a fixed-header field: it ends at octet end of
+	// layer, and is absent when a cut leaves fewer (cut.go).
+	layer gopacket.LayerType
+	end   int
+	// tail marks a field at the end of the packet (the ICRC): absent when
+	// the capture kept less than the frame.
+	tail bool
 }
 
 // Values appends the field's values in f to dst; none when f does not hold
@@ -85,6 +92,11 @@ type Field struct {
 func (fd *Field) Values(f *Frame, dst []Value) []Value {
 	if !fd.proto.present(f) {
 		return dst
+	}
+	if f.Err != nil || f.CapLen < f.Len {
+		if c, ok := CutOf(f); ok && fd.cutOff(&c) {
+			return dst
+		}
 	}
 	return fd.get(f, dst)
 }
@@ -172,6 +184,9 @@ func isIPv4(p *layers.Parser) bool { return p.Has(glayers.LayerTypeIPv4) }
 
 // Protos is the registry, in the order protocols appear in a frame.
 var Protos = []*Proto{
+	{Name: "sll", present: func(f *Frame) bool {
+		return f.P.Has(glayers.LayerTypeLinuxSLL) || f.P.Has(glayers.LayerTypeLinuxSLL2)
+	}, Fields: sllFields()},
 	{Name: "eth", present: has(glayers.LayerTypeEthernet), Fields: []*Field{
 		{Short: "src", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.SrcMAC) })},
 		{Short: "dst", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.DstMAC) })},
@@ -216,13 +231,13 @@ var Protos = []*Proto{
 			}
 			return u(uint64(p.IPv6.HopLimit))
 		})},
+		// The upper-layer protocol: for IPv6, behind the extension headers.
 		{Short: "proto", get: one(func(p *layers.Parser) Value {
-			if isIPv4(p) {
-				return u(uint64(p.IPv4.Protocol))
-			}
-			return u(uint64(p.IPv6.NextHeader))
+			proto, _ := p.IPProtocol()
+			return u(uint64(proto))
 		})},
 	}},
+	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields()},
 	{Name: "udp", present: has(glayers.LayerTypeUDP), Fields: []*Field{
 		{Short: "sport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.SrcPort)) })},
 		{Short: "dport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.DstPort)) })},
@@ -230,6 +245,12 @@ var Protos = []*Proto{
 	{Name: "pause", present: has(layers.LayerTypePause), Fields: []*Field{
 		{Short: "opcode", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Opcode)) })},
 		{Short: "quanta", Quanta: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Pause.Quanta)) })},
+		{Short: "pause_ns", get: func(f *Frame, dst []Value) []Value {
+			if f.LinkBPS == 0 {
+				return dst
+			}
+			return append(dst, u(QuantaNS(uint64(f.P.Pause.Quanta), f.LinkBPS)))
+		}},
 	}},
 	{Name: "pfc", present: has(layers.LayerTypePFC), Fields: pfcFields()},
 	{Name: "bth", present: has(layers.LayerTypeBTH), Fields: []*Field{
@@ -359,6 +380,84 @@ func flowHasPorts(fl layers.Flow) bool {
 	return false
 }
 
+// sllFields are the Linux cooked capture header's (SLL or SLL2, what
+// `tcpdump -i any` writes), by Wireshark's names: the packet type (0 to
+// us, 4 from us, ...), the ARPHRD_ type, the link-layer source address,
+// the protocol (an EtherType) and, in SLL2 only, the interface index.
+func sllFields() []*Field {
+	v2 := func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeLinuxSLL2) }
+	return []*Field{
+		{Short: "pkttype", get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.PacketType))
+			}
+			return u(uint64(p.SLL.PacketType))
+		})},
+		{Short: "hatype", get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.ARPHardwareType))
+			}
+			return u(uint64(p.SLL.AddrType))
+		})},
+		{Short: "src", Kind: KindBytes, get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return bytesV(p.SLL2.Addr)
+			}
+			return bytesV(p.SLL.Addr)
+		})},
+		{Short: "etype", Hex: true, get: one(func(p *layers.Parser) Value {
+			if v2(p) {
+				return u(uint64(p.SLL2.ProtocolType))
+			}
+			return u(uint64(p.SLL.EthernetType))
+		})},
+		{Short: "ifindex", get: when(v2, func(p *layers.Parser) Value { return u(uint64(p.SLL2.InterfaceIndex)) })},
+	}
+}
+
+// ipv6ExtFields are the IPv6 extension headers, one entry per header in
+// wire order (header name, its Next Header, its length), then the fields
+// of the Routing, Fragment, AH and ESP headers when the chain has one.
+func ipv6ExtFields() []*Field {
+	each := func(get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			for i := range f.P.IPv6Ext.N {
+				dst = append(dst, get(&f.P.IPv6Ext.Headers[i]))
+			}
+			return dst
+		}
+	}
+	first := func(typ uint8, get func(h *layers.IPv6ExtHeader) (Value, bool)) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			for i := range f.P.IPv6Ext.N {
+				if h := &f.P.IPv6Ext.Headers[i]; h.Type == typ {
+					if v, ok := get(h); ok {
+						dst = append(dst, v)
+					}
+					return dst
+				}
+			}
+			return dst
+		}
+	}
+	return []*Field{
+		{Short: "header", Kind: KindString, Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value {
+			return Value{Kind: KindString, S: h.Name(), U: uint64(h.Type)}
+		})},
+		{Short: "nxt", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.NextHeader)) })},
+		{Short: "len", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Length)) })},
+		{Short: "routing_type", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.RoutingType)), true })},
+		{Short: "segleft", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SegmentsLeft)), true })},
+		{Short: "frag_offset", get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragOffset) * 8), true })},
+		{Short: "frag_more", Kind: KindBool, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return b(h.MoreFrags), true })},
+		{Short: "frag_id", Hex: true, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragID)), true })},
+		{Short: "ah_spi", Hex: true, get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
+		{Short: "ah_seq", get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+		{Short: "esp_spi", Hex: true, get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
+		{Short: "esp_seq", get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+	}
+}
+
 func cimSFC(p *layers.Parser) bool { return p.CIM.HasSFC }
 
 func origin(o layers.Origin) Value { return Value{Kind: KindString, S: o.String(), U: uint64(o)} }
@@ -375,6 +474,16 @@ func pfcFields() []*Field {
 	for i := 0; i < 8; i++ {
 		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)), Quanta: true,
 			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
+	}
+	// The pause each class time asks for at the frame's link speed
+	// (1 quantum = 512 bit times), absent when the speed is unknown.
+	for i := 0; i < 8; i++ {
+		fs = append(fs, &Field{Short: "pause_ns_c" + string(rune('0'+i)), get: func(f *Frame, dst []Value) []Value {
+			if f.LinkBPS == 0 {
+				return dst
+			}
+			return append(dst, u(QuantaNS(uint64(f.P.PFC.Times[i]), f.LinkBPS)))
+		}})
 	}
 	return fs
 }
@@ -400,6 +509,7 @@ func init() {
 		register(byProto[x.proto], []*Field{x.field})
 	}
 	sort.Strings(names)
+	initFieldEnds()
 }
 
 // LookupField returns the field with the given full name.

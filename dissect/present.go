@@ -41,6 +41,8 @@ const (
 	decBFC
 	decFGCredit
 	decFGPause
+	decIPv6Ext
+	decSLL // Linux cooked capture, v1 or v2
 )
 
 // decBit returns the mask bit of layer type t, 0 for the others. Layer
@@ -59,7 +61,8 @@ var decBits = func() (tab [2048]uint32) {
 		glayers.LayerTypeUDP: decUDP, layers.LayerTypePause: decPause, layers.LayerTypePFC: decPFC,
 		layers.LayerTypeBTH: decBTH, layers.LayerTypeCIM: decCIM, layers.LayerTypeBTS: decBTS,
 		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
-		layers.LayerTypeFGPause: decFGPause,
+		layers.LayerTypeFGPause: decFGPause, layers.LayerTypeIPv6Ext: decIPv6Ext,
+		glayers.LayerTypeLinuxSLL: decSLL, glayers.LayerTypeLinuxSLL2: decSLL,
 	} {
 		if uint(lt) >= uint(len(tab)) {
 			panic("dissect: layer type past the table")
@@ -90,12 +93,14 @@ func warningsOf(p *layers.Parser, bit uint32) layers.Warnings {
 		return p.FGCredit.Warnings
 	case decFGPause:
 		return p.FGPause.Warnings
+	case decIPv6Ext:
+		return p.IPv6Ext.Warnings
 	}
 	return 0
 }
 
 // decWarn are the layers that have warnings.
-const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause
+const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext
 
 // presenceRule is how PresenceOf decides one protocol: the same test as
 // its present function (fields.go), on the mask.
@@ -113,6 +118,7 @@ const (
 	ruleAETH         // BTH decoded and it has an AETH
 	ruleCNP          // BTH decoded and it is a CNP
 	ruleFlow         // quoteFlow: a BTS, a postcard, or a CIM with a flow
+	ruleSLL          // a Linux cooked capture header, v1 or v2
 )
 
 // presenceRules[i] is the rule of Protos[i] (ruleCall for a protocol added
@@ -123,9 +129,9 @@ var presenceRules = func() []presenceRule {
 		"eth": glayers.LayerTypeEthernet, "udp": glayers.LayerTypeUDP, "pause": layers.LayerTypePause,
 		"pfc": layers.LayerTypePFC, "bth": layers.LayerTypeBTH, "cim": layers.LayerTypeCIM, "bts": layers.LayerTypeBTS,
 		"postcard": layers.LayerTypePostcard, "bfc": layers.LayerTypeBFC, "fgcredit": layers.LayerTypeFGCredit,
-		"fgpause": layers.LayerTypeFGPause,
+		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext,
 	}
-	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow}
+	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow, "sll": ruleSLL}
 	rs := make([]presenceRule, len(Protos))
 	for i, p := range Protos {
 		if lt, ok := layerOf[p.Name]; ok {
@@ -163,6 +169,8 @@ func PresenceOf(f *Frame) Presence {
 			ok = dec&decBTH != 0 && p.BTH.HasAETH()
 		case ruleCNP:
 			ok = dec&decBTH != 0 && p.BTH.IsCNP()
+		case ruleSLL:
+			ok = dec&decSLL != 0
 		case ruleFlow:
 			ok = dec&(decBTS|decPostcard) != 0 || dec&decCIM != 0 && p.CIM.HasFlow
 		default:

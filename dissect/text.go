@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -104,6 +105,12 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 func AppendSummary(dst []byte, f *Frame) []byte {
 	p := f.P
 	has, warnings := summaryScan(p)
+	if f.CapLen > f.Len {
+		warnings++ // AppendWarnings' frame warning
+	}
+	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
+		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
+	}
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
@@ -189,12 +196,13 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, " len "...)
 			dst = AppendUint(dst, uint64(m.RETH.DMALen))
 		}
-		if m.ICRCChecked && !m.ICRCOK {
+		if m.ICRCChecked && !m.ICRCOK && f.CapLen >= f.Len {
 			dst = append(dst, " [bad ICRC]"...)
 		}
 	case has&decPause != 0:
 		dst = append(dst, "PAUSE quanta "...)
 		dst = AppendUint(dst, uint64(p.Pause.Quanta))
+		dst = appendPauseTime(dst, uint64(p.Pause.Quanta), f.LinkBPS)
 	case has&decPFC != 0:
 		m := &p.PFC
 		dst = append(dst, "PFC"...)
@@ -203,6 +211,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 				dst = append(dst, " p"...)
 				dst = append(dst, byte('0'+i), '=')
 				dst = AppendUint(dst, uint64(m.Times[i]))
+				dst = appendPauseTime(dst, uint64(m.Times[i]), f.LinkBPS)
 			}
 		}
 		if m.EnableVector&0xff == 0 {
@@ -240,11 +249,52 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = AppendUint(dst, uint64(p.UDP.SrcPort))
 		dst = append(dst, " > "...)
 		dst = AppendUint(dst, uint64(p.UDP.DstPort))
+	case has&(decIPv4|decIPv6) != 0:
+		dst = appendIPSummary(dst, p, has)
 	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
 	}
 	return appendTail(dst, f, warnings)
+}
+
+// appendIPSummary describes an IP packet that holds none of the formats
+// above: a fragment ("fragment offset 1480 more id 0x5 proto 17"), ESP
+// ("ESP spi 0x4242 seq 1, encrypted"), else its protocol ("IP proto 6").
+func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
+	proto, _ := p.IPProtocol()
+	if has&decIPv6Ext != 0 {
+		for i := range p.IPv6Ext.N {
+			h := &p.IPv6Ext.Headers[i]
+			switch {
+			case h.Type == layers.IPv6ESP:
+				dst = append(dst, "ESP spi 0x"...)
+				dst = strconv.AppendUint(dst, uint64(h.SPI), 16)
+				dst = append(dst, " seq "...)
+				dst = AppendUint(dst, uint64(h.Seq))
+				return append(dst, ", encrypted"...)
+			case h.Type == layers.IPv6Fragment && (h.FragOffset != 0 || h.MoreFrags):
+				return appendFragment(dst, uint64(h.FragOffset)*8, h.MoreFrags, uint64(h.FragID), proto)
+			}
+		}
+	}
+	if has&decIPv4 != 0 && (p.IPv4.FragOffset != 0 || p.IPv4.Flags&glayers.IPv4MoreFragments != 0) {
+		return appendFragment(dst, uint64(p.IPv4.FragOffset)*8, p.IPv4.Flags&glayers.IPv4MoreFragments != 0, uint64(p.IPv4.Id), proto)
+	}
+	dst = append(dst, "IP proto "...)
+	return AppendUint(dst, uint64(proto))
+}
+
+func appendFragment(dst []byte, off uint64, more bool, id uint64, proto uint8) []byte {
+	dst = append(dst, "fragment offset "...)
+	dst = AppendUint(dst, off)
+	if more {
+		dst = append(dst, " more"...)
+	}
+	dst = append(dst, " id 0x"...)
+	dst = strconv.AppendUint(dst, id, 16)
+	dst = append(dst, " proto "...)
+	return AppendUint(dst, uint64(proto))
 }
 
 var failedNames = map[gopacket.LayerType]string{
@@ -254,8 +304,16 @@ var failedNames = map[gopacket.LayerType]string{
 	layers.LayerTypeFGPause: "FG-DSTPAUSE",
 }
 
-// appendTail appends the malformed and warnings marks (n warnings).
+// appendTail appends the truncated, malformed and warnings marks (n
+// warnings).
 func appendTail(dst []byte, f *Frame, n int) []byte {
+	if f.Err != nil || f.CapLen < f.Len {
+		if c, ok := CutOf(f); ok {
+			dst = append(dst, " [truncated at octet "...)
+			dst = strconv.AppendInt(dst, int64(c.At), 10)
+			dst = append(dst, ']')
+		}
+	}
 	if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
 		dst = append(dst, f.Err.Error()...)
@@ -276,6 +334,9 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 // countWarnings counts the warnings of every layer of f.
 func countWarnings(f *Frame) int {
 	n := 0
+	if f.CapLen > f.Len {
+		n++ // frameWarning
+	}
 	for i := range f.P.Decoded {
 		_, w := layerWarnings(f, i)
 		n += bits.OnesCount16(uint16(w))
@@ -286,6 +347,11 @@ func countWarnings(f *Frame) int {
 // AppendTree appends the verbose tree of f: every protocol and field, one
 // per line, then the warnings and the error.
 func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
+	var c Cut
+	cut := false
+	if f.Err != nil || f.CapLen < f.Len {
+		c, cut = CutOf(f)
+	}
 	in := PresenceOf(f)
 	for i, p := range Protos {
 		if !in.Has(i) {
@@ -295,6 +361,9 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		dst = append(dst, p.Name...)
 		dst = append(dst, '\n')
 		for _, fd := range p.Fields {
+			if cut && fd.cutOff(&c) {
+				continue // cut off: absent, not 0
+			}
 			e.vals = fd.get(f, e.vals[:0])
 			for _, v := range e.vals {
 				dst = append(dst, "        "...)
@@ -313,12 +382,28 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		}
 	}
 	dst = AppendWarnings(dst, f, "    warning: ", "\n")
+	if cut {
+		dst = append(dst, "    truncated at octet "...)
+		dst = strconv.AppendInt(dst, int64(c.At), 10)
+		dst = append(dst, '\n')
+	}
 	if f.Err != nil {
 		dst = append(dst, "    error: "...)
 		dst = append(dst, f.Err.Error()...)
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// appendPauseTime appends " (T us)", the time quanta ask for at bps
+// (nothing when the speed is unknown), as the one-line summary shows it.
+func appendPauseTime(dst []byte, quanta, bps uint64) []byte {
+	if bps == 0 {
+		return dst
+	}
+	dst = append(dst, " ("...)
+	dst = appendMicros(dst, QuantaNS(quanta, bps))
+	return append(dst, " us)"...)
 }
 
 // appendMicros appends ns nanoseconds as microseconds with 3 decimals.

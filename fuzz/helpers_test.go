@@ -247,6 +247,14 @@ func frames() [][]byte {
 			}
 			r.Close()
 		}
+		// The IPv6 extension-header goldens (scapy-built).
+		if b, err := os.ReadFile(filepath.Join("..", "layers", "testdata", "ipv6ext", "frames.txt")); err == nil {
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if w := strings.Fields(line); len(w) == 6 {
+					add(unhex(w[5]))
+				}
+			}
+		}
 	})
 	return seedFrames
 }

@@ -143,6 +143,20 @@ func (m *BTS) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = BTS{}
 	var err error
 	m.Version, err = badHeader("bts", data, btsHeaderLen, btsFieldAt, 1, df)
+	if len(data) < btsHeaderLen && len(data) > 0 {
+		// Cut short: every field before the cut (dissect leaves out those
+		// it reaches into, by their offsets).
+		var h [btsHeaderLen]byte
+		copy(h[:], data)
+		m.Version, m.Flags, m.Origin = h[0]>>4, h[0]&0x0f, Origin(h[1])
+		m.Cacheable = m.Flags&BTSFlagCacheable != 0
+		m.PauseUS = binary.BigEndian.Uint16(h[2:])
+		m.Reporter = binary.BigEndian.Uint32(h[4:])
+		m.CPPort = binary.BigEndian.Uint16(h[8:])
+		m.CPQueue = h[10]
+		m.QueueDepth = binary.BigEndian.Uint32(h[12:])
+		m.Contents = data
+	}
 	return err
 }
 

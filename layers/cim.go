@@ -205,6 +205,7 @@ func (m *CIM) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = CIM{}
 	if len(data) < cimHeaderLen {
 		df.SetTruncated()
+		m.decodeCut(data)
 		name, off := cimFieldAt(len(data))
 		return truncated("cim", name, off, cimHeaderLen, len(data))
 	}
@@ -394,4 +395,21 @@ func decodeCIM(data []byte, p gopacket.PacketBuilder) error {
 	err := m.DecodeFromBytes(data, p)
 	p.AddLayer(m)
 	return err
+}
+
+// decodeCut decodes the fields of a PDU cut before the end of its header
+// that are whole (dissect leaves out those the cut reaches into).
+func (m *CIM) decodeCut(data []byte) {
+	var h [cimHeaderLen]byte
+	copy(h[:], data)
+	m.Version, m.Ext, m.Add = h[0]>>4, h[0]&0x02 != 0, h[0]&0x01 != 0
+	if len(data) >= 7 {
+		m.DA = net.HardwareAddr(data[1:7:7])
+	}
+	if len(data) >= 13 {
+		m.SA = net.HardwareAddr(data[7:13:13])
+	}
+	m.VID = binary.BigEndian.Uint16(h[13:]) & 0x0fff
+	m.MSDULen = binary.BigEndian.Uint16(h[15:])
+	m.Contents = data
 }

@@ -405,7 +405,7 @@ func TestWarningsText(t *testing.T) {
 	if Warnings(0).List() != nil || Warnings(0).Has(0) {
 		t.Error("zero warnings")
 	}
-	all := WarnBFCVersion1<<1 - 1
+	all := WarnEncrypted<<1 - 1
 	if n := len(all.List()); n != len(warningText) {
 		t.Errorf("%d texts for %d warnings", n, len(warningText))
 	}

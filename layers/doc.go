@@ -59,6 +59,15 @@
 // version 1 frames decode with WarnBFCVersion1 and are read with their own
 // (degenerate) stage hashes.
 //
+// IPv6 extension headers (Hop-by-Hop, Destination Options, Routing of any
+// type, Fragment, AH; ESP ends decoding with WarnEncrypted) are one layer,
+// IPv6Ext, which this package's IPv6 names when the fixed header's Next
+// Header is one, so Parser finds RoCEv2 and the signal formats behind any
+// chain, without allocating; Parser.IPProtocol names the upper layer. A
+// fragment that is not atomic is never decoded as RoCEv2 or a signal, on
+// either path. Parser.DecodeLink decodes the other link types sfcdump reads:
+// Linux cooked captures (SLL, SLL2) and raw IP.
+//
 // # Errors and warnings
 //
 // Malformed input returns a *DecodeError naming the layer, the field and the

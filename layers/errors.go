@@ -99,6 +99,9 @@ const (
 	// WarnBFCVersion1: a BFC pause frame of version 1, whose k stages all
 	// hash the VFID with CRC-32C and so are degenerate (wire.md §7.1).
 	WarnBFCVersion1
+	// WarnEncrypted: an IPv6 extension header chain ends in ESP; what
+	// follows is encrypted and not decoded (a note rather than a fault).
+	WarnEncrypted
 )
 
 var warningText = [...]string{
@@ -112,6 +115,7 @@ var warningText = [...]string{
 	"CIM MSDU names no IP flow",
 	"MAC Control frame shorter than 46 octets",
 	"version 1: its stages are degenerate (all hashed from the VFID with CRC-32C)",
+	"ESP: the rest of the packet is encrypted, not decoded",
 }
 
 // Has reports whether every warning in x is in w.

@@ -183,3 +183,19 @@ func ExampleBFC() {
 	// Output:
 	// version 2, VFID 2bd0dc8d, 4 bits set, pauses the flow true, the next port false
 }
+
+// A frame of `tcpdump -i any` (a Linux cooked capture v2, link type 276):
+// DecodeLink decodes the cooked header, then RoCEv2 as behind Ethernet.
+func ExampleParser_DecodeLink() {
+	frame, _ := hex.DecodeString("080000000000000103040006000000000000000045000044739240004011c9147f0000017f000001" +
+		"c00012b70030fe430a40ffff0000abcd00000007000000000000100000001234000000087061796c6f61642101020304")
+	p := layers.NewParser()
+	if err := p.DecodeLink(276, frame); err != nil {
+		fmt.Println("error:", err)
+	}
+	fmt.Println(p.Decoded)
+	fmt.Printf("ifindex %d, qp 0x%06x, dma length %d\n", p.SLL2.InterfaceIndex, p.BTH.DestQP, p.BTH.RETH.DMALen)
+	// Output:
+	// [Linux SLL2 IPv4 UDP BTH Payload]
+	// ifindex 1, qp 0x00abcd, dma length 8
+}

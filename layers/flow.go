@@ -118,7 +118,7 @@ func quoteStraight(q []byte) bool {
 
 // ipv6Ext reports whether next is an IPv6 extension header that
 // decodeQuoteChecked walks.
-func ipv6Ext(next uint8) bool { return next == 0 || next == 43 || next == 60 || next == 44 }
+func ipv6Ext(next uint8) bool { return ipv6ExtTab[next] }
 
 // decodeQuoteChecked is decodeQuote into *f, which must be zero, field by
 // field: it sets only the fields the quote has, and on error leaves some
@@ -149,26 +149,14 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 		f.DSCP = (q[0]&0x0f)<<2 | q[1]>>6
 		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
 		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
-		next, off := q[6], 40
-		// Walk the extension headers that may precede the L4 header.
-		for i := 0; i < 8; i++ {
-			switch next {
-			case 0, 43, 60: // hop-by-hop, routing, destination options
-				if len(q) < off+2 {
-					return errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "extension header cut")
-				}
-				next, off = q[off], off+(int(q[off+1])+1)*8
-				continue
-			case 44: // fragment
-				if len(q) < off+8 {
-					return errAt("flow", "ipv6.ext", off, ErrQuoteTooShort, "fragment header cut")
-				}
-				next, off = q[off], off+8
-				continue
-			}
-			break
+		proto, off, hdr, err := skipIPv6Ext(q, 40, q[6])
+		f.Proto = proto
+		if err != nil {
+			return err
 		}
-		f.Proto = next
+		if !hdr {
+			return nil // ESP, or a fragment after the first: no L4 header, no ports
+		}
 		l4 = off
 	default:
 		return errAt("flow", "version", 0, ErrVersion, fmt.Sprintf("IP version %d", q[0]>>4))

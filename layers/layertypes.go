@@ -44,4 +44,7 @@ var (
 	// LayerTypeDETH is the datagram extended transport header of UD
 	// operations; decoded so that the payload of a UD SEND starts right.
 	LayerTypeDETH = gopacket.RegisterLayerType(1515, gopacket.LayerTypeMetadata{Name: "DETH", Decoder: gopacket.DecodeFunc(decodeDETH)})
+	// LayerTypeIPv6Ext is the chain of IPv6 extension headers between the
+	// fixed header and the upper-layer header (IPv6Ext).
+	LayerTypeIPv6Ext = gopacket.RegisterLayerType(1516, gopacket.LayerTypeMetadata{Name: "IPv6Ext", Decoder: gopacket.DecodeFunc(decodeIPv6Ext)})
 )

@@ -49,6 +49,7 @@ func (m *Pause) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		if len(data) < 2 {
 			return truncated("pause", "opcode", 0, 4, len(data))
 		}
+		m.Opcode, m.Contents = binary.BigEndian.Uint16(data), data
 		return truncated("pause", "quanta", 2, 4, len(data))
 	}
 	m.Opcode = binary.BigEndian.Uint16(data)

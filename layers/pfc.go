@@ -89,11 +89,22 @@ func (m *PFC) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 }
 
 // decodeBad handles a body too short for the times, or with another
-// opcode: the opcode, if there is one, and the error.
+// opcode: every whole field before the cut (the opcode, the vector, the
+// times), and the error.
 func (m *PFC) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = PFC{Padding: m.Padding[:0]}
 	if len(data) < 20 {
 		df.SetTruncated()
+		if len(data) >= 2 {
+			m.Opcode = binary.BigEndian.Uint16(data)
+		}
+		if len(data) >= 4 {
+			m.EnableVector = binary.BigEndian.Uint16(data[2:])
+		}
+		for i := 0; 6+2*i <= len(data); i++ {
+			m.Times[i] = binary.BigEndian.Uint16(data[4+2*i:])
+		}
+		m.Contents = data
 		return truncated("pfc", pfcFieldAt(len(data)), len(data)&^1, 20, len(data))
 	}
 	m.Opcode = binary.BigEndian.Uint16(data)

@@ -97,14 +97,8 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 	}
 	m.Version = PostcardVersion
 	m.Warnings = warn
-	m.Port = binary.BigEndian.Uint16(h[2:])
 	m.SwitchID = net.HardwareAddr(h[4:10:10])
-	m.RateMbps = binary.BigEndian.Uint32(h[12:])
-	m.WindowNS = binary.BigEndian.Uint32(h[16:])
-	m.IPBytes = binary.BigEndian.Uint32(h[20:])
-	m.Q1Bytes = binary.BigEndian.Uint32(h[24:])
-	m.RecentBytes = binary.BigEndian.Uint32(h[28:])
-	m.RecentMarkedBytes = binary.BigEndian.Uint32(h[32:])
+	m.setNumbers(h)
 	m.Quote = data[postcardHeaderLen:]
 	m.Contents = data
 	if m.Payload != nil { // always nil: a load spares three stores
@@ -117,12 +111,35 @@ func (m *Postcard) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) erro
 	return nil
 }
 
+// setNumbers sets the port and the numbers of header h.
+func (m *Postcard) setNumbers(h *[postcardHeaderLen]byte) {
+	m.Port = binary.BigEndian.Uint16(h[2:])
+	m.RateMbps = binary.BigEndian.Uint32(h[12:])
+	m.WindowNS = binary.BigEndian.Uint32(h[16:])
+	m.IPBytes = binary.BigEndian.Uint32(h[20:])
+	m.Q1Bytes = binary.BigEndian.Uint32(h[24:])
+	m.RecentBytes = binary.BigEndian.Uint32(h[28:])
+	m.RecentMarkedBytes = binary.BigEndian.Uint32(h[32:])
+}
+
 // decodeBad handles a postcard too short for its header or of another
 // version: the version, if there is one, and the error.
 func (m *Postcard) decodeBad(data []byte, df gopacket.DecodeFeedback) error {
 	*m = Postcard{}
 	var err error
 	m.Version, err = badHeader("postcard", data, postcardHeaderLen, postcardFieldAt, 1, df)
+	if len(data) < postcardHeaderLen && len(data) > 0 {
+		// Cut short: every field before the cut (dissect leaves out those
+		// it reaches into, by their offsets).
+		var h [postcardHeaderLen]byte
+		copy(h[:], data)
+		m.Version = h[0] >> 4
+		if len(data) >= 10 {
+			m.SwitchID = net.HardwareAddr(data[4:10:10])
+		}
+		m.setNumbers(&h)
+		m.Contents = data
+	}
 	return err
 }
 

@@ -24,6 +24,11 @@ func init() {
 		DecodeWith: gopacket.DecodeFunc(decodeCIM), Name: "CIM", LayerType: LayerTypeCIM}
 	layers.EthernetTypeMetadata[EthernetTypeFCExp] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeFCExp), Name: "FCExp", LayerType: LayerTypeFCExp}
+	// An atomic IPv6 fragment (RFC 6946) holds the whole packet: decode on
+	// behind it, where gopacket's decoder leaves every fragment a Fragment.
+	gopacket.OverrideLayerType(int(layers.LayerTypeIPv6Fragment), gopacket.LayerTypeMetadata{
+		Name: "IPv6Fragment", Decoder: gopacket.DecodeFunc(decodeIPv6Fragment)})
+	layers.IPProtocolMetadata[layers.IPProtocolIPv6Fragment].DecodeWith = gopacket.DecodeFunc(decodeIPv6Fragment)
 	portMu.Lock()
 	setUDPPort(RoCEv2Port, LayerTypeBTH)
 	bthIndex = udpTable[RoCEv2Port]

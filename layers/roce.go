@@ -697,7 +697,8 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 		return err
 	}
 	if pk, ok := p.(gopacket.Packet); ok {
-		if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil {
+		// Not behind IPv6 extension headers, as Parser (see there).
+		if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil && !behindIPv6Ext(nl) {
 			m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
 		}
 	}
@@ -717,6 +718,14 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 	// Not p.NextDecoder: it would decode the last extension layer's
 	// Payload, which for ATOMIC ACKNOWLEDGE still holds the AtomicAckETH.
 	return gopacket.LayerTypePayload.Decode(m.Payload, p)
+}
+
+// behindIPv6Ext reports whether network layer nl is an IPv6 header whose
+// Next Header is an extension header (gopacket's IPv6 takes a Hop-by-Hop
+// header into itself: its NextHeader then still says 0).
+func behindIPv6Ext(nl gopacket.NetworkLayer) bool {
+	ip, ok := nl.(*layers.IPv6)
+	return ok && IsIPv6Ext(uint8(ip.NextHeader))
 }
 
 // RETH is the RDMA extended transport header (16 octets): virtual address,

@@ -1,6 +1,8 @@
 package layers
 
 import (
+	"encoding/binary"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
@@ -81,17 +83,64 @@ func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 }
 
 // IPv6 is gopacket's IPv6 layer that also checks the version nibble, as
-// IPv4 does. Parser uses it.
+// IPv4 does, and hands the extension headers to IPv6Ext: when Ext is set
+// (Parser sets it) and the Next Header is an extension header, the next
+// layer is LayerTypeIPv6Ext, whatever the chain (gopacket's IPv6 decodes a
+// Hop-by-Hop header itself, allocating its options, and its
+// DecodingLayer path stops at any other extension header). Parser uses
+// it; every field of layers.IPv6 is promoted.
 type IPv6 struct {
 	layers.IPv6
+	// Ext is the layer the extension headers decode into; nil leaves them
+	// to gopacket, as layers.IPv6 does.
+	Ext *IPv6Ext
+	// ext says the last decode left an extension header chain to Ext.
+	ext bool
 }
 
 // DecodeFromBytes rejects a version other than 6 (ErrVersion), then
-// decodes as gopacket does.
+// decodes the fixed header as gopacket does. With Ext set it leaves a
+// Hop-by-Hop header to Ext (HopByHop stays nil).
 func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) > 0 && data[0]>>4 != 6 {
-		ip.IPv6 = layers.IPv6{}
+		ip.IPv6, ip.ext = layers.IPv6{}, false
 		return errAt("ipv6", "version", 0, ErrVersion, "version nibble is not 6")
 	}
-	return ip.IPv6.DecodeFromBytes(data, df)
+	if ip.Ext == nil || len(data) < 40 || !IsIPv6Ext(data[6]) {
+		ip.ext = false
+		return ip.IPv6.DecodeFromBytes(data, df)
+	}
+	ip.ext = true
+	l := &ip.IPv6
+	l.Version = 6
+	l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
+	l.FlowLabel = binary.BigEndian.Uint32(data[0:4]) & 0x000FFFFF
+	l.Length = binary.BigEndian.Uint16(data[4:6])
+	l.NextHeader = layers.IPProtocol(data[6])
+	l.HopLimit = data[7]
+	l.SrcIP, l.DstIP = data[8:24:24], data[24:40:40]
+	l.HopByHop = nil
+	l.Contents, l.Payload = data[:40], data[40:]
+	// The payload length covers the extension headers (RFC 8200 §3); 0
+	// is a jumbogram, whose length is in a Hop-by-Hop option: take what
+	// was captured.
+	if l.Length != 0 {
+		end := int(l.Length)
+		if end > len(l.Payload) {
+			df.SetTruncated()
+			end = len(l.Payload)
+		}
+		l.Payload = l.Payload[:end]
+	}
+	ip.Ext.Proto = data[6]
+	return nil
+}
+
+// NextLayerType returns LayerTypeIPv6Ext for an extension header when Ext
+// is set, else what layers.IPv6 returns.
+func (ip *IPv6) NextLayerType() gopacket.LayerType {
+	if ip.ext {
+		return LayerTypeIPv6Ext
+	}
+	return ip.IPv6.NextLayerType()
 }

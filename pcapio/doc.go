@@ -4,6 +4,13 @@
 // frames one at a time into a reused buffer, so memory does not grow with
 // the length of the capture.
 //
+// Link types: Ethernet, Linux cooked captures (SLL, SLL2: what tcpdump -i
+// any writes) and raw IP (SupportedLink); each Frame names its interface's.
+// Interfaces carry the pcapng if_speed (Interface.Speed) and their own
+// if_tsresol, decimal or binary, converted exactly. A record whose
+// captured length exceeds its original length is read and flagged
+// (Frame.Warn), not the end of the capture.
+//
 // Errors name the file and the frame: a truncated capture returns every
 // frame before the cut and then a *FrameError that says which frame number
 // was the last good one.

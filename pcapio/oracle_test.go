@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
@@ -87,7 +87,7 @@ func newOracle(name string, r io.Reader) (*oracle, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for i := 0; i < rd.NInterfaces(); i++ {
-		if lt := rd.Interface(i).LinkType; lt != layers.LinkTypeEthernet {
+		if lt := rd.Interface(i).LinkType; !SupportedLink(lt) {
 			return nil, fmt.Errorf("%s: interface %d: %w %v (want Ethernet)", name, i, ErrLinkType, lt)
 		}
 	}
@@ -161,7 +161,7 @@ func (r *oracle) Next() (*Frame, error) {
 	if r.ng != nil && r.ng.NInterfaces() > r.checked {
 		// An interface block after the first frames: check it too.
 		for ; r.checked < r.ng.NInterfaces(); r.checked++ {
-			if lt := r.Interface(r.checked).LinkType; lt != layers.LinkTypeEthernet {
+			if lt := r.Interface(r.checked).LinkType; !SupportedLink(lt) {
 				return nil, &FrameError{File: r.name, LastGood: r.n, Err: fmt.Errorf("interface %d: %w %v (want Ethernet)", r.checked, ErrLinkType, lt)}
 			}
 		}
@@ -169,9 +169,22 @@ func (r *oracle) Next() (*Frame, error) {
 	r.n++
 	r.frame.Number = r.n
 	r.frame.Time = ci.Timestamp
+	if r.ng != nil {
+		// pcapgo converts a binary resolution (2^-n s) with a rounded
+		// factor, 10^9 / 2^n in integers; pcapio converts exactly. Undo
+		// pcapgo's rounding to compare.
+		if in, err := r.ng.Interface(ci.InterfaceIndex); err == nil && in.TimestampResolution.Binary() {
+			div := uint64(1) << in.TimestampResolution.Exponent()
+			if div < 1e9 {
+				units := uint64(ci.Timestamp.Nanosecond()) / (1e9 / div)
+				r.frame.Time = time.Unix(ci.Timestamp.Unix(), int64(units*1e9/div)).UTC()
+			}
+		}
+	}
 	r.frame.Interface = ci.InterfaceIndex
 	r.frame.Len = ci.Length
 	r.frame.Data = data
+	r.frame.LinkType = r.Interface(ci.InterfaceIndex).LinkType
 	return &r.frame, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"time"
 
@@ -18,9 +19,35 @@ import (
 var (
 	// ErrFormat: the file is neither pcap nor pcapng (nor gzip of either).
 	ErrFormat = errors.New("not a pcap or pcapng capture")
-	// ErrLinkType: the capture's link type is not Ethernet.
+	// ErrLinkType: the capture's link type is not one SupportedLink
+	// accepts.
 	ErrLinkType = errors.New("unsupported link type")
 )
+
+// Link types beyond gopacket's constants: LINKTYPE_LINUX_SLL2 and the raw
+// IPv4 and IPv6 link types of tcpdump.org's list.
+const (
+	LinkTypeLinuxSLL2 layers.LinkType = 276
+	LinkTypeIPv4      layers.LinkType = 228
+	LinkTypeIPv6      layers.LinkType = 229
+)
+
+// SupportedLink reports whether frames of link type lt can be read and
+// decoded: Ethernet (1), Linux cooked captures SLL (113) and SLL2 (276),
+// what `tcpdump -i any` writes, and raw IP (101, with IPv4 228 and IPv6
+// 229). layers.Parser.DecodeLink decodes each.
+func SupportedLink(lt layers.LinkType) bool {
+	switch lt {
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeIPv4, LinkTypeIPv6:
+		return true
+	}
+	return false
+}
+
+// ErrCapLen: a record's captured length exceeds its original length. The
+// frame is read (its Data as captured) and flagged in Frame.Warn; reading
+// goes on.
+var ErrCapLen = errors.New("captured length exceeds original length")
 
 // Frame is one captured frame. Data is only valid until the next call to
 // Reader.Next (for a frame of a Batch: until the batch is read into again).
@@ -31,6 +58,12 @@ type Frame struct {
 	Len       int // original length on the wire
 	Data      []byte
 	Comments  []string
+	// LinkType is the link type of the frame's interface: what Data
+	// starts with (SupportedLink lists them).
+	LinkType layers.LinkType
+	// Warn is a problem with the record that did not stop reading, or
+	// nil: ErrCapLen (wrapped, with the lengths).
+	Warn error
 }
 
 // FrameError is a read error after LastGood good frames of File.
@@ -52,6 +85,9 @@ func (e *FrameError) Unwrap() error { return e.Err }
 type Interface struct {
 	Name     string
 	LinkType layers.LinkType
+	// Speed is the interface's speed in bit/s from the pcapng if_speed
+	// option, 0 when the capture does not say (classic pcap never does).
+	Speed uint64
 }
 
 // The reader parses records in place in one buffer that it fills with
@@ -111,14 +147,14 @@ type Reader struct {
 }
 
 // ngIface is a pcapng interface and how to turn its timestamps into time:
-// seconds = ts/div + off, nanoseconds = ts%div*mul/quo, as pcapgo does.
+// seconds = ts/div + off, nanoseconds = ts%div * 10^9 / div.
 type ngIface struct {
-	name     string
-	link     layers.LinkType
-	snaplen  uint32
-	div      uint64
-	mul, quo uint64
-	off      uint64
+	name    string
+	speed   uint64
+	link    layers.LinkType
+	snaplen uint32
+	div     uint64
+	off     uint64
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
@@ -215,8 +251,8 @@ func (r *Reader) openPcap() error {
 	r.snaplen = r.u32(h[16:])
 	r.link = layers.LinkType(r.u32(h[20:]))
 	r.pos += 24
-	if r.link != layers.LinkTypeEthernet {
-		return fmt.Errorf("interface 0: %w %v (want Ethernet)", ErrLinkType, r.link)
+	if !SupportedLink(r.link) {
+		return fmt.Errorf("interface 0: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", ErrLinkType, r.link)
 	}
 	return nil
 }
@@ -285,7 +321,7 @@ func (r *Reader) Interface(i int) Interface {
 	if i < 0 || i >= len(r.ifaces) {
 		return Interface{}
 	}
-	return Interface{Name: r.ifaces[i].name, LinkType: r.ifaces[i].link}
+	return Interface{Name: r.ifaces[i].name, LinkType: r.ifaces[i].link, Speed: r.ifaces[i].speed}
 }
 
 // IsPcapng reports whether the capture is pcapng.
@@ -463,9 +499,6 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	if capLen > max(r.snaplen, maxSnap) {
 		return fmt.Errorf("capture length exceeds snap length: %d > %d", capLen, r.snaplen)
 	}
-	if capLen > origLen {
-		return fmt.Errorf("capture length exceeds original packet length: %d > %d", capLen, origLen)
-	}
 	size := 16 + int(capLen)
 	if r.end-r.pos < size {
 		if !refill {
@@ -482,6 +515,11 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+16 : r.pos+size : r.pos+size]
 	fr.Comments = fr.Comments[:0]
+	fr.LinkType = r.link
+	fr.Warn = nil
+	if capLen > origLen {
+		fr.Warn = capLenError(capLen, origLen)
+	}
 	r.pos += size
 	r.n++
 	fr.Number = r.n
@@ -567,6 +605,11 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.Time = in.time(uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:])))
 			fr.Len = int(r.u32(body[16:]))
 			fr.Interface = id
+			fr.LinkType = in.link
+			fr.Warn = nil
+			if capLen > uint32(fr.Len) {
+				fr.Warn = capLenError(capLen, uint32(fr.Len))
+			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
 			fr.Comments = fr.Comments[:0]
@@ -594,6 +637,8 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.Time = time.Time{}
 			fr.Len = int(orig)
 			fr.Interface = 0
+			fr.LinkType = r.ifaces[0].link
+			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
 			fr.Comments = fr.Comments[:0]
 			r.pos += size
@@ -616,6 +661,10 @@ func (r *Reader) ngInterface(body []byte) error {
 		switch code {
 		case 2: // if_name
 			in.name = string(v)
+		case 8: // if_speed, bit/s
+			if len(v) >= 8 {
+				in.speed = r.u64(v)
+			}
 		case 9: // if_tsresol
 			if len(v) >= 1 && v[0] != 0 {
 				res = v[0]
@@ -641,21 +690,15 @@ func (r *Reader) ngInterface(body []byte) error {
 			in.div *= 10
 		}
 	}
-	in.mul, in.quo = 1, 1
-	if in.div < 1e9 {
-		in.mul = 1e9 / in.div
-	} else {
-		in.quo = in.div / 1e9
-	}
-	if in.link != layers.LinkTypeEthernet {
-		return fmt.Errorf("interface %d: %w %v (want Ethernet)", len(r.ifaces), ErrLinkType, in.link)
+	if !SupportedLink(in.link) {
+		return fmt.Errorf("interface %d: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", len(r.ifaces), ErrLinkType, in.link)
 	}
 	r.ifaces = append(r.ifaces, in)
 	return nil
 }
 
-// time converts a timestamp of the interface, as pcapgo does (the common
-// micro- and nanosecond resolutions divide by constants).
+// time converts a timestamp of the interface (the common micro- and
+// nanosecond resolutions divide by constants).
 func (in *ngIface) time(ts uint64) time.Time {
 	var sec, ns uint64
 	switch in.div {
@@ -664,7 +707,11 @@ func (in *ngIface) time(ts uint64) time.Time {
 	case 1e9:
 		sec, ns = ts/1e9, ts%1e9
 	default:
-		sec, ns = ts/in.div, ts%in.div*in.mul/in.quo
+		// Exactly, for any resolution (2^-10 s is not a whole number of
+		// nanoseconds: pcapgo's rounded factor drifts by up to 0.05 %).
+		sec = ts / in.div
+		hi, lo := bits.Mul64(ts%in.div, 1e9)
+		ns, _ = bits.Div64(hi, lo, in.div)
 	}
 	return time.Unix(int64(sec+in.off), int64(ns)).UTC()
 }
@@ -703,4 +750,10 @@ func (r *Reader) Close() error {
 		return r.closer.Close()
 	}
 	return nil
+}
+
+// capLenError is the Warn of a record whose captured length exceeds its
+// original length.
+func capLenError(capLen, origLen uint32) error {
+	return fmt.Errorf("%w: %d > %d", ErrCapLen, capLen, origLen)
 }

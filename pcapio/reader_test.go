@@ -459,8 +459,8 @@ func TestReaderTruncated(t *testing.T) {
 func TestReaderErrors(t *testing.T) {
 	eth := func(w *ng) *ng { return w.shb().idb("p", 1, 0) }
 	raw := &ng{}
-	raw.shb().idb("p", 101, 0)
-	late := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).idb("q", 101, 0).epb(1, 1, frameData(1, 60), 60)
+	raw.shb().idb("p", 105, 0) // 802.11
+	late := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).idb("q", 105, 0).epb(1, 1, frameData(1, 60), 60)
 	badIface := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).epb(3, 1, frameData(1, 60), 60)
 	past := eth(&ng{}).epb(0, 1, frameData(1, 60), 60)
 	binary.LittleEndian.PutUint32(past.buf[len(past.buf)-72:], 1000) // captured length past the block
@@ -472,7 +472,7 @@ func TestReaderErrors(t *testing.T) {
 	binary.LittleEndian.PutUint32(snap[24+8:], 300000)
 	binary.LittleEndian.PutUint32(snap[24+12:], 300000)
 	linkRaw := bytes.Clone(pc)
-	linkRaw[20] = 101
+	linkRaw[20] = 105
 	for _, c := range []struct {
 		name     string
 		data     []byte
@@ -482,9 +482,9 @@ func TestReaderErrors(t *testing.T) {
 	}{
 		{name: "empty", data: nil, open: "not a pcap or pcapng capture"},
 		{name: "text", data: []byte("hello, world"), open: "not a pcap or pcapng capture (magic 68656c6c)"},
-		{name: "raw-ip pcapng", data: raw.buf, open: "x: interface 0: unsupported link type"},
-		{name: "raw-ip pcap", data: linkRaw, open: "x: interface 0: unsupported link type"},
-		{name: "late raw-ip interface", data: late.buf, lastGood: 1, err: "interface 1: unsupported link type"},
+		{name: "802.11 pcapng", data: raw.buf, open: "x: interface 0: unsupported link type"},
+		{name: "802.11 pcap", data: linkRaw, open: "x: interface 0: unsupported link type"},
+		{name: "late 802.11 interface", data: late.buf, lastGood: 1, err: "interface 1: unsupported link type"},
 		{name: "unknown interface", data: badIface.buf, lastGood: 1, err: "frame names interface 3, capture has 1"},
 		{name: "captured length past the block", data: past.buf, lastGood: 0, err: "past the block"},
 		{name: "trailing length", data: trailer.buf, lastGood: 0, err: "trailing length"},

@@ -23,8 +23,18 @@ func NewWriter(w io.Writer, names ...string) (*Writer, error) {
 	if len(names) == 0 {
 		names = []string{"port0"}
 	}
+	return newWriter(w, layers.LinkTypeEthernet, names)
+}
+
+// NewWriterLink is NewWriter whose first interface, named name, has link
+// type lt (SupportedLink).
+func NewWriterLink(w io.Writer, name string, lt layers.LinkType) (*Writer, error) {
+	return newWriter(w, lt, []string{name})
+}
+
+func newWriter(w io.Writer, first layers.LinkType, names []string) (*Writer, error) {
 	nw, err := pcapgo.NewNgWriterInterface(w, pcapgo.NgInterface{
-		Name: names[0], LinkType: layers.LinkTypeEthernet, SnapLength: 0, TimestampResolution: 9,
+		Name: names[0], LinkType: first, SnapLength: 0, TimestampResolution: 9,
 	}, pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "opensfc"}})
 	if err != nil {
 		return nil, err
@@ -39,7 +49,13 @@ func NewWriter(w io.Writer, names ...string) (*Writer, error) {
 
 // AddInterface adds an Ethernet interface named name and returns its id.
 func (w *Writer) AddInterface(name string) (int, error) {
-	id, err := w.w.AddInterface(pcapgo.NgInterface{Name: name, LinkType: layers.LinkTypeEthernet, TimestampResolution: 9})
+	return w.AddInterfaceLink(name, layers.LinkTypeEthernet)
+}
+
+// AddInterfaceLink adds an interface of link type lt (SupportedLink)
+// named name and returns its id.
+func (w *Writer) AddInterfaceLink(name string, lt layers.LinkType) (int, error) {
+	id, err := w.w.AddInterface(pcapgo.NgInterface{Name: name, LinkType: lt, TimestampResolution: 9})
 	if err != nil {
 		return 0, err
 	}

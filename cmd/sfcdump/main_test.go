@@ -98,9 +98,9 @@ func TestReadBadInput(t *testing.T) {
 	os.WriteFile(trunc, data[:1500], 0o644)
 	notCap := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notCap, []byte("hello, this is not a capture"), 0o644)
-	// A classic pcap with link type 101 (raw IP).
+	// A classic pcap with link type 105 (802.11; raw IP, 101, is read).
 	rawIP := filepath.Join(dir, "raw.pcap")
-	os.WriteFile(rawIP, []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 101, 0, 0, 0}, 0o644)
+	os.WriteFile(rawIP, []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 105, 0, 0, 0}, 0o644)
 
 	out, errs, code := sfcdump(t, "read", trunc)
 	if code != 1 || strings.Count(out, "\n") != 8 || !strings.Contains(errs, "trunc.pcapng: after frame 8 (the last good one)") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/dissect"
@@ -49,6 +50,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("decode-as", cobra.FixedCompletions([]string{
 		"udp.port==1021:bts", "udp.port==1022:postcard", "udp.port==35234:cim", "udp.port==4791:bth"}, cobra.ShellCompDirectiveNoSpace))
+	f.StringArrayVar(&o.linkSpeed, "speed", nil, "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
 	_ = cmd.RegisterFlagCompletionFunc("link-speed", cobra.FixedCompletions([]string{"10G", "25G", "40G", "50G", "100G", "200G", "400G", "800G"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("write", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"pcapng"}, cobra.ShellCompDirectiveFilterFileExt
@@ -77,6 +79,11 @@ type source struct {
 	ifName func(i int) string
 	names  []string // cached ifName results, "if<N>" for unnamed
 	speeds []uint64
+	// ifSpeed returns interface i's speed from the capture (pcapng
+	// if_speed), 0 when unknown; nil for none.
+	ifSpeed func(i int) uint64
+	// ifLink returns interface i's link type; nil for Ethernet.
+	ifLink func(i int) glayers.LinkType
 }
 
 // ifaceName returns the cached display name of interface i.
@@ -217,7 +224,7 @@ func (pr *printer) newFormatter() *formatter {
 func (pr *printer) view(src *source, iface int) view {
 	for len(src.speeds) <= iface {
 		i := len(src.speeds)
-		src.speeds = append(src.speeds, pr.speeds.of(i, src.ifaceName(i)))
+		src.speeds = append(src.speeds, pr.speeds.speedOf(i, src.ifaceName(i), src.capturedSpeed(i)))
 	}
 	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds}
 }
@@ -235,7 +242,7 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 	}
 	pr.printed++
 	if pr.outFile != nil {
-		if err := pr.writeFrame(src.index, v.names, fr); err != nil {
+		if err := pr.writeFrame(src.index, v.names, src.ifLink, fr); err != nil {
 			return err
 		}
 	}
@@ -256,7 +263,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	f := &fm.frame
 	f.Number, f.Time, f.Interface, f.Len = fr.Number, fr.Time, fr.Interface, fr.Len
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
-	f.Err = fm.p.Decode(fr.Data)
+	f.Err = decodeFrame(fm.p, fr)
 	if fm.flt != nil && !fm.flt.Match(f) {
 		return buf, false
 	}
@@ -343,7 +350,7 @@ func appendHexString(dst, data []byte) []byte {
 // writeFrame writes fr to the -w capture. The first frame of a source adds
 // all the interfaces that source has so far, in order, so a single input
 // keeps its interface ids.
-func (pr *printer) writeFrame(srcIndex int, names []string, fr *pcapio.Frame) error {
+func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glayers.LinkType, fr *pcapio.Frame) error {
 	key := [2]int{srcIndex, fr.Interface}
 	id, ok := pr.outIface[key]
 	if !ok {
@@ -356,11 +363,15 @@ func (pr *printer) writeFrame(srcIndex int, names []string, fr *pcapio.Frame) er
 				continue
 			}
 			var err error
+			lt := glayers.LinkTypeEthernet // the input's, for SLL and raw IP
+			if link != nil {
+				lt = link(i)
+			}
 			if pr.out == nil {
-				pr.out, err = pcapio.NewWriter(pr.outFile, names[i])
+				pr.out, err = pcapio.NewWriterLink(pr.outFile, names[i], lt)
 				pr.outIface[k] = 0
 			} else {
-				pr.outIface[k], err = pr.out.AddInterface(names[i])
+				pr.outIface[k], err = pr.out.AddInterfaceLink(names[i], lt)
 			}
 			if err != nil {
 				return fmt.Errorf("-w %s: %w", pr.outPath, err)

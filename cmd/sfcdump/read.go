@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/pcapio"
@@ -93,7 +94,8 @@ func readOne(pr *printer, index int, file string) error {
 	}
 	defer r.Close()
 	src := &source{index: index, name: r.Name(), showIf: r.IsPcapng(),
-		ifName: func(i int) string { return r.Interface(i).Name }}
+		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
+		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType }}
 	if n := parallelism(); n > 0 {
 		err := pr.readParallel(src, r, n)
 		var fe *pcapio.FrameError

@@ -32,7 +32,8 @@ func (o *scanOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&o.filter, "display-filter", "Y", "", "take only frames that match FILTER")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
-	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default 100G)")
+	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed, else 100G)")
+	f.StringArrayVar(&o.linkSpeed, "speed", nil, "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (on a terminal, for files over 64 MiB), always or never")
 	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
@@ -116,7 +117,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		return &exitError{2, err}
 	}
 	defer r.Close()
-	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }}
+	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed }}
 	var speeds []uint64
 	_, size := r.Progress()
 	show := s.o.progress == "always" || s.o.progress == "auto" && size > 64<<20 && isTerminal(s.errOut)
@@ -147,12 +148,12 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		}
 		for len(speeds) <= fr.Interface {
 			i := len(speeds)
-			speeds = append(speeds, s.speeds.of(i, src.ifaceName(i)))
+			speeds = append(speeds, s.speeds.speedOf(i, src.ifaceName(i), src.capturedSpeed(i)))
 		}
 		f := &s.frame
 		*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
 			CapLen: len(fr.Data), P: s.p, LinkBPS: speeds[fr.Interface]}
-		f.Err = s.p.Decode(fr.Data)
+		f.Err = decodeFrame(s.p, fr)
 		if s.flt != nil && !s.flt.Match(f) {
 			continue
 		}

@@ -1,0 +1,98 @@
+package dissect
+
+import (
+	"errors"
+	"github.com/gopacket/gopacket"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// Cut describes a frame cut short: the data ended inside a layer (the
+// layer's decode reported it truncated), or the capture kept fewer octets
+// than the frame had on the wire (caplen < len).
+type Cut struct {
+	// At is the offset in the frame of the first octet missing: the cut
+	// field's first octet when a layer ran out of data, else the captured
+	// length.
+	At int
+	// Layer is the layer whose data ended (gopacket.LayerTypeZero when no
+	// layer did), and Have the octets it was given: its fields that reach
+	// past Have are absent.
+	Layer gopacket.LayerType
+	Have  int
+}
+
+// CutOf reports whether f was cut short, and where. Fields cut off are
+// absent: Field.Values gives none, JSON writes null, the verbose tree
+// leaves them out.
+func CutOf(f *Frame) (Cut, bool) {
+	if f.Err != nil && f.P != nil {
+		p := f.P
+		// Our layers return a *DecodeError as is. (errors.As makes its
+		// target escape: an allocation per malformed frame in a filter.)
+		de, isDE := f.Err.(*layers.DecodeError)
+		// Our layers say ErrTruncated (a length field that points past the
+		// data is ErrLength: the frame is whole, the field lies);
+		// gopacket's say it through the decode feedback.
+		if isDE && errors.Is(de.Err, layers.ErrTruncated) || !isDE && p.Truncated {
+			c := Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen}
+			if isDE && de.Offset <= p.FailedLen {
+				c.At = p.FailedAt + de.Offset
+			}
+			return c, true
+		}
+	}
+	if f.CapLen < f.Len {
+		return Cut{At: f.CapLen}, true
+	}
+	return Cut{}, false
+}
+
+// cutOff reports whether field fd of f lies past the cut c.
+func (fd *Field) cutOff(c *Cut) bool {
+	if c.Layer == gopacket.LayerTypeZero {
+		// The capture kept part of the frame (caplen < len): the fields
+		// at the packet's end were not captured.
+		return fd.tail
+	}
+	return fd.end > 0 && c.Layer == fd.layer && fd.end > c.Have
+}
+
+// initFieldEnds gives the fields of the fixed headers the layer they are
+// in and the octet of that layer they end at: a cut before it leaves the
+// field out. The BTH's ICRC is the last 4 octets of at least 16. Called
+// by fields.go's init, once the fields are registered.
+func initFieldEnds() {
+	set := func(lt gopacket.LayerType, ends map[string]int) {
+		for name, end := range ends {
+			fd, ok := byName[name]
+			if !ok {
+				panic("dissect: initFieldEnds: no field " + name)
+			}
+			fd.layer, fd.end = lt, end
+		}
+	}
+	set(layers.LayerTypePause, map[string]int{"pause.opcode": 2, "pause.quanta": 4, "pause.pause_ns": 4})
+	pfc := map[string]int{"pfc.opcode": 2, "pfc.enable_vector": 4}
+	for i := 0; i < 8; i++ {
+		c := string(rune('0' + i))
+		pfc["pfc.c"+c] = 4
+		pfc["pfc.time_c"+c] = 6 + 2*i
+		pfc["pfc.pause_ns_c"+c] = 6 + 2*i
+	}
+	set(layers.LayerTypePFC, pfc)
+	for _, name := range []string{"bth.icrc", "bth.icrc_ok"} {
+		byName[name].tail = true
+	}
+	set(layers.LayerTypeBTH, map[string]int{"bth.opcode": 1, "bth.se": 2, "bth.m": 2, "bth.padcnt": 2, "bth.tver": 2,
+		"bth.pkey": 4, "bth.fecn": 5, "bth.becn": 5, "bth.destqp": 8, "bth.ackreq": 9, "bth.psn": 12,
+		"bth.icrc": 16, "bth.icrc_ok": 16, "reth.va": 20, "reth.rkey": 24, "reth.dmalen": 28,
+		"aeth.syndrome": 13, "aeth.msn": 16, "cnp.destqp": 8})
+	set(layers.LayerTypeBTS, map[string]int{"bts.version": 1, "bts.cacheable": 1, "bts.origin": 2, "bts.pause_us": 4,
+		"bts.reporter": 8, "bts.cp_port": 10, "bts.cp_queue": 11, "bts.queue_depth": 16, "bts.quote_len": 16})
+	set(layers.LayerTypePostcard, map[string]int{"postcard.version": 1, "postcard.port": 4, "postcard.switch_id": 10,
+		"postcard.rate_mbps": 16, "postcard.window_ns": 20, "postcard.ip_bytes": 24, "postcard.q1_bytes": 28,
+		"postcard.recent_bytes": 32, "postcard.recent_marked_bytes": 36, "postcard.quote_len": 36})
+	set(layers.LayerTypeCIM, map[string]int{"cim.version": 1, "cim.add": 1, "cim.ext": 1, "cim.da": 7, "cim.sa": 13,
+		"cim.vid": 15, "cim.msdu_len": 17})
+}

@@ -1,0 +1,332 @@
+package dissect
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// decodeFrame decodes data as a frame of an interface at bps bit/s.
+func decodeFrame(data []byte, origLen int, bps uint64) *Frame {
+	p := layers.NewParser()
+	f := &Frame{Number: 1, Len: origLen, CapLen: len(data), P: p, LinkBPS: bps}
+	f.Err = p.Decode(data)
+	return f
+}
+
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pfcFrame: a PFC enabling priorities 0, 1 and 3 (time_c0 0x10, time_c1
+// 0x20, time_c3 0xffff), no pad.
+const pfcFrame = "0180c2000001 020000000001 8808 0101 000b 0010 0020 0000 ffff 0000 0000 0000 0000"
+
+// TestTruncatedFields (issue 19 item 5): a frame cut short shows every
+// field before the cut and none after (null in JSON, left out of the
+// verbose tree and -T fields, not 0), and says where it was cut, in JSON,
+// the summary and the tree.
+func TestTruncatedFields(t *testing.T) {
+	full := mustHex(t, pfcFrame)
+	cnp := mustHex(t, "020000000002 020000000001 0800 45c0003c00000000401165ef0a0000010a000002 c00012b700280000 8100ffff400000d200000000 00000000000000000000000000000000 5c763923")
+	for _, tc := range []struct {
+		name      string
+		data      []byte
+		at        int
+		proto     string
+		present   map[string]any // field: JSON value
+		absent    []string
+		text, not string // in the summary / the verbose tree
+	}{
+		{"pfc cut at 22", full[:22], 22, "pfc",
+			map[string]any{"opcode": 257.0, "enable_vector": 11.0, "c3": true, "time_c0": 16.0, "time_c1": 32.0, "pause_ns_c1": 163.0},
+			[]string{"time_c2", "time_c3", "time_c7", "pause_ns_c2", "pause_ns_c3"}, "[truncated at octet 22]", "pfc.time_c2"},
+		{"pfc cut at 17", full[:17], 16, "pfc",
+			map[string]any{"opcode": 257.0},
+			[]string{"enable_vector", "c0", "c3", "time_c0"}, "[truncated at octet 16]", "pfc.c0"},
+		{"bth cut in the psn", cnp[:14+20+8+10], 14 + 20 + 8 + 9, "bth",
+			map[string]any{"opcode": 129.0, "destqp": 210.0, "becn": true},
+			[]string{"psn", "icrc", "icrc_ok"}, "[truncated at octet 51]", "bth.psn"},
+		{"bth cut before the icrc", cnp[:14+20+8+14], 14 + 20 + 8 + 12, "bth",
+			map[string]any{"opcode": 129.0, "psn": 0.0},
+			[]string{"icrc", "icrc_ok"}, "[truncated at octet 54]", "bth.icrc"},
+		{"bts cut after the reporter", mustHex(t, "020000000002 020000000001 0800 45c0002600000000401165ef0a0000020a000001 c00003fd00120000 1100001400000007"), 14 + 20 + 8 + 8, "bts",
+			map[string]any{"version": 1.0, "cacheable": true, "origin": "queue", "pause_us": 20.0, "reporter": 7.0},
+			[]string{"cp_port", "cp_queue", "queue_depth", "quote_len"}, "[truncated at octet 50]", "bts.cp_port"},
+		{"cim cut in the sa", mustHex(t, "020000000002 020000000001 89a2 03 020000000002 0200000000"), 14 + 7, "cim",
+			map[string]any{"version": 0.0, "add": true, "ext": true, "da": "02:00:00:00:00:02"},
+			[]string{"sa", "vid", "msdu_len"}, "[truncated at octet 21]", "cim.sa"},
+		{"pause cut at 17", mustHex(t, "0180c2000001 020000000001 8808 0001 ff"), 16, "pause",
+			map[string]any{"opcode": 1.0}, []string{"quanta", "pause_ns"}, "[truncated at octet 16]", "pause.quanta"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := decodeFrame(tc.data, len(tc.data), 100e9)
+			c, ok := CutOf(f)
+			if !ok || c.At != tc.at {
+				t.Fatalf("CutOf = %+v, %v; want at %d (err %v)", c, ok, tc.at, f.Err)
+			}
+			var e Encoder
+			var top map[string]any
+			out := e.AppendJSON(nil, f)
+			if err := json.Unmarshal(out, &top); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			js := map[string]map[string]any{}
+			for k, v := range top {
+				if m, ok := v.(map[string]any); ok {
+					js[k] = m
+				}
+			}
+			if js["frame"]["truncated"] != float64(tc.at) {
+				t.Errorf("frame.truncated = %v: %s", js["frame"]["truncated"], out)
+			}
+			for k, v := range tc.present {
+				if js[tc.proto][k] != v {
+					t.Errorf("%s.%s = %v, want %v", tc.proto, k, js[tc.proto][k], v)
+				}
+			}
+			for _, k := range tc.absent {
+				if v, ok := js[tc.proto][k]; !ok || v != nil {
+					t.Errorf("%s.%s = %v (present %v), want null", tc.proto, k, v, ok)
+				}
+				fd, _ := LookupField(tc.proto + "." + k)
+				if vs := fd.Values(f, nil); len(vs) != 0 {
+					t.Errorf("%s.%s has values %v", tc.proto, k, vs)
+				}
+			}
+			if s := string(AppendSummary(nil, f)); !strings.Contains(s, tc.text) {
+				t.Errorf("summary %q lacks %q", s, tc.text)
+			}
+			tree := string(e.AppendTree(nil, f))
+			if strings.Contains(tree, tc.not+":") || !strings.Contains(tree, "truncated at octet") {
+				t.Errorf("tree shows %s or no cut:\n%s", tc.not, tree)
+			}
+		})
+	}
+	// A whole frame is not cut; a frame the capture cut (caplen < len)
+	// is, at its caplen.
+	if _, ok := CutOf(decodeFrame(full, len(full), 100e9)); ok {
+		t.Error("whole frame cut")
+	}
+	if c, ok := CutOf(decodeFrame(full, 64, 100e9)); !ok || c.At != len(full) {
+		t.Errorf("snapped frame: %+v %v", c, ok)
+	}
+}
+
+// TestPauseTime: PAUSE and PFC times are given in nanoseconds at the
+// interface's speed, in every output; absent when the speed is unknown.
+func TestPauseTime(t *testing.T) {
+	full := mustHex(t, pfcFrame)
+	for _, tc := range []struct {
+		bps  uint64
+		want string // pause_ns_c3 for 0xffff quanta
+		us   string // in the summary
+	}{{100e9, "335539", "335.539"}, {25e9, "1342156", "1342.156"}, {10e9, "3355392", "3355.392"}} {
+		f := decodeFrame(full, len(full), tc.bps)
+		var e Encoder
+		if s := string(AppendSummary(nil, f)); !strings.Contains(s, "p3=65535 ("+tc.us+" us)") {
+			t.Errorf("%d b/s: summary %q", tc.bps, s)
+		}
+		fd, _ := LookupField("pfc.pause_ns_c3")
+		if got := string(e.AppendField(nil, f, fd)); got != tc.want {
+			t.Errorf("%d b/s: pfc.pause_ns_c3 = %s, want %s", tc.bps, got, tc.want)
+		}
+		if js := string(e.AppendJSON(nil, f)); !strings.Contains(js, `"pause_ns_c3":`+tc.want) {
+			t.Errorf("%d b/s: JSON %s", tc.bps, js)
+		}
+		if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "pfc.pause_ns_c3: "+tc.want+"\n") {
+			t.Errorf("%d b/s: tree\n%s", tc.bps, tree)
+		}
+	}
+	f := decodeFrame(full, len(full), 0)
+	if js := string(new(Encoder).AppendJSON(nil, f)); strings.Contains(js, "pause_ns") {
+		t.Errorf("speed unknown: %s", js)
+	}
+}
+
+// TestIPv6ExtFields: with extension headers, ip.proto names the upper
+// layer (it said 0 behind Hop-by-Hop), and ipv6ext lists each header.
+func TestIPv6ExtFields(t *testing.T) {
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := map[string][]byte{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		w := strings.Fields(line)
+		frames[w[0]] = mustHex(t, w[5])
+	}
+	var e Encoder
+	for name, want := range map[string][]string{
+		"hbh-roce":          {`"ip":{"version":6`, `"proto":17}`, `"ipv6ext":{"entries":[{"header":"hopopts","nxt":17,"len":8}]}`, `"bth":{"opcode":10`},
+		"rfc8200-order-cnp": {`"proto":17}`, `"routing_type":4,"segleft":1,"frag_offset":0,"frag_more":false,"frag_id":7,"ah_spi":4660,"ah_seq":9`, `"cnp":{"destqp":43981}`},
+		"esp":               {`"proto":50}`, `"esp_spi":16962`, `"warnings":["ipv6ext: ESP: the rest of the packet is encrypted, not decoded"]`},
+		"nonfirst-frag":     {`"proto":17}`, `"frag_offset":64,"frag_more":false`},
+	} {
+		f := decodeFrame(frames[name], len(frames[name]), 0)
+		js := string(e.AppendJSON(nil, f))
+		for _, w := range want {
+			if !strings.Contains(js, w) {
+				t.Errorf("%s: JSON lacks %s:\n%s", name, w, js)
+			}
+		}
+		if strings.Contains(name, "frag") && strings.Contains(js, `"bth"`) {
+			t.Errorf("%s: a fragment decoded as RoCEv2", name)
+		}
+	}
+	// The one-line summary says what a fragment or ESP is.
+	for name, want := range map[string]string{
+		"nonfirst-frag":   "fd00::1 > fd00::2  fragment offset 64 id 0x5 proto 17",
+		"first-frag-roce": "fd00::1 > fd00::2  fragment offset 0 more id 0x5 proto 17",
+		"esp":             "fd00::1 > fd00::2  ESP spi 0x4242 seq 1, encrypted [1 warning]",
+	} {
+		f := decodeFrame(frames[name], len(frames[name]), 0)
+		if got := string(AppendSummary(nil, f)); got != want {
+			t.Errorf("%s: summary %q, want %q", name, got, want)
+		}
+	}
+	f := decodeFrame(frames["srh-roce"], len(frames["srh-roce"]), 0)
+	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "    ipv6ext\n        ipv6ext.header: routing\n") ||
+		!strings.Contains(tree, "ipv6ext.routing_type: 4\n") {
+		t.Errorf("tree:\n%s", tree)
+	}
+}
+
+// TestSnappedICRC: a RoCEv2 frame the capture cut (caplen < len, no decode
+// error) has no ICRC: bth.icrc and icrc_ok are absent and there is no ICRC
+// warning, where the last captured octets used to be read as a bad ICRC.
+func TestSnappedICRC(t *testing.T) {
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Fields(strings.SplitN(string(raw), "\n", 2)[0]) // plain-roce: a WRITE of 8 octets, ICRC 01020304 (not the right one)
+	frame := mustHex(t, w[5])
+	var e Encoder
+	whole := decodeFrame(frame, len(frame), 100e9)
+	if js := string(e.AppendJSON(nil, whole)); !strings.Contains(js, `"icrc_ok":false`) || !strings.Contains(js, "ICRC mismatch") {
+		t.Errorf("whole: %s", js)
+	}
+	f := decodeFrame(frame[:len(frame)-6], len(frame), 100e9)
+	js := string(e.AppendJSON(nil, f))
+	if !strings.Contains(js, `"icrc":null,"icrc_ok":null`) || strings.Contains(js, "ICRC mismatch") || !strings.Contains(js, `"truncated":`) {
+		t.Errorf("snapped: %s", js)
+	}
+	if s := string(AppendSummary(nil, f)); strings.Contains(s, "bad ICRC") || strings.Contains(s, "warning") || !strings.Contains(s, "[truncated at octet 96]") {
+		t.Errorf("summary %q", s)
+	}
+}
+
+// TestSLLFieldsTshark: the sll fields of tcpdump -i any captures (SLL and
+// SLL2) agree with tshark's sll.pkttype, sll.hatype, sll.etype, sll.ifindex
+// and sll.src.eth.
+func TestSLLFieldsTshark(t *testing.T) {
+	bin, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skipf("tshark not installed: %v", err)
+	}
+	for _, name := range []string{"sll.pcap", "sll2.pcap"} {
+		file := "../layers/testdata/link/" + name
+		out, err := exec.Command(bin, "-r", file, "-T", "fields", "-e", "sll.pkttype", "-e", "sll.hatype",
+			"-e", "sll.etype", "-e", "sll.ifindex", "-e", "sll.src.eth").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pcapgo.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e Encoder
+		for i := 0; ; i++ {
+			data, _, err := r.ReadPacketData()
+			if err != nil {
+				break
+			}
+			p := layers.NewParser()
+			fr := &Frame{Len: len(data), CapLen: len(data), P: p}
+			fr.Err = p.DecodeLink(r.LinkType(), data)
+			var got []string
+			for _, name := range []string{"sll.pkttype", "sll.hatype", "sll.etype", "sll.ifindex", "sll.src"} {
+				fd, _ := LookupField(name)
+				v := string(e.AppendField(nil, fr, fd))
+				if name == "sll.etype" && v != "" {
+					v = fmt.Sprintf("0x%04x", fd.Values(fr, nil)[0].U)
+				}
+				got = append(got, v)
+			}
+			if i >= len(want) || strings.Join(got, "\t") != want[i] {
+				t.Errorf("%s frame %d: ours %q, tshark %q", name, i+1, strings.Join(got, "\t"), want[min(i, len(want)-1)])
+			}
+		}
+		f.Close()
+	}
+}
+
+// TestIPv6ExtTshark: the ipv6ext fields of the scapy goldens agree with
+// tshark's ipv6.routing.*, ipv6.fraghdr.*, ah.* and esp.* (first
+// occurrence; tshark's fragment offset counts 8-octet units, ours octets).
+func TestIPv6ExtTshark(t *testing.T) {
+	bin, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skipf("tshark not installed: %v", err)
+	}
+	out, err := exec.Command(bin, "-r", "../layers/testdata/ipv6ext/frames.pcap", "-T", "fields", "-E", "occurrence=f",
+		"-e", "ipv6.routing.type", "-e", "ipv6.routing.segleft", "-e", "ipv6.fraghdr.offset", "-e", "ipv6.fraghdr.more",
+		"-e", "ipv6.fraghdr.ident", "-e", "ah.spi", "-e", "ah.sequence", "-e", "esp.spi", "-e", "esp.sequence").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d frames, tshark %d lines", len(lines), len(want))
+	}
+	for i, line := range lines {
+		w := strings.Fields(line)
+		data := mustHex(t, w[5])
+		f := decodeFrame(data, len(data), 0)
+		var got []string
+		for _, name := range []string{"routing_type", "segleft", "frag_offset", "frag_more", "frag_id", "ah_spi", "ah_seq", "esp_spi", "esp_seq"} {
+			fd, _ := LookupField("ipv6ext." + name)
+			vs := fd.Values(f, nil)
+			if len(vs) == 0 {
+				got = append(got, "")
+				continue
+			}
+			v := vs[0].U
+			switch name {
+			case "frag_offset":
+				got = append(got, fmt.Sprint(v/8))
+			case "frag_id", "ah_spi", "esp_spi":
+				got = append(got, fmt.Sprintf("0x%08x", v))
+			default:
+				got = append(got, fmt.Sprint(v))
+			}
+		}
+		if g := strings.Join(got, "\t"); g != want[i] {
+			t.Errorf("%s: ours %q, tshark %q", w[0], g, want[i])
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package pcapio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// TestInterfaceSpeedAndResolution: each pcapng interface keeps its own
+// if_speed and if_tsresol, in either byte order; times are exact for
+// decimal and binary resolutions (2^-10 s is 976562.5 ns).
+func TestInterfaceSpeedAndResolution(t *testing.T) {
+	for _, be := range []bool{false, true} {
+		w := &ng{be: be}
+		speed := func(bps uint64) []byte { return w.opt(nil, 8, w.bo().AppendUint64(nil, bps)) }
+		res := func(r byte) []byte { return w.opt(nil, 9, []byte{r}) }
+		w.shb().
+			idb("p25", 1, 0, speed(25e9), res(9)).
+			idb("p100", 1, 0, speed(100e9), res(0x80|10)).
+			idb("plain", 1, 0).
+			epb(0, 1_700_000_000_123_456_789, frameData(1, 60), 60).
+			epb(1, 1700000000<<10|3, frameData(2, 60), 60). // 3/1024 s
+			epb(2, 1_700_000_000_000_007, frameData(3, 60), 60)
+		r, err := NewReader("x", bytes.NewReader(w.buf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []struct {
+			name  string
+			speed uint64
+			time  time.Time
+		}{
+			{"p25", 25e9, time.Unix(1_700_000_000, 123_456_789)},
+			{"p100", 100e9, time.Unix(1_700_000_000, 2_929_687)}, // 3e9/1024 = 2929687.5
+			{"plain", 0, time.Unix(1_700_000_000, 7_000)},
+		}
+		for i, w := range want {
+			fr, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := r.Interface(fr.Interface)
+			if fr.Interface != i || in.Name != w.name || in.Speed != w.speed || !fr.Time.Equal(w.time) {
+				t.Errorf("be=%v frame %d: interface %d %+v, time %v; want %s %d %v", be, i+1, fr.Interface, in, fr.Time, w.name, w.speed, w.time)
+			}
+		}
+	}
+}
+
+// TestLinkTypes: Linux cooked captures (SLL, SLL2) and raw IP are read, in
+// classic pcap and pcapng, each frame naming its interface's link type;
+// others are refused up front.
+func TestLinkTypes(t *testing.T) {
+	for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeIPv4, LinkTypeIPv6} {
+		var b bytes.Buffer
+		pw := pcapgo.NewWriter(&b)
+		pw.WriteFileHeader(65535, lt)
+		pw.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(1, 0), CaptureLength: 60, Length: 60}, frameData(1, 60))
+		r, err := NewReader("x", &b)
+		if err != nil {
+			t.Errorf("%v: %v", lt, err)
+			continue
+		}
+		if fr, err := r.Next(); err != nil || fr.LinkType != lt || r.Interface(0).LinkType != lt {
+			t.Errorf("%v: %v %v", lt, fr, err)
+		}
+		w := (&ng{}).shb().idb("eth", 1, 0).idb("any", uint16(lt), 0).epb(1, 1, frameData(1, 60), 60).epb(0, 1, frameData(1, 60), 60)
+		r, err = NewReader("x", bytes.NewReader(w.buf))
+		if err != nil {
+			t.Errorf("%v pcapng: %v", lt, err)
+			continue
+		}
+		if fr, err := r.Next(); err != nil || fr.LinkType != lt {
+			t.Errorf("%v pcapng: %+v %v", lt, fr, err)
+		}
+		if fr, err := r.Next(); err != nil || fr.LinkType != layers.LinkTypeEthernet {
+			t.Errorf("%v pcapng, second frame: %+v %v", lt, fr, err)
+		}
+	}
+	for _, lt := range []layers.LinkType{105, 0, 127} { // 802.11, BSD loopback, radiotap
+		if SupportedLink(lt) {
+			t.Errorf("%v supported", lt)
+		}
+	}
+}
+
+// TestCapLenExceedsOrigLen: a record whose captured length exceeds its
+// original length is read and flagged (ErrCapLen in Frame.Warn, with the
+// lengths); the frames after it are read too.
+func TestCapLenExceedsOrigLen(t *testing.T) {
+	var b bytes.Buffer
+	pw := pcapgo.NewWriter(&b)
+	pw.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for i := 0; i < 3; i++ {
+		pw.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(1, 0), CaptureLength: 60, Length: 60}, frameData(i, 60))
+	}
+	pc := b.Bytes()
+	binary.LittleEndian.PutUint32(pc[24+16+60+12:], 40) // frame 2: origlen 40 < caplen 60
+	ngc := (&ng{}).shb().idb("p", 1, 0).epb(0, 1, frameData(1, 60), 60).epb(0, 1, frameData(2, 60), 40).epb(0, 1, frameData(3, 60), 60)
+	for name, data := range map[string][]byte{"pcap": pc, "pcapng": ngc.buf} {
+		r, err := NewReader("x", bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned []int
+		n := 0
+		for {
+			fr, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			n++
+			if fr.Warn != nil {
+				warned = append(warned, fr.Number)
+				if !errors.Is(fr.Warn, ErrCapLen) || fr.Warn.Error() != "captured length exceeds original length: 60 > 40" || len(fr.Data) != 60 || fr.Len != 40 {
+					t.Errorf("%s: frame %d: %v, %d of %d", name, fr.Number, fr.Warn, len(fr.Data), fr.Len)
+				}
+			}
+		}
+		if n != 3 || len(warned) != 1 || warned[0] != 2 {
+			t.Errorf("%s: %d frames, flagged %v; want 3, [2]", name, n, warned)
+		}
+	}
+}
