@@ -132,9 +132,9 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 				lastShow = now
 				read, size := r.Progress()
 				if size > 0 {
-					fmt.Fprintf(s.errOut, "\r%s: %d frames, %.0f%%\033[K", r.Name(), n, 100*float64(read)/float64(size))
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %.0f%%\033[K", dissect.Escape(r.Name()), n, 100*float64(read)/float64(size))
 				} else {
-					fmt.Fprintf(s.errOut, "\r%s: %d frames, %d MiB\033[K", r.Name(), n, read>>20)
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %d MiB\033[K", dissect.Escape(r.Name()), n, read>>20)
 				}
 			}
 		}
@@ -147,7 +147,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		}
 		for len(speeds) <= fr.Interface {
 			i := len(speeds)
-			speeds = append(speeds, s.speeds.of(i, src.ifaceName(i)))
+			speeds = append(speeds, src.speedOf(s.speeds, i))
 		}
 		f := &s.frame
 		*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
@@ -184,6 +184,9 @@ the order given; PFC rows are keyed by interface name.`,
 		Args:              minArgs(1),
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if top < 0 {
+				return usagef("--top %d: want a number of rows, 0 for all", top)
+			}
 			sc, err := newScanner(&o, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -196,16 +199,16 @@ the order given; PFC rows are keyed by interface name.`,
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(r); err != nil {
-					return err
+					return &exitError{1, err}
 				}
 			} else if err := r.WriteText(out, top); err != nil {
-				return err
+				return &exitError{1, err}
 			}
 			return scanErr
 		},
 	}
 	o.addFlags(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
-	cmd.Flags().IntVar(&top, "top", 20, "rows shown in the per-flow, reporter and CNP tables (0: all; --json has all)")
+	cmd.Flags().IntVar(&top, "top", 20, "rows shown in the per-flow, reporter and CNP tables (0: all; no negative; --json has all)")
 	return cmd
 }
