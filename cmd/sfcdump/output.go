@@ -255,6 +255,9 @@ func (pr *printer) notifyInterrupt() (stop func()) {
 		select {
 		case <-sigs:
 			pr.interrupted.Store(true)
+			// A second Ctrl-C kills, should a read block (a pipe that
+			// never ends).
+			signal.Stop(sigs)
 		case <-quit:
 		}
 	}()

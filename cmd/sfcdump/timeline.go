@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,8 +80,23 @@ an -o that is one of the inputs is refused.`,
 			if topts.Title == "" {
 				topts.Title = "sfcdump timeline: " + strings.Join(args, ", ")
 			}
+			// As read -w: an error never replaces an existing picture; a
+			// capture broken part-way is still drawn into a new file.
+			var code int
+			if ee := (*exitError)(nil); errors.As(scanErr, &ee) {
+				code = ee.code
+			}
+			_, statErr := os.Stat(out)
+			if scanErr != nil && (code != 1 || statErr == nil) {
+				report(cmd.ErrOrStderr(), fmt.Errorf("timeline: -o %s: not written because of the error above; an existing file is left as it was", out))
+				return scanErr
+			}
 			var buf bytes.Buffer
 			if err := tl.Render(&buf, format, topts); err != nil {
+				if scanErr != nil {
+					report(cmd.ErrOrStderr(), err)
+					return scanErr
+				}
 				return &exitError{1, err}
 			}
 			if err := atomicfile.WriteFile(out, buf.Bytes(), atomicfile.DefaultPerm); err != nil {
