@@ -356,8 +356,8 @@ type layer struct {
 	tl     *Timeline
 	rows   []*row
 	series []*series
-	x    func(int64) float64
-	y    func(int) float64
+	x      func(int64) float64
+	y      func(int) float64
 }
 
 // Plot implements plot.Plotter.

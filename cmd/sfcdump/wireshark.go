@@ -164,4 +164,3 @@ func describeDiff(have, want []byte) string {
 	return fmt.Sprintf("%d of %d lines differ, the first at line %d: installed %s, ours %s",
 		n, max(len(h), len(w)), first+1, line(h, first), line(w, first))
 }
-
