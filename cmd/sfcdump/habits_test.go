@@ -467,3 +467,36 @@ func TestWiresharkInstallKeepsLocalEdits(t *testing.T) {
 	}
 	noTemps(t, dir, "sfc.lua", "sfc.lua.bak", ".sfc.lua.sha256")
 }
+
+// TestManPages: sfcdump man DIR writes a page per command, with the
+// command's flags, that man(1) can format.
+func TestManPages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "man1")
+	out, errs, code := sfcdump(t, "man", dir)
+	if code != 0 || !strings.HasSuffix(out, " pages\n") {
+		t.Fatalf("exit %d, %q, %q", code, out, errs)
+	}
+	for _, name := range []string{"sfcdump.1", "sfcdump-read.1", "sfcdump-stats.1", "sfcdump-timeline.1", "sfcdump-wireshark-install.1", "sfcdump-man.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !bytes.Contains(b, []byte("\n.TH \"SFCDUMP\" \"1\"")) {
+			t.Errorf("%s has no .TH header: %q", name, b[:min(len(b), 40)])
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "sfcdump-read.1"))
+	if !bytes.Contains(page, []byte("--read-file")) || !bytes.Contains(page, []byte("zstd")) {
+		t.Error("sfcdump-read.1 lacks --read-file or its description")
+	}
+	if _, _, code := sfcdump(t, "man"); code != 2 {
+		t.Errorf("man without DIR: exit %d, want 2", code)
+	}
+	if p, err := exec.LookPath("man"); err == nil {
+		b, err := exec.Command(p, "-l", filepath.Join(dir, "sfcdump-read.1")).Output()
+		if err != nil || !bytes.Contains(b, []byte("sfcdump read")) {
+			t.Errorf("man -l sfcdump-read.1: %v\n%s", err, b)
+		}
+	}
+}
