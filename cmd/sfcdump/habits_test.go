@@ -46,6 +46,26 @@ func noTemps(t *testing.T, dir string, want ...string) {
 	}
 }
 
+// loadFrames reads every frame of path, copied.
+func loadFrames(t *testing.T, path string) []*pcapio.Frame {
+	t.Helper()
+	r, err := pcapio.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var frames []*pcapio.Frame
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			return frames
+		}
+		c := *fr
+		c.Data = bytes.Clone(fr.Data)
+		frames = append(frames, &c)
+	}
+}
+
 // countFrames reads path with pcapio and returns its frames, -1 if it
 // cannot be opened or breaks.
 func countFrames(t *testing.T, path string) int {
@@ -181,19 +201,10 @@ func (h *fakeHandle) Close() error { h.once.Do(func() { close(h.closed) }); retu
 // TestCaptureInterruptedKeepsFrames: Ctrl-C ends a capture with every
 // frame written, in a readable capture, in place of the old file.
 func TestCaptureInterruptedKeepsFrames(t *testing.T) {
-	r, err := pcapio.Open(sampleCap)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var frames [][]byte
-	for {
-		fr, err := r.Next()
-		if err != nil {
-			break
-		}
-		frames = append(frames, bytes.Clone(fr.Data))
+	for _, fr := range loadFrames(t, sampleCap) {
+		frames = append(frames, fr.Data)
 	}
-	r.Close()
 	old := openLive
 	defer func() { openLive = old }()
 	openLive = func(string, bool, int) (liveHandle, error) {
@@ -369,22 +380,13 @@ const evilName = "port\x1b[2J\x1b]0;pwned\a\rX\xff\xfe\u202egnp"
 // evilCapture writes the sample's frames on one interface named evilName,
 // each with an evil comment.
 func evilCapture(t *testing.T) string {
-	r, err := pcapio.Open(sampleCap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	path := filepath.Join(t.TempDir(), "evil.pcapng")
 	f, _ := os.Create(path)
 	w, err := pcapio.NewWriter(f, evilName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		fr, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, fr := range loadFrames(t, sampleCap) {
 		w.Write(0, fr.Time, fr.Data, fr.Len, "comment "+evilName)
 	}
 	w.Flush()

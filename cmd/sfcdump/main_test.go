@@ -258,23 +258,7 @@ func TestHelpAndCompletion(t *testing.T) {
 // writes what the serial path does, also when -c stops it in the middle
 // of a later batch.
 func TestSerialMatchesParallelManyBatches(t *testing.T) {
-	var frames []*pcapio.Frame
-	for _, p := range []string{sampleCap, malformedCap} {
-		r, err := pcapio.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			fr, err := r.Next()
-			if err != nil {
-				break
-			}
-			c := *fr
-			c.Data = bytes.Clone(fr.Data)
-			frames = append(frames, &c)
-		}
-		r.Close()
-	}
+	frames := append(loadFrames(t, sampleCap), loadFrames(t, malformedCap)...)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "many.pcapng")
 	f, err := os.Create(path)
