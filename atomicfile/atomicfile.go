@@ -54,7 +54,12 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return nil, err
+		// Name the output, not the temporary file nobody asked for.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
 	}
 	if err := tmp.Chmod(perm); err != nil {
 		tmp.Close()

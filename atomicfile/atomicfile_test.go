@@ -99,6 +99,10 @@ func TestCreateDeviceWritesInPlace(t *testing.T) {
 	if _, err := Create(t.TempDir(), DefaultPerm); err == nil {
 		t.Error("Create on a directory succeeded")
 	}
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "out.pcapng")
+	if _, err := Create(missing, DefaultPerm); err == nil || err.Error() != "create "+missing+": no such file or directory" {
+		t.Errorf("Create in a missing folder: %v (want the output named)", err)
+	}
 }
 
 func TestNewFileMode(t *testing.T) {
