@@ -279,6 +279,10 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"stast", sampleCap}, "did you mean stats"},
 		{[]string{"wireshark", "bogus"}, `unknown command "bogus" for "sfcdump wireshark"`},
 		{[]string{"read", "--bogus", sampleCap}, "--bogus"},
+		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},
+		{[]string{"read", "--link-speed", "port1=NaNG", sampleCap}, "--link-speed port1=NaNG"},
+		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
+		{[]string{"stats", "--link-speed", "InfG", sampleCap}, "--link-speed InfG"},
 	} {
 		out, errs, code := sfcdump(t, tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
