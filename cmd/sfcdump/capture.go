@@ -62,10 +62,10 @@ pcapgo.EthernetHandle (no cgo, no libpcap; needs CAP_NET_RAW, usually root)
 and prints every frame as read does, with the same options: -Y, -V, -x, -T,
 -e, -w (the frames that match, as pcapng), --decode-as, --link-speed.
 
-It stops after -c frames, after --duration, or on Ctrl-C (SIGINT) or
-SIGTERM, and flushes everything first: the -w file, written to a temporary
-file renamed at the end, keeps every frame captured. An interface that
-cannot be opened leaves an existing -w file as it was.`,
+It stops after -c frames, after --duration, or on Ctrl-C (SIGINT), SIGTERM
+or SIGHUP (the terminal closed), and flushes everything first: the -w file,
+written to a temporary file renamed at the end, keeps every frame captured.
+An interface that cannot be opened leaves an existing -w file as it was.`,
 		Example: `  sudo sfcdump capture -i eth0 -Y 'pfc || bts || cnp'
   sudo sfcdump capture -i eth0 -c 1000 -w pauses.pcapng -Y 'pfc.c3'
   sudo sfcdump capture -i eth0 --duration 10s -T json | jq -c .bts`,
@@ -114,7 +114,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 	stop := func() { once.Do(func() { stopping.Store(true); h.Close() }) }
 	defer stop()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)

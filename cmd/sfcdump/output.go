@@ -249,7 +249,7 @@ func (pr *printer) done() bool {
 // frame written. The returned function stops listening.
 func (pr *printer) notifyInterrupt() (stop func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	quit := make(chan struct{})
 	go func() {
 		select {
