@@ -69,7 +69,7 @@ An interface that cannot be opened leaves an existing -w file as it was.`,
 		Example: `  sudo sfcdump capture -i eth0 -Y 'pfc || bts || cnp'
   sudo sfcdump capture -i eth0 -c 1000 -w pauses.pcapng -Y 'pfc.c3'
   sudo sfcdump capture -i eth0 --duration 10s -T json | jq -c .bts`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if iface == "" {
 				return &usageError{errors.New("capture: -i IFACE is required")}
@@ -80,6 +80,7 @@ An interface that cannot be opened leaves an existing -w file as it was.`,
 			if snaplen < 0 || snaplen > maxSnaplen {
 				return usagef("--snaplen %d: want 1 to %d octets, or 0 for whole frames", snaplen, maxSnaplen)
 			}
+			o.writeSet = cmd.Flags().Changed("write")
 			return runCapture(cmd.OutOrStdout(), iface, duration, promisc, snaplen, &o)
 		},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 
 	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/version"
@@ -279,6 +281,9 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"stast", sampleCap}, "did you mean stats"},
 		{[]string{"wireshark", "bogus"}, `unknown command "bogus" for "sfcdump wireshark"`},
 		{[]string{"read", "--bogus", sampleCap}, "--bogus"},
+		{[]string{"read", "-w", "", sampleCap}, "-w: an empty file name"},
+		{[]string{"capture", "-i", "lo", "extra"}, `unknown command "extra" for "sfcdump capture"`},
+		{[]string{"wireshark", "path", "x"}, `unknown command "x"`},
 		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},
 		{[]string{"read", "--link-speed", "port1=NaNG", sampleCap}, "--link-speed port1=NaNG"},
 		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
@@ -504,5 +509,41 @@ func TestManPages(t *testing.T) {
 		if err != nil || !bytes.Contains(b, []byte("sfcdump read")) {
 			t.Errorf("man -l sfcdump-read.1: %v\n%s", err, b)
 		}
+	}
+}
+
+// openPty returns the two ends of a new pseudo-terminal.
+func openPty(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("opening the pty: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// TestWriteStdoutRefusesTerminal: -w - to a terminal would pour a binary
+// capture, raw strings included, onto it: refused as bad usage.
+func TestWriteStdoutRefusesTerminal(t *testing.T) {
+	_, tty := openPty(t)
+	var errb bytes.Buffer
+	if code := run([]string{"read", "-w", "-", sampleCap}, tty, &errb); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
+		t.Errorf("-w - to a terminal: exit %d, stderr %q", code, errb.String())
 	}
 }

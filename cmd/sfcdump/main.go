@@ -89,6 +89,14 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// noArgs is cobra.NoArgs as a usage error (exit status 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return &usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+	}
+	return nil
+}
+
 // report prints an error on stderr, escaped for the terminal line by line
 // (errors may quote what a capture holds: interface names, file names).
 func report(w io.Writer, err error) {

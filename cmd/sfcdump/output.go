@@ -37,6 +37,7 @@ type outputOptions struct {
 	quiet     bool
 
 	noRender bool // set by newPrinter: -q, or -w without -P
+	writeSet bool // -w was given (perhaps empty)
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
@@ -169,6 +170,12 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	pr := &printer{formatter: formatter{o: o, p: layers.NewParser()}}
 	if o.count < 0 {
 		return nil, usagef("-c %d: want a number of frames, 0 for all", o.count)
+	}
+	if o.writeSet && o.write == "" {
+		return nil, usagef("-w: an empty file name ('-' for standard output)")
+	}
+	if o.write == "-" && isTerminal(stdout) {
+		return nil, usagef("-w -: standard output is a terminal, which a binary capture would garble (and its strings are not escaped): redirect it to a file or a pipe")
 	}
 	if o.quiet && o.print {
 		return nil, usagef("-q prints no frames: -P cannot print them")

@@ -53,6 +53,7 @@ other than Ethernet exits with status 2.`,
 			if len(files) == 0 {
 				return usagef("read: no capture to read: give FILE or -r FILE ('-' for standard input) (see 'sfcdump read --help')")
 			}
+			o.writeSet = cmd.Flags().Changed("write")
 			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), files, &o)
 		},
 	}

@@ -45,7 +45,7 @@ unless --force: then it is kept as sfc.lua.bak and replaced.`,
   sfcdump wireshark install --dir /usr/lib/x86_64-linux-gnu/wireshark/plugins
   sfcdump wireshark install --force     # replace a locally edited sfc.lua (kept as sfc.lua.bak)
   tshark -G plugins | grep sfc.lua`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, what, err := installDissector(dir, force)
 			if err != nil {
@@ -65,7 +65,7 @@ unless --force: then it is kept as sfc.lua.bak and replaced.`,
 		Short: "Print where the dissectors are (or would be) installed",
 		Example: `  sfcdump wireshark path
   tshark -X lua_script:$(sfcdump wireshark path) -r pcaps/sample.pcapng`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := wireshark.PluginDir()
 			if err != nil {
