@@ -264,6 +264,8 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"read", "-q", "-P", sampleCap}, "-q"},
 		{[]string{"read"}, "no capture to read"},
 		{[]string{"stats", "--top", "-3", sampleCap}, "--top -3"},
+		{[]string{"stats"}, "sfcdump stats: no capture to read"},
+		{[]string{"timeline", "-o", svg}, "sfcdump timeline: no capture to read"},
 		{[]string{"timeline", "--width", "-5", sampleCap, "-o", svg}, "--width -5"},
 		{[]string{"timeline", "--width", "NaN", sampleCap, "-o", svg}, "--width NaN"},
 		{[]string{"timeline", "--width", "0", sampleCap, "-o", svg}, "--width 0"},
@@ -355,6 +357,15 @@ func TestTcpdumpHabits(t *testing.T) {
 				t.Errorf("%v of zstd on stdin: exit %d, %q, stderr %q", args, code, out, errs)
 			}
 		})
+	}
+	// stats and timeline take -r too.
+	st, _, _ := sfcdump(t, "stats", sampleCap)
+	if got, errs, code := sfcdump(t, "stats", "-r", zst); got != st || code != 0 {
+		t.Errorf("stats -r FILE.zst: exit %d, %q, output differs", code, errs)
+	}
+	svg := filepath.Join(dir, "r.svg")
+	if got, errs, code := sfcdump(t, "timeline", "-r", sampleCap, "-o", svg); code != 0 || !strings.HasPrefix(got, svg+": 9 rows") {
+		t.Errorf("timeline -r: exit %d, %q, %q", code, got, errs)
 	}
 	// -r twice, then positional: all read in order.
 	if out, _, _ := sfcdump(t, "read", "-c", "25", "-r", sampleCap, "-r", sampleCap); strings.Count(out, "\n") != 25 {

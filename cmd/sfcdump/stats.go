@@ -26,6 +26,17 @@ type scanOptions struct {
 	decodeAs  []string
 	linkSpeed []string
 	progress  string
+	rFiles    []string
+}
+
+// files returns the captures to read: -r ones, then the arguments; none
+// is a usage error.
+func (o *scanOptions) files(cmd *cobra.Command, args []string) ([]string, error) {
+	files := append(append([]string(nil), o.rFiles...), args...)
+	if len(files) == 0 {
+		return nil, usagef("%s: no capture to read: give FILE or -r FILE ('-' for standard input) (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
+	}
+	return files, nil
 }
 
 func (o *scanOptions) addFlags(cmd *cobra.Command) {
@@ -33,6 +44,8 @@ func (o *scanOptions) addFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.filter, "display-filter", "Y", "", "take only frames that match FILTER")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
 	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default 100G)")
+	f.StringArrayVarP(&o.rFiles, "read-file", "r", nil, "capture to read, as tshark -r ('-': standard input; repeatable; before the positional FILEs)")
+	_ = cmd.RegisterFlagCompletionFunc("read-file", completeCaptures)
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (on a terminal, for files over 64 MiB), always or never")
 	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
@@ -165,7 +178,7 @@ func newStatsCmd() *cobra.Command {
 	var asJSON bool
 	var top int
 	cmd := &cobra.Command{
-		Use:   "stats FILE...",
+		Use:   "stats [-r] FILE...",
 		Short: "Summarise who paused whom, for how long and why",
 		Long: `stats reads captures and prints: frames per protocol; per flow the pause
 signals (BTS, CIM, Floodgate dst-pause), resumes, pause time requested and
@@ -180,10 +193,15 @@ the order given; PFC rows are keyed by interface name.`,
 		Example: `  sfcdump stats pcaps/sample.pcapng
   sfcdump stats --json pcaps/sample.pcapng | jq '.flows[0]'
   sfcdump stats --link-speed port1=25G --top 5 capture.pcapng.gz
-  sfcdump stats -Y 'ip.dst == 10.0.0.0/16' capture.pcapng`,
-		Args:              minArgs(1),
+  sfcdump stats -Y 'ip.dst == 10.0.0.0/16' capture.pcapng
+  sfcdump stats -r capture.pcapng.zst`,
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := o.files(cmd, args)
+			if err != nil {
+				return err
+			}
 			if top < 0 {
 				return usagef("--top %d: want a number of rows, 0 for all", top)
 			}

@@ -26,7 +26,7 @@ func newTimelineCmd() *cobra.Command {
 	var rows int
 	var width, height float64
 	cmd := &cobra.Command{
-		Use:   "timeline FILE... -o OUT.svg|OUT.png",
+		Use:   "timeline [-r] FILE... -o OUT.svg|OUT.png",
 		Short: "Draw pauses over time: one row per paused flow or interface and priority",
 		Long: `timeline draws a picture with time across and one row per paused flow (BTS,
 CIM, Floodgate dst-pause) or per interface and PFC priority (802.3x PAUSE as
@@ -44,9 +44,13 @@ an -o that is one of the inputs is refused.`,
 		Example: `  sfcdump timeline pcaps/sample.pcapng -o sample.svg
   sfcdump timeline --link-speed port1=25G -Y 'ip.dst == 10.0.0.2 || pfc' capture.pcapng -o pauses.png
   sfcdump timeline --rows 10 --width 16 big.pcapng.gz -o top10.svg`,
-		Args:              minArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := o.files(cmd, args)
+			if err != nil {
+				return err
+			}
 			if out == "" {
 				return &usageError{errors.New("timeline: -o OUT.svg or -o OUT.png is required")}
 			}
