@@ -29,7 +29,7 @@ never reach the terminal raw.
 temporary file renamed when complete. An output that is one of the inputs
 is refused (exit status 2) before anything is written. An error never
 replaces an existing file; a capture broken part-way still writes the
-frames before the break to a new file. Ctrl-C (SIGINT, SIGTERM) stops the
+frames before the break to a new file. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
 read, keeps every frame written and exits with status 130.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
