@@ -1,5 +1,5 @@
 // Package pcapio opens packet captures for the project's tools: classic
-// pcap and pcapng (with per-frame interfaces and comments), gzip-compressed
+// pcap and pcapng (with per-frame interfaces and comments), gzip- or zstd-compressed
 // or not, from a file or standard input, as one streaming Reader. It reads
 // frames one at a time into a reused buffer, so memory does not grow with
 // the length of the capture.

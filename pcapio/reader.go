@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Sentinel errors.
 var (
-	// ErrFormat: the file is neither pcap nor pcapng (nor gzip of either).
+	// ErrFormat: the file is neither pcap nor pcapng (nor gzip or zstd of either).
 	ErrFormat = errors.New("not a pcap or pcapng capture")
 	// ErrLinkType: the capture's link type is not one SupportedLink
 	// accepts.
@@ -119,10 +120,11 @@ var errMore = errors.New("pcapio: need more input")
 // Reader streams frames from one capture: classic pcap (either byte
 // order, micro- or nanosecond) or pcapng (any number of sections and
 // interfaces, either byte order, any timestamp resolution), possibly
-// gzip-compressed.
+// gzip- or zstd-compressed.
 type Reader struct {
 	name   string
 	closer io.Closer
+	zstd   *zstd.Decoder // a zstd input's decoder, closed by Close
 	src    io.Reader
 	count  *countingReader
 	size   int64
@@ -157,7 +159,7 @@ type ngIface struct {
 	off     uint64
 }
 
-// Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
+// Open opens path ("-" for standard input), detecting pcap, pcapng, gzip and zstd.
 func Open(path string) (*Reader, error) {
 	var f io.ReadCloser
 	if path == "-" {
@@ -200,6 +202,22 @@ func NewReader(name string, src io.Reader) (*Reader, error) {
 		}
 		r.src, r.pos, r.end, r.rerr = gz, 0, 0, nil
 		if err := r.fill(4); err != nil {
+			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+		}
+	} else if m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd {
+		// zstd (RFC 8878), decoded as a stream in this goroutine, with a
+		// window of at most 128 MiB (zstd's own default limit is 8 MiB
+		// unless --long): memory stays bounded.
+		head := bytes.Clone(r.buf[r.pos:r.end])
+		zr, err := zstd.NewReader(io.MultiReader(bytes.NewReader(head), src),
+			zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %w", name, err)
+		}
+		r.zstd = zr
+		r.src, r.pos, r.end, r.rerr = zr, 0, 0, nil
+		if err := r.fill(4); err != nil {
+			zr.Close()
 			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
 		}
 	}
@@ -746,6 +764,9 @@ func (r *Reader) comments(dst []string, b []byte) []string {
 
 // Close closes the underlying file.
 func (r *Reader) Close() error {
+	if r.zstd != nil {
+		r.zstd.Close()
+	}
 	if r.closer != nil {
 		return r.closer.Close()
 	}

@@ -301,7 +301,9 @@ func bucketLabel(b int) string {
 func fmtUS(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // WriteText writes the report as text tables; top limits the rows of the
-// per-flow, reporter and CNP tables (0: all).
+// per-flow, reporter and CNP tables (0: all). Strings that may come from a
+// capture (interface names, reasons) are escaped for the terminal
+// (dissect.AppendEscaped).
 func (r *Report) WriteText(w io.Writer, top int) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
@@ -331,7 +333,7 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		p("  flow\tsignals\tresumes\tbts\tcim\tfgpause\trequested_us\tpaused_us\n")
 		n := limit(len(r.Flows))
 		for _, f := range r.Flows[:n] {
-			p("  %s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", f.Label, f.Signals, f.Resumes, f.BTS, f.CIM, f.FG, fmtUS(f.RequestedUS), fmtUS(f.PausedUS))
+			p("  %s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", dissect.Escape(f.Label), f.Signals, f.Resumes, f.BTS, f.CIM, f.FG, fmtUS(f.RequestedUS), fmtUS(f.PausedUS))
 		}
 		more(n, len(r.Flows))
 	}
@@ -341,7 +343,7 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	} else {
 		p("  interface\tprio\tframes\tpauses\tresumes\tquanta\tquanta_us\tlink\tpaused_us\n")
 		for _, s := range r.PFC {
-			p("  %s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Interface, s.Priority, s.Frames, s.Signals, s.Resumes, s.Quanta, fmtUS(s.QuantaUS), s.LinkSpeed, fmtUS(s.PausedUS))
+			p("  %s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", dissect.Escape(s.Interface), s.Priority, s.Frames, s.Signals, s.Resumes, s.Quanta, fmtUS(s.QuantaUS), s.LinkSpeed, fmtUS(s.PausedUS))
 		}
 	}
 	p("\nRequested pause time histogram (us; PFC at link speed)\n")
@@ -368,7 +370,7 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		p("  reporter\tbts\tcim\tpostcards\tqueue\tcache\testimate\tother\n")
 		n := limit(len(r.Reporters))
 		for _, s := range r.Reporters[:n] {
-			p("  %s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", s.Reporter, s.BTS, s.CIM, s.Postcards, s.Queue, s.Cache, s.Estimate, s.Other)
+			p("  %s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", dissect.Escape(s.Reporter), s.BTS, s.CIM, s.Postcards, s.Queue, s.Cache, s.Estimate, s.Other)
 		}
 		more(n, len(r.Reporters))
 	}
@@ -389,12 +391,12 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	}
 	p("\nMalformed frames: %d\n", r.Malformed.Frames)
 	for _, m := range r.Malformed.Reasons {
-		p("  %d\t%s\t(frames %s)\n", m.Count, m.Reason, joinInts(m.Frames))
+		p("  %d\t%s\t(frames %s)\n", m.Count, dissect.Escape(m.Reason), joinInts(m.Frames))
 	}
 	if len(r.Warnings) > 0 {
 		p("Warnings:\n")
 		for _, c := range r.Warnings {
-			p("  %d\t%s\n", c.Count, c.Name)
+			p("  %d\t%s\n", c.Count, dissect.Escape(c.Name))
 		}
 	}
 	return tw.Flush()

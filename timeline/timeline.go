@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/stats"
 )
 
@@ -76,7 +78,7 @@ func (tl *Timeline) Row(id int, label string, pfc bool) {
 	for len(tl.rows) <= id {
 		tl.rows = append(tl.rows, &row{skip: 1})
 	}
-	tl.rows[id].label, tl.rows[id].pfc = label, pfc
+	tl.rows[id].label, tl.rows[id].pfc = dissect.Escape(label), pfc
 }
 
 // Interval implements stats.Observer.
@@ -128,7 +130,7 @@ func (tl *Timeline) Series(id int, label string) {
 	for len(tl.series) <= id {
 		tl.series = append(tl.series, &series{})
 	}
-	tl.series[id].label = label
+	tl.series[id].label = dissect.Escape(label)
 }
 
 // Depth implements stats.Observer.
@@ -150,14 +152,64 @@ func (tl *Timeline) Depth(id int, t time.Time, v uint64) {
 	s.points = append(s.points, point{t.UnixNano(), v})
 }
 
+// The bounds of a picture, which bound the memory of drawing it (a PNG is
+// an RGBA image at 96 pixels per inch: 3840 × 6144 pixels, 94 MB at most).
+const (
+	// MaxWidth is the widest picture: 40 inches.
+	MaxWidth = 40 * vg.Inch
+	// MaxHeight is the tallest picture: 64 inches. A height that follows
+	// the rows is capped at it.
+	MaxHeight = 64 * vg.Inch
+	// RowsLimit is the largest MaxRows: 100 pause rows and 100 depth rows.
+	RowsLimit = 100
+)
+
 // Options shape the picture.
 type Options struct {
-	// MaxRows bounds the pause rows drawn (the most paused first); 0: 40.
+	// MaxRows bounds the pause rows drawn (the most paused first), and
+	// separately the queue-depth rows (the first congestion points seen);
+	// 0: 40. At most RowsLimit.
 	MaxRows int
-	// Width of the picture; 0: 11 inches. The height follows the rows.
+	// Width of the picture; 0: 11 inches. At most MaxWidth.
 	Width vg.Length
+	// Height of the picture; 0: 0.3 inch per row and 1.4 inches for the
+	// title, axis and legend, capped at MaxHeight. At most MaxHeight.
+	Height vg.Length
 	// Title; empty: "sfcdump timeline".
 	Title string
+}
+
+// Check returns an error naming the option out of range: a width or
+// height that is negative, not a number or over its maximum, or MaxRows
+// negative or over RowsLimit.
+func (o Options) Check() error {
+	for _, d := range []struct {
+		name string
+		v    vg.Length
+		max  vg.Length
+	}{{"width", o.Width, MaxWidth}, {"height", o.Height, MaxHeight}} {
+		v := float64(d.v)
+		if math.IsNaN(v) || v < 0 || v > float64(d.max) {
+			return fmt.Errorf("timeline: %s %g in: want more than 0 and at most %g in", d.name, v/float64(vg.Inch), float64(d.max/vg.Inch))
+		}
+	}
+	if o.MaxRows < 0 || o.MaxRows > RowsLimit {
+		return fmt.Errorf("timeline: %d rows: want 1 to %d", o.MaxRows, RowsLimit)
+	}
+	return nil
+}
+
+// maxRows is o.MaxRows with its default.
+func (o Options) maxRows() int {
+	if o.MaxRows <= 0 {
+		return 40
+	}
+	return o.MaxRows
+}
+
+// drawnSeries returns the depth rows Render draws.
+func (tl *Timeline) drawnSeries(o Options) []*series {
+	return tl.series[:min(len(tl.series), o.maxRows())]
 }
 
 // Rows returns the labels of the rows Render draws, top to bottom: pause
@@ -168,7 +220,7 @@ func (tl *Timeline) Rows(o Options) []string {
 	for _, r := range tl.drawn(o) {
 		out = append(out, r.label)
 	}
-	for _, s := range tl.series {
+	for _, s := range tl.drawnSeries(o) {
 		out = append(out, depthLabel(s))
 	}
 	return out
@@ -179,10 +231,7 @@ func depthLabel(s *series) string {
 }
 
 func (tl *Timeline) drawn(o Options) []*row {
-	n := o.MaxRows
-	if n <= 0 {
-		n = 40
-	}
+	n := o.maxRows()
 	rows := slices.Clone(tl.rows)
 	slices.SortStableFunc(rows, func(a, b *row) int {
 		if a.pfc != b.pfc {
@@ -237,8 +286,12 @@ func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("timeline: format %q: want svg or png", format)
 	}
+	if err := o.Check(); err != nil {
+		return err
+	}
 	rows := tl.drawn(o)
-	nrows := len(rows) + len(tl.series)
+	ser := tl.drawnSeries(o)
+	nrows := len(rows) + len(ser)
 	if nrows == 0 {
 		return fmt.Errorf("timeline: nothing to draw: the capture holds no pause signal, PFC frame or queue depth")
 	}
@@ -247,7 +300,7 @@ func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
 	x := func(t int64) float64 { return float64(t-tl.first) / div }
 
 	p := plot.New()
-	p.Title.Text = o.Title
+	p.Title.Text = dissect.Escape(o.Title)
 	if p.Title.Text == "" {
 		p.Title.Text = "sfcdump timeline"
 	}
@@ -258,13 +311,13 @@ func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
 	for i, r := range rows {
 		labels[nrows-1-i] = r.label
 	}
-	for j, s := range tl.series {
+	for j, s := range ser {
 		labels[nrows-1-len(rows)-j] = depthLabel(s)
 	}
 	p.NominalY(labels...)
 	p.Y.Tick.Label.Font.Size = font.Length(8)
 	p.X.Min, p.X.Max = 0, max(x(tl.last), 1e-9)
-	p.Add(&layer{tl: tl, rows: rows, x: x, y: y})
+	p.Add(&layer{tl: tl, rows: rows, series: ser, x: x, y: y})
 	p.Legend.Top, p.Legend.Left = true, false
 	p.Legend.TextStyle.Font.Size = font.Length(8)
 	for k := stats.KindBTS; k <= stats.KindPause; k++ {
@@ -278,7 +331,10 @@ func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
 	if width == 0 {
 		width = 11 * vg.Inch
 	}
-	height := vg.Length(nrows)*0.3*vg.Inch + 1.4*vg.Inch
+	height := o.Height
+	if height == 0 {
+		height = min(vg.Length(nrows)*0.3*vg.Inch+1.4*vg.Inch, MaxHeight)
+	}
 	wt, err := p.WriterTo(width, height, format)
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
@@ -297,10 +353,11 @@ func (t thumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(t.sty, c.Center()) }
 
 // layer is the plot.Plotter that draws bars, markers and depth lines.
 type layer struct {
-	tl   *Timeline
-	rows []*row
-	x    func(int64) float64
-	y    func(int) float64
+	tl     *Timeline
+	rows   []*row
+	series []*series
+	x      func(int64) float64
+	y      func(int) float64
 }
 
 // Plot implements plot.Plotter.
@@ -333,7 +390,7 @@ func (l *layer) Plot(c draw.Canvas, p *plot.Plot) {
 			c.DrawGlyph(sty, pt)
 		}
 	}
-	for j, s := range l.tl.series {
+	for j, s := range l.series {
 		yc := l.y(len(l.rows) + j)
 		if len(s.points) == 0 {
 			continue
@@ -354,6 +411,6 @@ func (l *layer) Plot(c draw.Canvas, p *plot.Plot) {
 
 // DataRange implements plot.DataRanger.
 func (l *layer) DataRange() (xmin, xmax, ymin, ymax float64) {
-	n := len(l.rows) + len(l.tl.series)
+	n := len(l.rows) + len(l.series)
 	return 0, l.x(l.tl.last), -0.5, float64(n) - 0.5
 }

@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/opensfc/sfc/atomicfile"
 )
 
 // Dissector is the content of sfc.lua.
@@ -46,7 +48,10 @@ func PluginDir() (string, error) {
 }
 
 // Install writes the dissector into dir (PluginDir when dir is empty),
-// creating the folder, and returns the path written.
+// creating the folder, and returns the path written. The file is written
+// through a temporary file renamed when complete; an existing sfc.lua is
+// replaced whatever it holds (`sfcdump wireshark install` first checks
+// for local edits).
 func Install(dir string) (string, error) {
 	if dir == "" {
 		var err error
@@ -58,5 +63,5 @@ func Install(dir string) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, FileName)
-	return path, os.WriteFile(path, Dissector, 0o644)
+	return path, atomicfile.WriteFile(path, Dissector, atomicfile.DefaultPerm)
 }

@@ -33,7 +33,7 @@ func TestHandleDoesNotAllocate(t *testing.T) {
 		{format: "fields", fields: []string{"frame.number", "bth.destqp", "flow.src", "fgcredit.dst", "cim.sa"}},
 		{format: "text", filter: "bts.pause_us > 3 || pfc || fgcredit.credits == 1078"},
 	} {
-		pr, err := newPrinter(io.Discard, &o)
+		pr, err := newPrinter(io.Discard, &o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,16 +62,25 @@ pcapgo.EthernetHandle (no cgo, no libpcap; needs CAP_NET_RAW, usually root)
 and prints every frame as read does, with the same options: -Y, -V, -x, -T,
 -e, -w (the frames that match, as pcapng), --decode-as, --link-speed.
 
-It stops after -c frames, after --duration, or on Ctrl-C (SIGINT) or
-SIGTERM, and flushes everything first.`,
+It stops after -c frames, after --duration, or on Ctrl-C (SIGINT), SIGTERM
+or SIGHUP (the terminal closed), and flushes everything first: the -w file,
+written to a temporary file renamed at the end, keeps every frame captured.
+An interface that cannot be opened leaves an existing -w file as it was.`,
 		Example: `  sudo sfcdump capture -i eth0 -Y 'pfc || bts || cnp'
   sudo sfcdump capture -i eth0 -c 1000 -w pauses.pcapng -Y 'pfc.c3'
   sudo sfcdump capture -i eth0 --duration 10s -T json | jq -c .bts`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if iface == "" {
 				return &usageError{errors.New("capture: -i IFACE is required")}
 			}
+			if cmd.Flags().Changed("duration") && duration <= 0 {
+				return usagef("--duration %s: want a positive duration such as 30s (leave it out to capture until -c or Ctrl-C)", duration)
+			}
+			if snaplen < 0 || snaplen > maxSnaplen {
+				return usagef("--snaplen %d: want 1 to %d octets, or 0 for whole frames", snaplen, maxSnaplen)
+			}
+			o.writeSet = cmd.Flags().Changed("write")
 			return runCapture(cmd.OutOrStdout(), iface, duration, promisc, snaplen, &o)
 		},
 	}
@@ -87,14 +96,17 @@ SIGTERM, and flushes everything first.`,
 	return cmd
 }
 
+// maxSnaplen is the largest --snaplen, tcpdump's MAXIMUM_SNAPLEN.
+const maxSnaplen = 262144
+
 func runCapture(out io.Writer, iface string, duration time.Duration, promisc bool, snaplen int, o *outputOptions) error {
-	pr, err := newPrinter(out, o)
+	pr, err := newPrinter(out, o, nil)
 	if err != nil {
 		return err
 	}
 	h, err := openLive(iface, promisc, snaplen)
 	if err != nil {
-		pr.close()
+		pr.close(false)
 		return &exitError{1, fmt.Errorf("capture on %s: %w", iface, err)}
 	}
 	// Stopping closes the handle, which ends a blocked read.
@@ -103,7 +115,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 	stop := func() { once.Do(func() { stopping.Store(true); h.Close() }) }
 	defer stop()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)
@@ -144,8 +156,11 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 			break
 		}
 	}
-	if err := pr.close(); err != nil && readErr == nil {
-		readErr = err
+	// Frames captured cannot be captured again: they are kept, except that
+	// a run ended by an error does not replace an existing file.
+	keep := readErr == nil || !pr.outExisted
+	if err := pr.close(keep); err != nil && readErr == nil {
+		readErr = &exitError{1, err}
 	}
 	return readErr
 }

@@ -71,6 +71,20 @@ func TestCaptureLive(t *testing.T) {
 	ip("link", "add", "sfca", "netns", nsA, "type", "veth", "peer", "name", "sfcb", "netns", nsB)
 	ip("-n", nsA, "link", "set", "sfca", "up")
 	ip("-n", nsB, "link", "set", "sfcb", "up")
+	// Frames sent before the veth pair has its carrier are dropped (and the
+	// capture then waits for --duration): wait for LOWER_UP on both ends.
+	for _, end := range [][2]string{{nsA, "sfca"}, {nsB, "sfcb"}} {
+		for i := 0; ; i++ {
+			out, _ := exec.Command(ipBin, "-n", end[0], "-o", "link", "show", end[1]).CombinedOutput()
+			if strings.Contains(string(out), "LOWER_UP") {
+				break
+			}
+			if i == 500 {
+				t.Fatalf("%s in %s has no carrier after 5 s: %s", end[1], end[0], out)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 
 	// Open the capture handle inside nsB before anything is sent.
 	var h liveHandle
@@ -142,7 +156,9 @@ func TestCaptureLive(t *testing.T) {
 	summaries := func(s string, skip int) []string {
 		var out []string
 		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-			out = append(out, strings.Join(strings.Fields(l)[skip:], " "))
+			if f := strings.Fields(l); len(f) > skip {
+				out = append(out, strings.Join(f[skip:], " "))
+			}
 		}
 		return out
 	}

@@ -79,7 +79,8 @@ func parseSpeed(s string) (uint64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v <= 0 || v*mult < 1 || v*mult > 1e15 {
+	// !(v*mult >= 1) also refuses NaN, which compares false with anything.
+	if err != nil || !(v*mult >= 1) || v*mult > 1e15 {
 		return 0, fmt.Errorf("%q is not a link speed like 100G, 25G or 400M", s)
 	}
 	return uint64(v*mult + 0.5), nil

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+
+	"github.com/opensfc/sfc/dissect"
 )
 
 // exitError carries a process exit status out of a command.
@@ -27,8 +30,11 @@ func main() {
 }
 
 // run executes sfcdump with args and returns the exit status: 0, 1 for a
-// capture broken part-way (or a failed live capture), 2 for bad usage or
-// an unreadable file.
+// runtime error (a capture broken part-way, a failed live capture, an
+// output that cannot be written), 2 for bad usage (an unknown command or
+// flag, a flag out of range, an output that is an input) or an unreadable
+// input; other statuses (conformance verdicts, 130 for an interrupted
+// read) pass through from the command.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
@@ -46,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code = 2
 	}
 	if err.Error() != "" {
-		fmt.Fprintf(stderr, "sfcdump: %v\n", err)
+		report(stderr, err)
 	}
 	return code
 }
@@ -83,9 +89,26 @@ func exactArgs(n int) cobra.PositionalArgs {
 	}
 }
 
-// report prints an error that does not stop the run (a broken file among
-// several) on stderr.
-func report(w io.Writer, err error) { fmt.Fprintf(w, "sfcdump: %v\n", err) }
+// noArgs is cobra.NoArgs as a usage error (exit status 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return &usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+	}
+	return nil
+}
+
+// report prints an error on stderr, escaped for the terminal line by line
+// (errors may quote what a capture holds: interface names, file names).
+func report(w io.Writer, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = dissect.Escape(l)
+	}
+	fmt.Fprintf(w, "sfcdump: %s\n", strings.Join(lines, "\n"))
+}
+
+// usagef returns a usage error (exit status 2).
+func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
 
 func init() {
 	logrus.SetOutput(os.Stderr)

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/spf13/cobra"
 
+	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/filter"
 	"github.com/opensfc/sfc/layers"
@@ -31,11 +35,15 @@ type outputOptions struct {
 	print     bool
 	decodeAs  []string
 	linkSpeed []string
+	quiet     bool
+
+	noRender bool // set by newPrinter: -q, or -w without -P
+	writeSet bool // -w was given (perhaps empty)
 }
 
 func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.IntVarP(&o.count, "count", "c", 0, "stop after N frames printed or written (0: all)")
+	f.IntVarP(&o.count, "count", "c", 0, "stop after N frames printed or written (0: all; no negative)")
 	f.StringVarP(&o.filter, "display-filter", "Y", "", "show only frames that match FILTER, e.g. 'bts.pause_us > 10 && flow.qp == 0xd2'")
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the full tree of every layer and field, warnings included")
 	f.BoolVarP(&o.hex, "hex", "x", false, "print a hex dump of each frame")
@@ -43,6 +51,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field")
 	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (interfaces and comments kept); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")
 	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for quanta-to-time: SPEED for every interface or IFACE=SPEED (name or index), e.g. 100G, port1=25G (repeatable; default 100G)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "fields"}, cobra.ShellCompDirectiveNoFileComp))
@@ -77,7 +86,8 @@ type source struct {
 	showIf bool // print the interface column
 	// ifName returns the name of interface i ("" when unnamed).
 	ifName func(i int) string
-	names  []string // cached ifName results, "if<N>" for unnamed
+	names  []string // cached ifName results escaped for the terminal, "if<N>" for unnamed
+	raw    []string // cached ifName results as the capture has them
 	speeds []uint64
 	// ifSpeed returns interface i's speed from the capture (pcapng
 	// if_speed), 0 when unknown; nil for none.
@@ -86,7 +96,8 @@ type source struct {
 	ifLink func(i int) glayers.LinkType
 }
 
-// ifaceName returns the cached display name of interface i.
+// ifaceName returns the cached display name of interface i: the name the
+// capture gives, escaped (dissect.AppendEscaped), or "if<N>".
 func (s *source) ifaceName(i int) string {
 	for len(s.names) <= i {
 		n := len(s.names)
@@ -94,12 +105,23 @@ func (s *source) ifaceName(i int) string {
 		if s.ifName != nil {
 			name = s.ifName(n)
 		}
+		s.raw = append(s.raw, name)
 		if name == "" {
 			name = "if" + strconv.Itoa(n)
 		}
-		s.names = append(s.names, name)
+		s.names = append(s.names, dissect.Escape(name))
 	}
 	return s.names[i]
+}
+
+// speedOf returns the link speed of interface i from --link-speed, which
+// names interfaces as the capture does or as they are shown.
+func (s *source) speedOf(l linkSpeeds, i int) uint64 {
+	name := s.ifaceName(i)
+	if _, ok := l.byName[s.raw[i]]; ok && s.raw[i] != "" {
+		name = s.raw[i]
+	}
+	return l.speedOf(i, name, s.capturedSpeed(i))
 }
 
 // formatter decodes, filters and renders frames. Each goroutine that
@@ -131,18 +153,40 @@ type printer struct {
 	printed int
 	first   time.Time
 	started bool
-	quiet   bool // -w without -P
+	quiet   bool // -q, or -w without -P
 
-	outPath  string
-	outFile  io.WriteCloser
-	out      *pcapio.Writer
-	outIface map[[2]int]int
+	outPath   string
+	outFile   io.Writer
+	outAtomic *atomicfile.File // nil for -w -
+	out       *pcapio.Writer
+	outIface  map[[2]int]int
+	// outExisted: the -w file existed before the run, so no error may
+	// replace it.
+	outExisted bool
+
+	// interrupted is set on SIGINT or SIGTERM: reading stops at the next
+	// frame and what was written is kept.
+	interrupted atomic.Bool
 }
 
-// newPrinter checks the options (filter, format, fields, decode-as, link
-// speeds) before any frame is read: a mistake there is exit status 2.
-func newPrinter(stdout io.Writer, o *outputOptions) (*printer, error) {
+// newPrinter checks the options (count, filter, format, fields, decode-as,
+// link speeds, an output that is one of inputs) before any frame is read
+// and before anything is opened for writing: a mistake there is exit
+// status 2.
+func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, error) {
 	pr := &printer{formatter: formatter{o: o, p: layers.NewParser()}}
+	if o.count < 0 {
+		return nil, usagef("-c %d: want a number of frames, 0 for all", o.count)
+	}
+	if o.writeSet && o.write == "" {
+		return nil, usagef("-w: an empty file name ('-' for standard output)")
+	}
+	if o.write == "-" && isTerminal(stdout) {
+		return nil, usagef("-w -: standard output is a terminal, which a binary capture would garble (and its strings are not escaped): redirect it to a file or a pipe")
+	}
+	if o.quiet && o.print {
+		return nil, usagef("-q prints no frames: -P cannot print them")
+	}
 	if o.filter != "" {
 		f, err := filter.Compile(o.filter)
 		if err != nil {
@@ -182,33 +226,57 @@ func newPrinter(stdout io.Writer, o *outputOptions) (*printer, error) {
 	}
 	pr.speeds = sp
 	pr.w = bufio.NewWriterSize(stdout, 1<<16)
+	pr.quiet = o.quiet || o.write != "" && !o.print
+	o.noRender = pr.quiet
 	if o.write != "" {
 		pr.outPath = o.write
-		pr.quiet = !o.print
 		if o.write == "-" {
-			pr.outFile = nopCloser{stdout}
 			if o.print {
-				return nil, &exitError{2, errors.New("-w - writes the capture to standard output: -P cannot print there too")}
+				return nil, usagef("-w - writes the capture to standard output: -P cannot print there too")
 			}
+			pr.outFile = stdout
 		} else {
-			f, err := os.Create(o.write)
+			if err := atomicfile.CheckNotInput(o.write, inputs...); err != nil {
+				return nil, usagef("-w: %w", err)
+			}
+			_, err := os.Stat(o.write)
+			pr.outExisted = err == nil
+			f, err := atomicfile.Create(o.write, atomicfile.DefaultPerm)
 			if err != nil {
 				return nil, &exitError{2, fmt.Errorf("-w: %w", err)}
 			}
-			pr.outFile = f
+			pr.outFile, pr.outAtomic = f, f
 		}
 	}
 	return pr, nil
 }
 
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
 
-// done reports whether -c is reached.
-func (pr *printer) done() bool { return pr.o.count > 0 && pr.printed >= pr.o.count }
+// done reports whether -c is reached or the run was interrupted.
+func (pr *printer) done() bool {
+	return pr.o.count > 0 && pr.printed >= pr.o.count || pr.interrupted.Load()
+}
+
+// notifyInterrupt makes SIGINT and SIGTERM stop the run at the next frame
+// (done) instead of killing the process, so that the -w file keeps every
+// frame written. The returned function stops listening.
+func (pr *printer) notifyInterrupt() (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			pr.interrupted.Store(true)
+			// A second Ctrl-C kills, should a read block (a pipe that
+			// never ends).
+			signal.Stop(sigs)
+		case <-quit:
+		}
+	}()
+	return func() { signal.Stop(sigs); close(quit) }
+}
 
 // newFormatter returns a formatter like pr's, for another goroutine.
 func (pr *printer) newFormatter() *formatter {
@@ -224,7 +292,7 @@ func (pr *printer) newFormatter() *formatter {
 func (pr *printer) view(src *source, iface int) view {
 	for len(src.speeds) <= iface {
 		i := len(src.speeds)
-		src.speeds = append(src.speeds, pr.speeds.speedOf(i, src.ifaceName(i), src.capturedSpeed(i)))
+		src.speeds = append(src.speeds, src.speedOf(pr.speeds, i))
 	}
 	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds}
 }
@@ -267,7 +335,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	if fm.flt != nil && !fm.flt.Match(f) {
 		return buf, false
 	}
-	if fm.o.write != "" && !fm.o.print {
+	if fm.o.noRender {
 		return buf, true
 	}
 	switch fm.o.format {
@@ -316,7 +384,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 			buf = append(buf, '\n')
 			for _, c := range fr.Comments {
 				buf = append(buf, "        frame.comment: "...)
-				buf = appendOneLine(buf, c)
+				buf = dissect.AppendEscaped(buf, c)
 				buf = append(buf, '\n')
 			}
 			buf = fm.enc.AppendTree(buf, f)
@@ -326,17 +394,6 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		}
 	}
 	return buf, true
-}
-
-func appendOneLine(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\n' || c == '\r' {
-			c = ' '
-		}
-		dst = append(dst, c)
-	}
-	return dst
 }
 
 func appendHexString(dst, data []byte) []byte {
@@ -385,11 +442,14 @@ func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glaye
 	return nil
 }
 
-// close flushes standard output and the -w capture (an empty capture when
-// nothing matched).
-func (pr *printer) close() error {
+// close flushes standard output and finishes the -w capture (an empty
+// capture when nothing matched). keep says whether the run went well
+// enough to put the -w file in place: when it is false, or when anything
+// fails here, the temporary file is removed and an existing file is left
+// as it was.
+func (pr *printer) close(keep bool) error {
 	err := pr.w.Flush()
-	if pr.outFile != nil {
+	if pr.outFile != nil && (keep || pr.outAtomic == nil) {
 		if pr.out == nil {
 			var e error
 			if pr.out, e = pcapio.NewWriter(pr.outFile, "if0"); e != nil && err == nil {
@@ -401,9 +461,14 @@ func (pr *printer) close() error {
 				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
 			}
 		}
-		if e := pr.outFile.Close(); e != nil && err == nil {
-			err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+	}
+	if pr.outAtomic != nil {
+		if keep && err == nil {
+			if e := pr.outAtomic.Commit(); e != nil {
+				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+			}
 		}
+		pr.outAtomic.Abort() // nothing after Commit
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	glayers "github.com/gopacket/gopacket/layers"
@@ -12,13 +13,25 @@ import (
 
 func newReadCmd() *cobra.Command {
 	var o outputOptions
+	var rFiles []string
 	cmd := &cobra.Command{
-		Use:   "read FILE...",
+		Use:   "read [-r] FILE...",
 		Short: "Decode captures and print one line, a tree, JSON or fields per frame",
-		Long: `read decodes pcap, pcapng and gzip-compressed captures ('-' for standard
-input) and prints each frame: one line (frame number, time since the first
-frame, interface for pcapng, addresses and the signal), the full tree of
-fields with -V, JSON Lines with -T json, or chosen fields with -T fields.
+		Long: `read decodes pcap and pcapng captures, plain or compressed with gzip or
+zstd, named as arguments or with -r as tcpdump and tshark take them ('-'
+for standard input, read as a stream), and prints each frame: one line
+(frame number, time since the first frame, interface for pcapng, addresses
+and the signal), the full tree of fields with -V, JSON Lines with -T json,
+or chosen fields with -T fields. Strings from the capture (interface names,
+comments) are escaped: control characters, invalid UTF-8 and bidi controls
+never reach the terminal raw.
+
+-w writes the frames that match as pcapng ('-' for standard output) to a
+temporary file renamed when complete. An output that is one of the inputs
+is refused (exit status 2) before anything is written. An error never
+replaces an existing file; a capture broken part-way still writes the
+frames before the break to a new file. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
+read, keeps every frame written and exits with status 130.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
 the run. A truncated capture prints every frame before the cut, names the
@@ -31,26 +44,38 @@ other than Ethernet exits with status 2.`,
   sfcdump read -T fields -e frame.number -e bts.pause_us -e flow.src -Y bts pcaps/sample.pcapng
   sfcdump read -Y 'pfc || pause' -w pauses.pcapng big.pcapng.gz
   sfcdump read --decode-as udp.port==5000:bts --link-speed port1=25G capture.pcapng
-  zcat big.pcapng.gz | sfcdump read -c 100 -`,
-		Args:              minArgs(1),
+  sfcdump read -r capture.pcapng.zst -q -w pfc.pcapng -Y pfc
+  tcpdump -i eth0 -w - | sfcdump read -r - -Y 'pfc || cnp'
+  sfcdump read -Y bts -w - big.pcapng | tshark -r - -V`,
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, &o)
+			files := append(append([]string(nil), rFiles...), args...)
+			if len(files) == 0 {
+				return usagef("read: no capture to read: give FILE or -r FILE ('-' for standard input) (see 'sfcdump read --help')")
+			}
+			o.writeSet = cmd.Flags().Changed("write")
+			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), files, &o)
 		},
 	}
 	o.addFlags(cmd)
+	cmd.Flags().StringArrayVarP(&rFiles, "read-file", "r", nil, "capture to read, as tcpdump -r and tshark -r ('-': standard input; repeatable; before the positional FILEs)")
+	_ = cmd.RegisterFlagCompletionFunc("read-file", completeCaptures)
 	return cmd
 }
 
 // completeCaptures completes capture file names.
 func completeCaptures(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return []string{"pcap", "pcapng", "gz", "cap"}, cobra.ShellCompDirectiveFilterFileExt
+	return []string{"pcap", "pcapng", "gz", "zst", "cap"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
 func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
-	pr, err := newPrinter(out, o)
+	pr, err := newPrinter(out, o, files)
 	if err != nil {
 		return err
+	}
+	if pr.outAtomic != nil {
+		defer pr.notifyInterrupt()()
 	}
 	code := 0
 	for i, file := range files {
@@ -60,20 +85,36 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 		if err := readOne(pr, i, file); err != nil {
 			var ee *exitError
 			if !errors.As(err, &ee) {
-				pr.close()
-				return err // output failed: nothing more to do
+				pr.close(false)
+				return &exitError{1, err} // output failed: nothing more to do
 			}
 			// Everything before the error is printed first; the error goes
 			// to stderr and the next file is read.
 			if ferr := pr.w.Flush(); ferr != nil {
-				return ferr
+				pr.close(false)
+				return &exitError{1, ferr}
 			}
 			report(errOut, err)
 			code = max(code, ee.code)
 		}
 	}
-	if err := pr.close(); err != nil {
-		return err
+	// The -w file is put in place when every input was read, when the run
+	// was interrupted (the frames so far are wanted), and for a capture
+	// broken part-way when it replaces nothing (salvage into a new file).
+	keep := code == 0 || pr.interrupted.Load() || code == 1 && !pr.outExisted
+	if err := pr.close(keep); err != nil {
+		return &exitError{1, err}
+	}
+	if !keep && pr.outAtomic != nil {
+		report(errOut, fmt.Errorf("-w %s: not written because of the error above; an existing file is left as it was", o.write))
+	}
+	if pr.interrupted.Load() {
+		msg := fmt.Sprintf("interrupted after %d frames", pr.printed)
+		if pr.outAtomic != nil {
+			msg += fmt.Sprintf(", all written to %s", o.write)
+		}
+		report(errOut, errors.New(msg))
+		code = max(code, 130)
 	}
 	if code != 0 {
 		return &exitError{code, errSilent}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+
+	"github.com/opensfc/sfc/version"
 )
 
 // subcommands holds the constructors of sfcdump's commands. Each command
@@ -29,17 +32,27 @@ Field names (bts.pause_us, pfc.time_c3, flow.src, ...) are those of the
 project's wire.md, the same in display filters (-Y), JSON, -T fields and
 the Wireshark dissectors; 'sfcdump fields' lists them.
 
-Exit status: 0 ok, 1 a capture broken part-way (everything before the
-break is printed) or a failed live capture, 2 bad usage or a file that
-cannot be read.`,
+Exit status: 0 ok; 1 a runtime error: a capture broken part-way (everything
+before the break is printed), a failed live capture, an output that cannot
+be written; 2 bad usage (an unknown command or flag, a value out of range,
+an output that is also an input) or an input that cannot be read; 130 a
+read interrupted by Ctrl-C; conform: as conformance.md says.
+
+Outputs (-w, -o, wireshark install, man) are written to a temporary file
+beside the target and renamed when complete: an error or an interrupted
+run never leaves half a file, and never replaces an existing one (an
+interrupted capture keeps every frame written).`,
 		Example: `  sfcdump read pcaps/sample.pcapng
   sfcdump read -Y 'bts && flow.qp == 0xd2' -T json capture.pcapng.gz
   sfcdump stats capture.pcapng
   sfcdump timeline capture.pcapng -o pauses.svg
   sudo sfcdump capture -i eth0 -Y 'pfc || cnp'
   source <(sfcdump completion bash)`,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE:          groupRun,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
 			if verbose {
 				logrus.SetLevel(logrus.DebugLevel)
@@ -50,8 +63,39 @@ cannot be read.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
+	root.SetVersionTemplate("sfcdump {{.Version}}\n")
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}
+	// A command that only groups others (wireshark, conform) shows its help
+	// when called alone and refuses an unknown subcommand as bad usage:
+	// cobra would print the help and exit 0.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.HasSubCommands() && !sub.Runnable() {
+				sub.Args, sub.RunE = cobra.ArbitraryArgs, groupRun
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
 	return root
+}
+
+// groupRun is the RunE of a command that only groups subcommands: its
+// help without arguments, a usage error (exit status 2) naming the
+// unknown subcommand, with cobra's suggestions, otherwise.
+func groupRun(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmd.Help()
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+	}
+	return usagef("%s (see '%s --help')", msg, cmd.CommandPath())
 }

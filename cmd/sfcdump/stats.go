@@ -26,6 +26,17 @@ type scanOptions struct {
 	decodeAs  []string
 	linkSpeed []string
 	progress  string
+	rFiles    []string
+}
+
+// files returns the captures to read: -r ones, then the arguments; none
+// is a usage error.
+func (o *scanOptions) files(cmd *cobra.Command, args []string) ([]string, error) {
+	files := append(append([]string(nil), o.rFiles...), args...)
+	if len(files) == 0 {
+		return nil, usagef("%s: no capture to read: give FILE or -r FILE ('-' for standard input) (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
+	}
+	return files, nil
 }
 
 func (o *scanOptions) addFlags(cmd *cobra.Command) {
@@ -34,6 +45,8 @@ func (o *scanOptions) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
 	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed, else 100G)")
 	f.StringArrayVar(&o.linkSpeed, "speed", nil, "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
+	f.StringArrayVarP(&o.rFiles, "read-file", "r", nil, "capture to read, as tshark -r ('-': standard input; repeatable; before the positional FILEs)")
+	_ = cmd.RegisterFlagCompletionFunc("read-file", completeCaptures)
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (on a terminal, for files over 64 MiB), always or never")
 	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
@@ -133,9 +146,9 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 				lastShow = now
 				read, size := r.Progress()
 				if size > 0 {
-					fmt.Fprintf(s.errOut, "\r%s: %d frames, %.0f%%\033[K", r.Name(), n, 100*float64(read)/float64(size))
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %.0f%%\033[K", dissect.Escape(r.Name()), n, 100*float64(read)/float64(size))
 				} else {
-					fmt.Fprintf(s.errOut, "\r%s: %d frames, %d MiB\033[K", r.Name(), n, read>>20)
+					fmt.Fprintf(s.errOut, "\r%s: %d frames, %d MiB\033[K", dissect.Escape(r.Name()), n, read>>20)
 				}
 			}
 		}
@@ -148,7 +161,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		}
 		for len(speeds) <= fr.Interface {
 			i := len(speeds)
-			speeds = append(speeds, s.speeds.speedOf(i, src.ifaceName(i), src.capturedSpeed(i)))
+			speeds = append(speeds, src.speedOf(s.speeds, i))
 		}
 		f := &s.frame
 		*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
@@ -166,7 +179,7 @@ func newStatsCmd() *cobra.Command {
 	var asJSON bool
 	var top int
 	cmd := &cobra.Command{
-		Use:   "stats FILE...",
+		Use:   "stats [-r] FILE...",
 		Short: "Summarise who paused whom, for how long and why",
 		Long: `stats reads captures and prints: frames per protocol; per flow the pause
 signals (BTS, CIM, Floodgate dst-pause), resumes, pause time requested and
@@ -181,10 +194,18 @@ the order given; PFC rows are keyed by interface name.`,
 		Example: `  sfcdump stats pcaps/sample.pcapng
   sfcdump stats --json pcaps/sample.pcapng | jq '.flows[0]'
   sfcdump stats --link-speed port1=25G --top 5 capture.pcapng.gz
-  sfcdump stats -Y 'ip.dst == 10.0.0.0/16' capture.pcapng`,
-		Args:              minArgs(1),
+  sfcdump stats -Y 'ip.dst == 10.0.0.0/16' capture.pcapng
+  sfcdump stats -r capture.pcapng.zst`,
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := o.files(cmd, args)
+			if err != nil {
+				return err
+			}
+			if top < 0 {
+				return usagef("--top %d: want a number of rows, 0 for all", top)
+			}
 			sc, err := newScanner(&o, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -197,16 +218,16 @@ the order given; PFC rows are keyed by interface name.`,
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(r); err != nil {
-					return err
+					return &exitError{1, err}
 				}
 			} else if err := r.WriteText(out, top); err != nil {
-				return err
+				return &exitError{1, err}
 			}
 			return scanErr
 		},
 	}
 	o.addFlags(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
-	cmd.Flags().IntVar(&top, "top", 20, "rows shown in the per-flow, reporter and CNP tables (0: all; --json has all)")
+	cmd.Flags().IntVar(&top, "top", 20, "rows shown in the per-flow, reporter and CNP tables (0: all; no negative; --json has all)")
 	return cmd
 }

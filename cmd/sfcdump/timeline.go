@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/opensfc/sfc/atomicfile"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/stats"
 	"github.com/opensfc/sfc/timeline"
 )
@@ -21,9 +24,9 @@ func newTimelineCmd() *cobra.Command {
 	var o scanOptions
 	var out, title string
 	var rows int
-	var width float64
+	var width, height float64
 	cmd := &cobra.Command{
-		Use:   "timeline FILE... -o OUT.svg|OUT.png",
+		Use:   "timeline [-r] FILE... -o OUT.svg|OUT.png",
 		Short: "Draw pauses over time: one row per paused flow or interface and priority",
 		Long: `timeline draws a picture with time across and one row per paused flow (BTS,
 CIM, Floodgate dst-pause) or per interface and PFC priority (802.3x PAUSE as
@@ -33,19 +36,40 @@ per congestion point with the queue depth its BTS or postcards carry, as a
 line scaled to the row (the row label gives the maximum).
 
 The format follows the output's extension: .svg or .png. The most paused
-rows are drawn first; --rows bounds how many.`,
+rows are drawn first; --rows bounds how many (at most 100, and as many
+queue-depth rows). --width is at most 40 inches and --height at most 64
+(96 pixels per inch in PNG): a picture never needs more than about 100 MB
+to draw. The picture is written to a temporary file renamed when complete;
+an -o that is one of the inputs is refused.`,
 		Example: `  sfcdump timeline pcaps/sample.pcapng -o sample.svg
   sfcdump timeline --link-speed port1=25G -Y 'ip.dst == 10.0.0.2 || pfc' capture.pcapng -o pauses.png
   sfcdump timeline --rows 10 --width 16 big.pcapng.gz -o top10.svg`,
-		Args:              minArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeCaptures,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := o.files(cmd, args)
+			if err != nil {
+				return err
+			}
 			if out == "" {
 				return &usageError{errors.New("timeline: -o OUT.svg or -o OUT.png is required")}
 			}
 			format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
 			if format != "svg" && format != "png" {
 				return &usageError{fmt.Errorf("timeline: -o %s: the name must end in .svg or .png", out)}
+			}
+			if err := atomicfile.CheckNotInput(out, args...); err != nil {
+				return usagef("timeline: -o: %w", err)
+			}
+			maxW, maxH := float64(timeline.MaxWidth/vg.Inch), float64(timeline.MaxHeight/vg.Inch)
+			if math.IsNaN(width) || width <= 0 || width > maxW {
+				return usagef("--width %g: want more than 0 and at most %g inches", width, maxW)
+			}
+			if math.IsNaN(height) || height < 0 || height > maxH || cmd.Flags().Changed("height") && height == 0 {
+				return usagef("--height %g: want more than 0 and at most %g inches (leave it out to follow the rows)", height, maxH)
+			}
+			if rows < 1 || rows > timeline.RowsLimit {
+				return usagef("--rows %d: want 1 to %d", rows, timeline.RowsLimit)
 			}
 			sc, err := newScanner(&o, cmd.ErrOrStderr())
 			if err != nil {
@@ -56,18 +80,33 @@ rows are drawn first; --rows bounds how many.`,
 			c.Observer = tl
 			scanErr := sc.scan(args, c.Add)
 			c.Finish()
-			topts := timeline.Options{MaxRows: rows, Width: vg.Length(width) * vg.Inch, Title: title}
+			topts := timeline.Options{MaxRows: rows, Width: vg.Length(width) * vg.Inch, Height: vg.Length(height) * vg.Inch, Title: title}
 			if topts.Title == "" {
 				topts.Title = "sfcdump timeline: " + strings.Join(args, ", ")
 			}
+			// As read -w: an error never replaces an existing picture; a
+			// capture broken part-way is still drawn into a new file.
+			var code int
+			if ee := (*exitError)(nil); errors.As(scanErr, &ee) {
+				code = ee.code
+			}
+			_, statErr := os.Stat(out)
+			if scanErr != nil && (code != 1 || statErr == nil) {
+				report(cmd.ErrOrStderr(), fmt.Errorf("timeline: -o %s: not written because of the error above; an existing file is left as it was", out))
+				return scanErr
+			}
 			var buf bytes.Buffer
 			if err := tl.Render(&buf, format, topts); err != nil {
+				if scanErr != nil {
+					report(cmd.ErrOrStderr(), err)
+					return scanErr
+				}
 				return &exitError{1, err}
 			}
-			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			if err := atomicfile.WriteFile(out, buf.Bytes(), atomicfile.DefaultPerm); err != nil {
 				return &exitError{1, fmt.Errorf("timeline: %w", err)}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", out, len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", dissect.Escape(out), len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
 			return scanErr
 		},
 	}
@@ -75,8 +114,9 @@ rows are drawn first; --rows bounds how many.`,
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "picture to write: `OUT.svg` or OUT.png")
 	f.StringVar(&title, "title", "", "title of the picture (default: the files read)")
-	f.IntVar(&rows, "rows", 40, "most pause rows drawn (the most paused first)")
-	f.Float64Var(&width, "width", 11, "width of the picture in inches (96 pixels each in PNG)")
+	f.IntVar(&rows, "rows", 40, "most pause rows drawn (the most paused first), 1 to 100; as many depth rows")
+	f.Float64Var(&width, "width", 11, "width of the picture in inches (96 pixels each in PNG), at most 40")
+	f.Float64Var(&height, "height", 0, "height of the picture in inches, at most 64 (default: 0.3 per row and 1.4 for title and axis)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"svg", "png"}, cobra.ShellCompDirectiveFilterFileExt
 	})

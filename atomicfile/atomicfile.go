@@ -1,0 +1,165 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File is an output being written. Write to it like an *os.File; then
+// Commit to put it in place, or Abort to leave the target as it was.
+// Abort after Commit does nothing, so `defer f.Abort()` is safe.
+type File struct {
+	*os.File
+	target string // the path renamed onto; "" when writing in place
+	done   bool
+}
+
+// DefaultPerm is the mode of a new output (an existing output keeps its
+// own).
+const DefaultPerm fs.FileMode = 0o644
+
+// Create starts writing path. A regular file (or a symbolic link to one)
+// is written through a temporary file beside it, renamed onto it by
+// Commit; the link itself is kept and its target replaced. An existing
+// path that is not a regular file (/dev/null, a named pipe, a terminal)
+// is opened and written in place, as there is nothing to rename onto.
+// perm is the mode of a new file; an existing file keeps its mode.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	if path == "" {
+		return nil, errors.New("empty file name")
+	}
+	target := path
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		target = resolved
+	}
+	if st, err := os.Stat(target); err == nil {
+		if !st.Mode().IsRegular() {
+			if st.IsDir() {
+				return nil, fmt.Errorf("%s: is a directory", path)
+			}
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &File{File: f}, nil
+		}
+		perm = st.Mode().Perm()
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		// Name the output, not the temporary file nobody asked for.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return &File{File: tmp, target: target}, nil
+}
+
+// Commit flushes the file to disk, closes it and renames it onto the
+// target. On error the temporary file is removed and the target is as it
+// was.
+func (f *File) Commit() error {
+	if f.done {
+		return errors.New("atomicfile: already committed or aborted")
+	}
+	f.done = true
+	if f.target == "" {
+		return f.File.Close()
+	}
+	err := f.File.Sync()
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.File.Name(), f.target)
+	}
+	if err != nil {
+		os.Remove(f.File.Name())
+	}
+	return err
+}
+
+// Abort closes and removes the temporary file, leaving the target as it
+// was. It does nothing after Commit or a previous Abort.
+func (f *File) Abort() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	err := f.File.Close()
+	if f.target != "" {
+		if rerr := os.Remove(f.File.Name()); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Close commits the file: it lets a File stand where an io.WriteCloser
+// whose Close finishes the output is expected.
+func (f *File) Close() error { return f.Commit() }
+
+// WriteFile writes data to path through a temporary file renamed when
+// complete, like os.WriteFile but never leaving a partial file.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// SameFileError says an output is one of the inputs.
+type SameFileError struct {
+	Output, Input string
+}
+
+func (e *SameFileError) Error() string {
+	if e.Output == e.Input {
+		return fmt.Sprintf("%s is both an input and the output: it would be overwritten while read", e.Output)
+	}
+	return fmt.Sprintf("%s is the same file as the input %s: it would be overwritten while read", e.Output, e.Input)
+}
+
+// CheckNotInput returns a *SameFileError when output is the same file as
+// one of inputs (by os.SameFile: any spelling, hard or symbolic links).
+// "-" (standard input or output) and names that do not exist are never
+// the same file; neither are two character devices (/dev/null as input
+// and output is harmless).
+func CheckNotInput(output string, inputs ...string) error {
+	if output == "-" || output == "" {
+		return nil
+	}
+	out, err := os.Stat(output)
+	if err != nil || out.Mode()&fs.ModeCharDevice != 0 {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "-" || in == "" {
+			continue
+		}
+		st, err := os.Stat(in)
+		if err == nil && os.SameFile(out, st) {
+			return &SameFileError{Output: output, Input: in}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package atomicfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// leftovers lists the files in dir other than want.
+func leftovers(t *testing.T, dir string, want ...string) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var extra []string
+outer:
+	for _, e := range ents {
+		for _, w := range want {
+			if e.Name() == w {
+				continue outer
+			}
+		}
+		extra = append(extra, e.Name())
+	}
+	return extra
+}
+
+func TestAbortLeavesTargetAndCommitReplaces(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "keep.pcapng")
+	os.WriteFile(target, []byte("precious"), 0o600)
+	f, err := Create(target, DefaultPerm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("half"))
+	if got := read(t, target); got != "precious" {
+		t.Fatalf("target changed while writing: %q", got)
+	}
+	if err := f.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, target); got != "precious" {
+		t.Errorf("after Abort: %q", got)
+	}
+	if l := leftovers(t, dir, "keep.pcapng"); l != nil {
+		t.Errorf("temporary files left: %v", l)
+	}
+
+	f, _ = Create(target, DefaultPerm)
+	f.Write([]byte("new"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Abort(); err != nil {
+		t.Errorf("Abort after Commit: %v", err)
+	}
+	st, _ := os.Stat(target)
+	if got := read(t, target); got != "new" || st.Mode().Perm() != 0o600 {
+		t.Errorf("after Commit: %q mode %v (want new, the old mode 0600)", got, st.Mode())
+	}
+	if l := leftovers(t, dir, "keep.pcapng"); l != nil {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
+
+func TestCreateThroughSymlinkKeepsLink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.pcapng")
+	link := filepath.Join(dir, "link.pcapng")
+	os.WriteFile(real, []byte("old"), 0o644)
+	os.Symlink("real.pcapng", link)
+	if err := WriteFile(link, []byte("new"), DefaultPerm); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symbolic link was replaced by a file")
+	}
+	if got := read(t, real); got != "new" {
+		t.Errorf("link target: %q", got)
+	}
+}
+
+func TestCreateDeviceWritesInPlace(t *testing.T) {
+	if err := WriteFile(os.DevNull, []byte("x"), DefaultPerm); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a device: %v %v", os.DevNull, st.Mode(), err)
+	}
+	if _, err := Create(t.TempDir(), DefaultPerm); err == nil {
+		t.Error("Create on a directory succeeded")
+	}
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "out.pcapng")
+	if _, err := Create(missing, DefaultPerm); err == nil || err.Error() != "create "+missing+": no such file or directory" {
+		t.Errorf("Create in a missing folder: %v (want the output named)", err)
+	}
+}
+
+func TestNewFileMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.svg")
+	if err := WriteFile(path, []byte("<svg/>"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640", st.Mode())
+	}
+}
+
+func TestCheckNotInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pcapng")
+	os.WriteFile(in, []byte("x"), 0o644)
+	other := filepath.Join(dir, "other.pcapng")
+	os.WriteFile(other, []byte("y"), 0o644)
+	hard := filepath.Join(dir, "hard.pcapng")
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
+	sym := filepath.Join(dir, "sym.pcapng")
+	os.Symlink(in, sym)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	for _, tc := range []struct {
+		out  string
+		same bool
+	}{
+		{in, true},
+		{filepath.Join(sub, "..", "in.pcapng"), true},
+		{dir + "//in.pcapng", true},
+		{hard, true},
+		{sym, true},
+		{other, false},
+		{filepath.Join(dir, "new.pcapng"), false},
+		{"-", false},
+		{os.DevNull, false},
+	} {
+		err := CheckNotInput(tc.out, filepath.Join(dir, "missing"), "-", in)
+		var se *SameFileError
+		if got := errors.As(err, &se); got != tc.same {
+			t.Errorf("%s: error %v, want same=%v", tc.out, err, tc.same)
+		}
+	}
+	if err := CheckNotInput(os.DevNull, os.DevNull); err != nil {
+		t.Errorf("/dev/null in and out: %v", err)
+	}
+}

@@ -1,0 +1,583 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
+
+	"github.com/opensfc/sfc/pcapio"
+	"github.com/opensfc/sfc/version"
+)
+
+// copyFile copies src to a new file dst.
+func copyFile(t *testing.T, src, dst string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// noTemps fails when dir holds anything but want.
+func noTemps(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		found := false
+		for _, w := range want {
+			found = found || e.Name() == w
+		}
+		if !found {
+			t.Errorf("%s left in %s", e.Name(), dir)
+		}
+	}
+}
+
+// loadFrames reads every frame of path, copied.
+func loadFrames(t *testing.T, path string) []*pcapio.Frame {
+	t.Helper()
+	r, err := pcapio.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var frames []*pcapio.Frame
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			return frames
+		}
+		c := *fr
+		c.Data = bytes.Clone(fr.Data)
+		frames = append(frames, &c)
+	}
+}
+
+// countFrames reads path with pcapio and returns its frames, -1 if it
+// cannot be opened or breaks.
+func countFrames(t *testing.T, path string) int {
+	t.Helper()
+	r, err := pcapio.Open(path)
+	if err != nil {
+		return -1
+	}
+	defer r.Close()
+	n := 0
+	for {
+		_, err := r.Next()
+		if err != nil {
+			if err.Error() == "EOF" {
+				return n
+			}
+			return -1
+		}
+		n++
+	}
+}
+
+// TestOutputIsNeverTheInput: an output that is an input, by any spelling
+// or link, is refused with exit status 2 and the input is untouched
+// (read -w X X truncated a 4,192-octet capture to 84 octets).
+func TestOutputIsNeverTheInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.pcapng")
+	want := copyFile(t, sampleCap, in)
+	os.Symlink("x.pcapng", filepath.Join(dir, "sym.pcapng"))
+	os.Link(in, filepath.Join(dir, "hard.pcapng"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	svg := filepath.Join(dir, "cap.svg") // a capture named like a picture
+	copyFile(t, sampleCap, svg)
+	for _, args := range [][]string{
+		{"read", "-w", in, in},
+		{"read", "-w", filepath.Join(dir, "sub", "..", "x.pcapng"), in},
+		{"read", "-w", filepath.Join(dir, "sym.pcapng"), in},
+		{"read", "-w", filepath.Join(dir, "hard.pcapng"), in},
+		{"read", "-w", in, "-r", filepath.Join(dir, "sym.pcapng")},
+		{"read", "-w", in, sampleCap, in},
+		{"timeline", "-o", svg, svg},
+	} {
+		out, errs, code := sfcdump(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "same file") && !strings.Contains(errs, "both an input and the output") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the reason", args, code, out, errs)
+		}
+		if got, _ := os.ReadFile(in); !bytes.Equal(got, want) {
+			t.Fatalf("%v: the input changed (%d octets, was %d)", args, len(got), len(want))
+		}
+	}
+	noTemps(t, dir, "x.pcapng", "sym.pcapng", "hard.pcapng", "sub", "cap.svg")
+}
+
+// TestErrorsLeaveFilesUntouched: a run that fails leaves an existing
+// output as it was and no temporary file; one that succeeds replaces it.
+func TestErrorsLeaveFilesUntouched(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "keep.pcapng")
+	precious := []byte("precious bytes, not even a capture")
+	garbage := filepath.Join(dir, "garbage.pcapng")
+	os.WriteFile(garbage, []byte("\x0a\x0d\x0d\x0a garbage after a pcapng magic"), 0o644)
+	notCap := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notCap, []byte("hello"), 0o644)
+	data, _ := os.ReadFile(sampleCap)
+	trunc := filepath.Join(dir, "trunc.pcapng")
+	os.WriteFile(trunc, data[:1500], 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"read", "-w", keep, filepath.Join(dir, "nosuchfile")}, 2},
+		{[]string{"read", "-w", keep, notCap}, 2},
+		{[]string{"read", "-w", keep, garbage}, 2},
+		{[]string{"read", "-w", keep, sampleCap, notCap}, 2},
+		{[]string{"read", "-w", keep, trunc}, 1},
+		{[]string{"read", "-w", keep, "-Y", "bts.nothing == 1", sampleCap}, 2},
+		{[]string{"read", "-w", keep, "-c", "-1", sampleCap}, 2},
+		{[]string{"capture", "-i", "nosuchiface0", "-w", keep}, 1},
+		{[]string{"timeline", "-o", filepath.Join(dir, "keep.svg"), filepath.Join(dir, "nosuchfile")}, 2},
+	} {
+		os.WriteFile(keep, precious, 0o600)
+		os.WriteFile(filepath.Join(dir, "keep.svg"), precious, 0o600)
+		_, errs, code := sfcdump(t, tc.args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", tc.args, code, tc.code, errs)
+		}
+		for _, p := range []string{keep, filepath.Join(dir, "keep.svg")} {
+			if got, _ := os.ReadFile(p); !bytes.Equal(got, precious) {
+				t.Errorf("%v: %s changed to %d octets", tc.args, filepath.Base(p), len(got))
+			}
+		}
+		noTemps(t, dir, "keep.pcapng", "keep.svg", "garbage.pcapng", "notes.txt", "trunc.pcapng")
+	}
+	// Broken part-way into a new file: the frames before the break are
+	// salvaged.
+	salvage := filepath.Join(dir, "salvage.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-w", salvage, trunc); code != 1 || countFrames(t, salvage) != 8 {
+		t.Errorf("salvage: exit %d, %d frames (want 1, 8); stderr %q", code, countFrames(t, salvage), errs)
+	}
+	// Success replaces.
+	if _, errs, code := sfcdump(t, "read", "-w", keep, sampleCap); code != 0 || countFrames(t, keep) != 21 {
+		t.Errorf("read -w over an existing file: exit %d, %d frames; stderr %q", code, countFrames(t, keep), errs)
+	}
+	noTemps(t, dir, "keep.pcapng", "keep.svg", "garbage.pcapng", "notes.txt", "trunc.pcapng", "salvage.pcapng")
+}
+
+// fakeHandle serves frames, then sends SIGINT to the process (as Ctrl-C
+// would) and blocks until closed.
+type fakeHandle struct {
+	frames [][]byte
+	i      int
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (h *fakeHandle) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	if h.i < len(h.frames) {
+		d := h.frames[h.i]
+		h.i++
+		return d, gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(h.i)), CaptureLength: len(d), Length: len(d)}, nil
+	}
+	if h.i == len(h.frames) {
+		h.i++
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}
+	<-h.closed
+	return nil, gopacket.CaptureInfo{}, os.ErrClosed
+}
+
+func (h *fakeHandle) Close() error { h.once.Do(func() { close(h.closed) }); return nil }
+
+// TestCaptureInterruptedKeepsFrames: Ctrl-C ends a capture with every
+// frame written, in a readable capture, in place of the old file.
+func TestCaptureInterruptedKeepsFrames(t *testing.T) {
+	guard := make(chan os.Signal, 1) // a stray SIGINT must not kill the test binary
+	signal.Notify(guard, syscall.SIGINT)
+	defer signal.Stop(guard)
+	var frames [][]byte
+	for _, fr := range loadFrames(t, sampleCap) {
+		frames = append(frames, fr.Data)
+	}
+	old := openLive
+	defer func() { openLive = old }()
+	openLive = func(string, bool, int) (liveHandle, error) {
+		return &fakeHandle{frames: frames, closed: make(chan struct{})}, nil
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "live.pcapng")
+	os.WriteFile(out, []byte("old"), 0o644)
+	stdout, errs, code := sfcdump(t, "capture", "-i", "fake0", "-q", "-w", out)
+	if code != 0 || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	if n := countFrames(t, out); n != len(frames) {
+		t.Errorf("%d frames kept, want %d", n, len(frames))
+	}
+	noTemps(t, dir, "live.pcapng")
+}
+
+// TestReadInterruptedKeepsFrames: Ctrl-C during read -w from a pipe keeps
+// every frame written and exits with status 130.
+func TestReadInterruptedKeepsFrames(t *testing.T) {
+	// Should the signal come before sfcdump listens, it must not kill the
+	// test binary.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, syscall.SIGINT)
+	defer signal.Stop(guard)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = pr
+	defer func() { os.Stdin = old; pr.Close() }()
+	data, _ := os.ReadFile(sampleCap)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "piped.pcapng")
+	go func() {
+		pw.Write(data)
+		// The temporary output exists once sfcdump listens for signals.
+		for i := 0; i < 500; i++ {
+			if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond) // the read waits for more
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		time.Sleep(100 * time.Millisecond)
+		pw.Close() // the upstream dies of the same Ctrl-C
+	}()
+	_, errs, code := sfcdump(t, "read", "-r", "-", "-w", out)
+	var n int
+	if _, err := fmt.Sscanf(errs, "sfcdump: interrupted after %d frames", &n); err != nil || code != 130 {
+		t.Fatalf("exit %d, stderr %q; want 130, interrupted after N frames", code, errs)
+	}
+	if got := countFrames(t, out); got != n {
+		t.Errorf("%d frames written, %d kept", n, got)
+	}
+	if n != 21 {
+		t.Logf("the interrupt came after %d of 21 frames (a slow machine)", n)
+	}
+	noTemps(t, dir, "piped.pcapng")
+}
+
+// TestFlagsValidated: every flag out of range is a usage error (exit 2)
+// naming it, with nothing on stdout; so are unknown commands.
+func TestFlagsValidated(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "t.svg")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "-c", "-1", sampleCap}, "-c -1"},
+		{[]string{"read", "-q", "-P", sampleCap}, "-q"},
+		{[]string{"read"}, "no capture to read"},
+		{[]string{"stats", "--top", "-3", sampleCap}, "--top -3"},
+		{[]string{"stats"}, "sfcdump stats: no capture to read"},
+		{[]string{"timeline", "-o", svg}, "sfcdump timeline: no capture to read"},
+		{[]string{"timeline", "--width", "-5", sampleCap, "-o", svg}, "--width -5"},
+		{[]string{"timeline", "--width", "NaN", sampleCap, "-o", svg}, "--width NaN"},
+		{[]string{"timeline", "--width", "0", sampleCap, "-o", svg}, "--width 0"},
+		{[]string{"timeline", "--width", "100000", sampleCap, "-o", svg}, "--width 100000"},
+		{[]string{"timeline", "--width", "+Inf", sampleCap, "-o", svg}, "--width +Inf"},
+		{[]string{"timeline", "--height", "65", sampleCap, "-o", svg}, "--height 65"},
+		{[]string{"timeline", "--height", "0", sampleCap, "-o", svg}, "--height 0"},
+		{[]string{"timeline", "--rows", "0", sampleCap, "-o", svg}, "--rows 0"},
+		{[]string{"timeline", "--rows", "1000", sampleCap, "-o", svg}, "--rows 1000"},
+		{[]string{"capture", "-i", "lo", "--duration", "-1s"}, "--duration -1s"},
+		{[]string{"capture", "-i", "lo", "--duration", "0s"}, "--duration 0s"},
+		{[]string{"capture", "-i", "lo", "--snaplen", "-1"}, "--snaplen -1"},
+		{[]string{"capture", "-i", "lo", "-c", "-5"}, "-c -5"},
+		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
+		{[]string{"stast", sampleCap}, "did you mean stats"},
+		{[]string{"wireshark", "bogus"}, `unknown command "bogus" for "sfcdump wireshark"`},
+		{[]string{"read", "--bogus", sampleCap}, "--bogus"},
+		{[]string{"read", "-w", "", sampleCap}, "-w: an empty file name"},
+		{[]string{"capture", "-i", "lo", "extra"}, `unknown command "extra" for "sfcdump capture"`},
+		{[]string{"wireshark", "path", "x"}, `unknown command "x"`},
+		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},
+		{[]string{"read", "--link-speed", "port1=NaNG", sampleCap}, "--link-speed port1=NaNG"},
+		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
+		{[]string{"stats", "--link-speed", "InfG", sampleCap}, "--link-speed InfG"},
+	} {
+		out, errs, code := sfcdump(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	if _, err := os.Stat(svg); err == nil {
+		t.Error("a rejected timeline wrote its picture")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, errs, code := sfcdump(t, "--version")
+	want := "sfcdump " + version.String() + "\n"
+	if code != 0 || out != want || errs != "" || !strings.Contains(out, "github.com/opensfc/sfc") || !strings.Contains(out, " go1.") {
+		t.Errorf("--version: exit %d, %q (want %q), stderr %q", code, out, want, errs)
+	}
+}
+
+// TestTcpdumpHabits: -r FILE, -r - and - from standard input, zstd, -c,
+// -w - and -q.
+func TestTcpdumpHabits(t *testing.T) {
+	want, _, _ := sfcdump(t, "read", sampleCap)
+	if strings.Count(want, "\n") != 21 {
+		t.Fatalf("sample: %q", want)
+	}
+	data, _ := os.ReadFile(sampleCap)
+	dir := t.TempDir()
+	var zbuf bytes.Buffer
+	zw, _ := zstd.NewWriter(&zbuf)
+	zw.Write(data)
+	zw.Close()
+	zst := filepath.Join(dir, "sample.pcapng.zst")
+	os.WriteFile(zst, zbuf.Bytes(), 0o644)
+	if p, err := exec.LookPath("zstd"); err == nil {
+		// The reference tool's output, when it is installed.
+		zst = filepath.Join(dir, "tool.pcapng.zst")
+		if b, err := exec.Command(p, "-q", "-o", zst, sampleCap).CombinedOutput(); err != nil {
+			t.Fatalf("zstd: %v %s", err, b)
+		}
+	}
+	withStdin := func(content []byte, fn func()) {
+		pr, pw, _ := os.Pipe()
+		old := os.Stdin
+		os.Stdin = pr
+		go func() { pw.Write(content); pw.Close() }()
+		fn()
+		os.Stdin = old
+		pr.Close()
+	}
+	for _, args := range [][]string{
+		{"read", "-r", sampleCap},
+		{"read", "--read-file", sampleCap},
+		{"read", zst},
+		{"read", "-r", zst},
+	} {
+		if out, errs, code := sfcdump(t, args...); out != want || code != 0 {
+			t.Errorf("%v: exit %d, stderr %q, output differs from read FILE:\n%s", args, code, errs, out)
+		}
+	}
+	for _, args := range [][]string{{"read", "-r", "-"}, {"read", "-"}} {
+		withStdin(zbuf.Bytes(), func() {
+			out, errs, code := sfcdump(t, args...)
+			if code != 0 || strings.Count(out, "\n") != 21 {
+				t.Errorf("%v of zstd on stdin: exit %d, %q, stderr %q", args, code, out, errs)
+			}
+		})
+	}
+	// stats and timeline take -r too.
+	st, _, _ := sfcdump(t, "stats", sampleCap)
+	if got, errs, code := sfcdump(t, "stats", "-r", zst); got != st || code != 0 {
+		t.Errorf("stats -r FILE.zst: exit %d, %q, output differs", code, errs)
+	}
+	svg := filepath.Join(dir, "r.svg")
+	if got, errs, code := sfcdump(t, "timeline", "-r", sampleCap, "-o", svg); code != 0 || !strings.HasPrefix(got, svg+": 9 rows") {
+		t.Errorf("timeline -r: exit %d, %q, %q", code, got, errs)
+	}
+	// -r twice, then positional: all read in order.
+	if out, _, _ := sfcdump(t, "read", "-c", "25", "-r", sampleCap, "-r", sampleCap); strings.Count(out, "\n") != 25 {
+		t.Errorf("-r twice with -c 25: %d lines", strings.Count(out, "\n"))
+	}
+	// -w - writes pcapng to stdout, which reads back to the same frames.
+	pc, errs, code := sfcdump(t, "read", "-w", "-", "-Y", "bts", sampleCap)
+	if code != 0 || !strings.HasPrefix(pc, "\x0a\x0d\x0d\x0a") {
+		t.Fatalf("-w -: exit %d, stderr %q, %q", code, errs, pc[:min(len(pc), 16)])
+	}
+	btsWant, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "bts.pause_us", "-Y", "bts", sampleCap)
+	withStdin([]byte(pc), func() {
+		got, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "bts.pause_us", "-")
+		if got != btsWant || got == "" {
+			t.Errorf("-w - read back: %q, want %q", got, btsWant)
+		}
+	})
+	// -q prints no frame; with -w it only writes.
+	out := filepath.Join(dir, "q.pcapng")
+	if o, e, c := sfcdump(t, "read", "-q", sampleCap); o != "" || e != "" || c != 0 {
+		t.Errorf("-q: exit %d, stdout %q, stderr %q", c, o, e)
+	}
+	if o, _, c := sfcdump(t, "read", "-q", "-c", "3", "-w", out, sampleCap); o != "" || c != 0 || countFrames(t, out) != 3 {
+		t.Errorf("-q -c 3 -w: exit %d, stdout %q, %d frames", c, o, countFrames(t, out))
+	}
+}
+
+// evilName carries what must never reach a terminal raw: ESC sequences
+// (clear screen, set title), CR, BEL, invalid UTF-8 and a bidi override.
+const evilName = "port\x1b[2J\x1b]0;pwned\a\rX\xff\xfe\u202egnp"
+
+// evilCapture writes the sample's frames on one interface named evilName,
+// each with an evil comment.
+func evilCapture(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "evil.pcapng")
+	f, _ := os.Create(path)
+	w, err := pcapio.NewWriter(f, evilName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fr := range loadFrames(t, sampleCap) {
+		w.Write(0, fr.Time, fr.Data, fr.Len, "comment "+evilName)
+	}
+	w.Flush()
+	f.Close()
+	return path
+}
+
+// TestTerminalSafety: no command prints a raw control character, invalid
+// UTF-8 or bidi control taken from a capture.
+func TestTerminalSafety(t *testing.T) {
+	evil := evilCapture(t)
+	svg := filepath.Join(t.TempDir(), "t.svg")
+	for _, args := range [][]string{
+		{"read", evil},
+		{"read", "-V", evil},
+		{"read", "-V", "-x", evil},
+		{"stats", evil},
+		{"stats", "--json", evil},
+		{"timeline", evil, "-o", svg},
+		{"read", evil + "\x1b[31m"},
+	} {
+		out, errs, _ := sfcdump(t, args...)
+		for name, s := range map[string]string{"stdout": out, "stderr": errs} {
+			for _, bad := range []string{"\x1b", "\a", "\r", "\xff", "\u202e"} {
+				if strings.Contains(s, bad) {
+					t.Errorf("%v: %s holds %q:\n%q", args[:len(args)-1], name, bad, s)
+				}
+			}
+		}
+		if args[0] != "read" || len(args) == 2 && strings.HasSuffix(args[1], "m") {
+			continue
+		}
+		if !strings.Contains(out, `port\x1b[2J\x1b]0;pwned\a\rX\xff\xfe\u202egnp`) {
+			t.Errorf("%v: the escaped name is missing:\n%s", args, out)
+		}
+	}
+	pic, _ := os.ReadFile(svg)
+	if bytes.ContainsAny(pic, "\x1b\a\r\xff") || len(pic) == 0 {
+		t.Errorf("timeline picture holds raw control octets or is empty (%d octets)", len(pic))
+	}
+	v, _, _ := sfcdump(t, "read", "-V", "-c", "1", evil)
+	if !strings.Contains(v, `frame.comment: comment port\x1b[2J`) {
+		t.Errorf("-V comment not shown escaped:\n%s", v)
+	}
+}
+
+// TestWiresharkInstallKeepsLocalEdits: install replaces its own earlier
+// file but not a hand-edited one without --force, which keeps a backup.
+func TestWiresharkInstallKeepsLocalEdits(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sfc.lua")
+	if out, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir); code != 0 || out != path+"\n" {
+		t.Fatalf("first install: exit %d, %q, %q", code, out, errs)
+	}
+	// An earlier install's file (another version) is replaced quietly.
+	older := []byte("-- sfc.lua of an older sfcdump\n")
+	os.WriteFile(path, older, 0o644)
+	os.WriteFile(filepath.Join(dir, ".sfc.lua.sha256"), []byte(sum(older)+"\n"), 0o644)
+	if _, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir); code != 0 || !strings.Contains(errs, "earlier install") {
+		t.Errorf("upgrade: exit %d, stderr %q", code, errs)
+	}
+	ours, _ := os.ReadFile(path)
+	edited := append(bytes.Clone(ours), "-- my local tweak\n"...)
+	os.WriteFile(path, edited, 0o644)
+	_, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir)
+	if code != 1 || !strings.Contains(errs, "--force") || !strings.Contains(errs, "my local tweak") {
+		t.Errorf("edited: exit %d, stderr %q; want 1, what differs, --force", code, errs)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, edited) {
+		t.Fatal("the edited plugin was overwritten without --force")
+	}
+	if _, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir, "--force"); code != 0 || !strings.Contains(errs, ".bak") {
+		t.Errorf("--force: exit %d, stderr %q", code, errs)
+	}
+	if got, _ := os.ReadFile(path + ".bak"); !bytes.Equal(got, edited) {
+		t.Error("--force did not keep the edited file as sfc.lua.bak")
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, ours) {
+		t.Error("--force did not install")
+	}
+	noTemps(t, dir, "sfc.lua", "sfc.lua.bak", ".sfc.lua.sha256")
+}
+
+// TestManPages: sfcdump man DIR writes a page per command, with the
+// command's flags, that man(1) can format.
+func TestManPages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "man1")
+	out, errs, code := sfcdump(t, "man", dir)
+	if code != 0 || !strings.HasSuffix(out, " pages\n") {
+		t.Fatalf("exit %d, %q, %q", code, out, errs)
+	}
+	for _, name := range []string{"sfcdump.1", "sfcdump-read.1", "sfcdump-stats.1", "sfcdump-timeline.1", "sfcdump-wireshark-install.1", "sfcdump-man.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !bytes.Contains(b, []byte("\n.TH \"SFCDUMP\" \"1\"")) {
+			t.Errorf("%s has no .TH header: %q", name, b[:min(len(b), 40)])
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "sfcdump-read.1"))
+	if !bytes.Contains(page, []byte("--read-file")) || !bytes.Contains(page, []byte("zstd")) {
+		t.Error("sfcdump-read.1 lacks --read-file or its description")
+	}
+	if _, _, code := sfcdump(t, "man"); code != 2 {
+		t.Errorf("man without DIR: exit %d, want 2", code)
+	}
+	if p, err := exec.LookPath("man"); err == nil {
+		b, err := exec.Command(p, "-l", filepath.Join(dir, "sfcdump-read.1")).Output()
+		if err != nil || !bytes.Contains(b, []byte("sfcdump read")) {
+			t.Errorf("man -l sfcdump-read.1: %v\n%s", err, b)
+		}
+	}
+}
+
+// openPty returns the two ends of a new pseudo-terminal.
+func openPty(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("opening the pty: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// TestWriteStdoutRefusesTerminal: -w - to a terminal would pour a binary
+// capture, raw strings included, onto it: refused as bad usage.
+func TestWriteStdoutRefusesTerminal(t *testing.T) {
+	_, tty := openPty(t)
+	var errb bytes.Buffer
+	if code := run([]string{"read", "-w", "-", sampleCap}, tty, &errb); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
+		t.Errorf("-w - to a terminal: exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -1,0 +1,79 @@
+package pcapio
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// frames reads every frame of path and returns their data, joined.
+func allFrames(t *testing.T, path string) (int, []byte) {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var all []byte
+	n := 0
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			break
+		}
+		n++
+		all = append(all, fr.Data...)
+	}
+	return n, all
+}
+
+// TestZstd reads the sample capture compressed by the zstd tool (the
+// reference implementation) and by klauspost/compress, and checks it
+// gives the frames of the plain file.
+func TestZstd(t *testing.T) {
+	plain := filepath.Join("..", "pcaps", "sample.pcapng")
+	wantN, want := allFrames(t, plain)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	if zstdTool, err := exec.LookPath("zstd"); err == nil {
+		out := filepath.Join(dir, "tool.pcapng.zst")
+		if b, err := exec.Command(zstdTool, "-q", "-19", "-o", out, plain).CombinedOutput(); err != nil {
+			t.Fatalf("zstd: %v %s", err, b)
+		}
+		paths = append(paths, out)
+	}
+	var buf bytes.Buffer
+	zw, _ := zstd.NewWriter(&buf)
+	zw.Write(data)
+	zw.Close()
+	lib := filepath.Join(dir, "lib.pcapng.zst")
+	os.WriteFile(lib, buf.Bytes(), 0o644)
+	paths = append(paths, lib)
+	for _, p := range paths {
+		n, got := allFrames(t, p)
+		if n != wantN || !bytes.Equal(got, want) || n == 0 {
+			t.Errorf("%s: %d frames, want the %d of the plain capture", p, n, wantN)
+		}
+	}
+	// A zstd stream cut short is an error naming the file, not a hang.
+	cut := filepath.Join(dir, "cut.pcapng.zst")
+	os.WriteFile(cut, buf.Bytes()[:len(buf.Bytes())/2], 0o644)
+	r, err := Open(cut)
+	if err == nil {
+		for err == nil {
+			_, err = r.Next()
+		}
+		r.Close()
+	}
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("cut.pcapng.zst")) {
+		t.Errorf("cut zstd: %v", err)
+	}
+}
