@@ -1,6 +1,7 @@
 package live
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,11 @@ type EmuOptions struct {
 	Dilate float64
 	// Fault, when set, makes the emulator a faulty device (for tests).
 	Fault *Fault
+	// Settle is how long a frame is held after its receive time before
+	// the device takes it (default 1 ms; negative: 0): frames read from
+	// several ports by several threads go in in receive-time order. The
+	// device's latency grows by Settle/Dilate in model time.
+	Settle time.Duration
 	// Ready, when set, is called once every port is being read.
 	Ready func()
 }
@@ -55,6 +61,20 @@ type Summary struct {
 	MaxInputLag  time.Duration `json:"max_input_lag_ns"`
 	MaxOutputLag time.Duration `json:"max_output_lag_ns"`
 	Faults       []string      `json:"faults,omitempty"`
+	Settle       time.Duration `json:"settle_ns"`
+}
+
+type inHeap []emuIn
+
+func (h inHeap) Len() int           { return len(h) }
+func (h inHeap) Less(i, j int) bool { return h[i].t.Before(h[j].t) }
+func (h inHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *inHeap) Push(x any)        { *h = append(*h, x.(emuIn)) }
+func (h *inHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // String renders the summary in a few lines.
@@ -80,7 +100,7 @@ func (s *Summary) String() string {
 	if len(s.Drops) > 0 {
 		out += fmt.Sprintf("  model drops: %v\n", s.Drops)
 	}
-	out += fmt.Sprintf("  late inputs %d, worst input lag %s, worst output lag %s\n", s.LateInputs, s.MaxInputLag, s.MaxOutputLag)
+	out += fmt.Sprintf("  late inputs %d, worst input lag %s, worst output lag %s (beyond the %s settle time)\n", s.LateInputs, s.MaxInputLag, s.MaxOutputLag, s.Settle)
 	for _, f := range s.Faults {
 		out += "  fault injected: " + f + "\n"
 	}
@@ -114,6 +134,12 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 		sum.Ports = append(sum.Ports, EmuPort{Port: c.PortName(id), Interface: ports[id].Name()})
 	}
 
+	settle := o.Settle
+	if settle == 0 {
+		settle = time.Millisecond
+	}
+	settle = max(settle, 0)
+	sum.Settle = settle
 	var wall0 time.Time
 	started := false
 	toModel := func(w time.Time) int64 { return int64(float64(w.Sub(wall0).Nanoseconds()) / n) }
@@ -138,7 +164,7 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 				return
 			}
 		}
-		if lag := time.Since(toWall(out.Time)); lag > sum.MaxOutputLag {
+		if lag := time.Since(toWall(out.Time)) - settle; lag > sum.MaxOutputLag {
 			sum.MaxOutputLag = lag
 		}
 		ep := &sum.Ports[idx[out.Port]]
@@ -175,18 +201,45 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 	if o.Ready != nil {
 		o.Ready()
 	}
+	feed := func(f emuIn) error {
+		if !started {
+			wall0, started = f.t, true
+		}
+		t := toModel(f.t)
+		if now := d.Now(); t < now {
+			sum.LateInputs++
+			if lag := time.Duration(float64(now-t) * n); lag > sum.MaxInputLag {
+				sum.MaxInputLag = lag
+			}
+			t = now
+		}
+		sum.Ports[idx[f.port]].In++
+		return d.Input(f.port, t, f.data)
+	}
 	begin := time.Now()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var pend inHeap
 	var runErr error
 loop:
 	for {
-		var wake <-chan time.Time
+		// Sleep until the next input is older than settle, or the next
+		// event of the device is due (settle late).
+		var wakeAt time.Time
+		if len(pend) > 0 {
+			wakeAt = pend[0].t.Add(settle)
+		}
 		if started {
 			if next := d.Sim().NextEvent(); next != math.MaxInt64 {
-				timer.Reset(max(0, time.Until(toWall(next))))
-				wake = timer.C
+				if w := toWall(next).Add(settle); wakeAt.IsZero() || w.Before(wakeAt) {
+					wakeAt = w
+				}
 			}
+		}
+		var wake <-chan time.Time
+		if !wakeAt.IsZero() {
+			timer.Reset(max(0, time.Until(wakeAt)))
+			wake = timer.C
 		}
 		select {
 		case <-ctx.Done():
@@ -195,24 +248,22 @@ loop:
 			runErr = err
 			break loop
 		case f := <-in:
-			if !started {
-				wall0, started = f.t, true
-			}
-			t := toModel(f.t)
-			if now := d.Now(); t < now {
-				sum.LateInputs++
-				if lag := time.Duration(float64(now-t) * n); lag > sum.MaxInputLag {
-					sum.MaxInputLag = lag
-				}
-				t = now
-			}
-			sum.Ports[idx[f.port]].In++
-			if err := d.Input(f.port, t, f.data); err != nil {
-				runErr = err
+			heap.Push(&pend, f)
+		case <-wake:
+		}
+		// Inputs older than settle go in, in receive-time order, each
+		// after the events due before it; then the device catches up with
+		// the clock (settle behind the wall clock).
+		now := time.Now().Add(-settle)
+		for len(pend) > 0 && !pend[0].t.After(now) {
+			if runErr = feed(heap.Pop(&pend).(emuIn)); runErr != nil {
 				break loop
 			}
-		case <-wake:
-			d.AdvanceTo(toModel(time.Now()))
+		}
+		if started {
+			if t := toModel(now); t > d.Now() {
+				d.AdvanceTo(t)
+			}
 		}
 	}
 	for _, id := range ids {

@@ -5,6 +5,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,6 +97,9 @@ func live(t *testing.T, tb *testbed, dir string, fault *Fault, o Options) (*Repo
 		t.Fatalf("emulator: %v", r.err)
 	}
 	o.Ports, o.Open = pm, tb.open
+	if o.Save == "" {
+		o.Save = os.Getenv("SFC_LIVE_SAVE") // keep the captures to look into a failure
+	}
 	if o.Dilate == 0 {
 		o.Dilate = testDilate
 	}

@@ -255,7 +255,7 @@ func safeName(dir string) string {
 		if rel, err := filepath.Rel(".", abs); err == nil && !strings.HasPrefix(rel, "..") {
 			d = rel
 		} else {
-			d = filepath.Base(abs)
+			d = filepath.Join(filepath.Base(filepath.Dir(abs)), filepath.Base(abs))
 		}
 	}
 	d = strings.TrimPrefix(d, "pcaps"+string(filepath.Separator))
