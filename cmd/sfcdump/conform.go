@@ -36,6 +36,7 @@ the reference models and compares their output with the expected capture
 See conformance/README.md for the vector format and how to capture a device.`,
 	}
 	cmd.AddCommand(newConformRunCmd(), newConformCheckCmd(), newConformGenCmd(), newConformScenarioCmd())
+	cmd.AddCommand(newConformLiveCmd())
 	return cmd
 }
 
