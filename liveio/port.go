@@ -14,6 +14,10 @@ type Options struct {
 	// buffer rides out longer stalls of the reader before the kernel
 	// drops frames (Stats().Dropped).
 	RcvBuf int
+	// Outgoing makes Read return the frames the host sends on the
+	// interface (other sockets' sends, with the kernel's transmit
+	// timestamp) instead of the frames it receives.
+	Outgoing bool
 }
 
 // Frame is one frame read from a Port. Data is valid until the next Read.

@@ -19,14 +19,15 @@ import (
 // Port is an AF_PACKET socket bound to one interface, for reading and
 // writing whole Ethernet frames.
 type Port struct {
-	f       *os.File
-	rc      syscall.RawConn
-	name    string
-	index   int
-	mtu     int
-	promisc bool
-	buf     []byte
-	oob     []byte
+	f        *os.File
+	rc       syscall.RawConn
+	name     string
+	index    int
+	mtu      int
+	promisc  bool
+	outgoing bool
+	buf      []byte
+	oob      []byte
 
 	mu    sync.Mutex
 	stats Stats
@@ -60,7 +61,9 @@ func Open(iface string, o Options) (*Port, error) {
 	}
 	// Kernels before 4.20 lack it: Read then skips outgoing frames by
 	// their packet type.
-	_ = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_IGNORE_OUTGOING, 1)
+	if !o.Outgoing {
+		_ = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_IGNORE_OUTGOING, 1)
+	}
 	rb := o.RcvBuf
 	if rb <= 0 {
 		rb = 8 << 20
@@ -88,7 +91,7 @@ func Open(iface string, o Options) (*Port, error) {
 		f.Close()
 		return nil, fmt.Errorf("interface %s: %w", iface, err)
 	}
-	p := &Port{f: f, rc: rc, name: iface, index: ifi.Index, mtu: ifi.MTU, promisc: o.Promisc,
+	p := &Port{f: f, rc: rc, name: iface, index: ifi.Index, mtu: ifi.MTU, promisc: o.Promisc, outgoing: o.Outgoing,
 		buf: make([]byte, 65536+4), oob: make([]byte, 256)}
 	// Start the counters at zero (the kernel resets them on every read).
 	_, _ = p.Stats()
@@ -146,7 +149,7 @@ func (p *Port) Read() (Frame, error) {
 		if rerr != nil {
 			return Frame{}, fmt.Errorf("%s: read: %w", p.name, rerr)
 		}
-		if sa, ok := from.(*unix.SockaddrLinklayer); ok && sa.Pkttype == unix.PACKET_OUTGOING {
+		if sa, ok := from.(*unix.SockaddrLinklayer); ok && (sa.Pkttype == unix.PACKET_OUTGOING) != p.outgoing {
 			continue
 		}
 		fr := Frame{Len: n}

@@ -123,7 +123,7 @@ kernel drops, and how far it fell behind the wall clock.`,
 				}
 			}()
 			for id, iface := range ids {
-				p, err := liveOpen(iface)
+				p, err := liveOpen(iface, liveio.Options{Promisc: true})
 				if err != nil {
 					return &exitError{1, fmt.Errorf("port %s: %w", c.PortName(id), err)}
 				}

@@ -102,9 +102,9 @@ func (tb *testbed) inNetns(fn func() error) error {
 }
 
 // open opens an interface of the namespace.
-func (tb *testbed) open(iface string) (p *liveio.Port, err error) {
+func (tb *testbed) open(iface string, o liveio.Options) (p *liveio.Port, err error) {
 	err = tb.inNetns(func() error {
-		p, err = DefaultOpen(iface)
+		p, err = DefaultOpen(iface, o)
 		return err
 	})
 	return p, err

@@ -83,14 +83,13 @@ func (m PortMap) Resolve(c *conformance.Case) (ids map[int]string, unknown []str
 	return ids, unknown, nil
 }
 
-// OpenFunc opens a host interface; the default is liveio.Open in
-// promiscuous mode. Tests replace it to open interfaces in a network
-// namespace.
-type OpenFunc func(iface string) (*liveio.Port, error)
+// OpenFunc opens a host interface; the default is liveio.Open. Tests
+// replace it to open interfaces in a network namespace.
+type OpenFunc func(iface string, o liveio.Options) (*liveio.Port, error)
 
-// DefaultOpen opens iface with liveio.Open, promiscuous.
-func DefaultOpen(iface string) (*liveio.Port, error) {
-	return liveio.Open(iface, liveio.Options{Promisc: true})
+// DefaultOpen is liveio.Open.
+func DefaultOpen(iface string, o liveio.Options) (*liveio.Port, error) {
+	return liveio.Open(iface, o)
 }
 
 // speedOf returns the speed of port id of c in bit/s (the wire port's for

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opensfc/sfc/conformance"
@@ -328,18 +330,28 @@ func run(dir string, o Options, rep *Report) error {
 	if open == nil {
 		open = DefaultOpen
 	}
-	ports := map[int]*liveio.Port{}
+	ports, taps := map[int]*liveio.Port{}, map[int]*liveio.Port{}
 	defer func() {
 		for _, pt := range ports {
 			pt.Close()
 		}
+		for _, pt := range taps {
+			pt.Close()
+		}
 	}()
 	for _, id := range sortedKeys(ids) {
-		pt, err := open(ids[id])
+		pt, err := open(ids[id], liveio.Options{Promisc: true})
 		if err != nil {
 			return unusablef("port %s: %v", c.PortName(id), err)
 		}
 		ports[id] = pt
+		if p.inPorts[id] > 0 {
+			// A second socket sees the frames the first sends, with the
+			// kernel's timestamp: the achieved schedule.
+			if taps[id], err = open(ids[id], liveio.Options{Outgoing: true}); err != nil {
+				return unusablef("port %s: %v", c.PortName(id), err)
+			}
+		}
 	}
 	if _, err := scanInput(c, input, func(port int, tagged bool) int { return ports[port].MaxFrame(tagged) }); err != nil {
 		return err
@@ -392,7 +404,8 @@ func run(dir string, o Options, rep *Report) error {
 	}
 	capt.Run(devW, cports)
 
-	sent, slips, sendErr := send(c, input, ports, toWall, toVec, inW)
+	tapped := startTaps(taps)
+	sent, sendErr := send(c, input, ports, toWall)
 	end := max(p.last, p.refLast)
 	if c.End > 0 {
 		base := p.t0
@@ -404,7 +417,10 @@ func run(dir string, o Options, rep *Report) error {
 	endWall := toWall(end + 2*tol).Add(cmp.Or(o.Tail, 100*time.Millisecond))
 	liveio.WaitUntil(endWall)
 	res, capErr := capt.Stop(endWall)
-
+	slips, untimed := tapped.stop().achieved(sent)
+	if sendErr == nil {
+		sendErr = writeSent(c, input, inW, sent, toVec)
+	}
 	if err := inW.Flush(); err != nil {
 		return err
 	}
@@ -429,8 +445,15 @@ func run(dir string, o Options, rep *Report) error {
 		reasons = append(reasons, fmt.Sprintf("sending slipped: %d of %d frames left more than %s after their planned time (worst: input frame %d, %s late in vector time, %s in wall-clock time); raise --dilate",
 			rep.Schedule.Late, rep.Schedule.Frames, fmtNs(maxSlip), rep.Schedule.WorstFrame, fmtNs(rep.Schedule.MaxNs), fmtNs(rep.Schedule.WallMaxNs)))
 	}
+	if untimed > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d of %d frames sent have no kernel transmit timestamp (the send tap missed them): the schedule achieved is unknown", untimed, len(sent)))
+	}
+	perPort := map[int]int64{}
+	for _, f := range sent {
+		perPort[f.port]++
+	}
 	for _, r := range res {
-		pr := PortResult{Port: c.PortName(r.Iface), Interface: r.Name, Sent: sent[r.Iface], Captured: r.Frames,
+		pr := PortResult{Port: c.PortName(r.Iface), Interface: r.Name, Sent: perPort[r.Iface], Captured: r.Frames,
 			Reference: p.refPorts[r.Iface], KernelDropped: r.Stats.Dropped}
 		rep.Ports = append(rep.Ports, pr)
 		if r.Stats.Dropped > 0 {
@@ -479,43 +502,147 @@ type slip struct {
 	wall  int64 // ns late, wall clock
 }
 
-// send sends every input frame at its planned instant and writes it, with
-// the time it left, to w. It returns the frames sent per port and each
-// frame's slip.
-func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time, toVec func(time.Time) time.Time, w *liveio.NgWriter) (map[int]int64, []slip, error) {
+// sentFrame is one input frame as sent: when it was planned, when the
+// send began (a fallback) and the kernel's transmit time (0: unknown).
+type sentFrame struct {
+	no      int
+	port    int
+	hash    uint64
+	planned time.Time
+	before  time.Time
+	kernel  time.Time
+}
+
+func hashFrame(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// send sends every input frame at its planned instant.
+func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time) ([]sentFrame, error) {
 	r, err := pcapio.Open(input)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer r.Close()
-	sent := map[int]int64{}
-	var slips []slip
-	var lastVec time.Time
+	var sent []sentFrame
 	for {
 		fr, err := r.Next()
 		if err == io.EOF {
-			return sent, slips, nil
+			return sent, nil
 		}
 		if err != nil {
-			return sent, slips, err
+			return sent, err
 		}
 		port := portOfIface(c, r, fr.Interface)
 		planned := toWall(fr.Time.UnixNano())
 		at, err := liveio.SendAt(ports[port], planned, fr.Data)
 		if err != nil {
-			return sent, slips, fmt.Errorf("input frame %d: %w", fr.Number, err)
+			return sent, fmt.Errorf("input frame %d: %w", fr.Number, err)
 		}
-		sent[port]++
-		slips = append(slips, slip{fr.Number, max(0, at.Sub(planned).Nanoseconds())})
+		sent = append(sent, sentFrame{no: fr.Number, port: port, hash: hashFrame(fr.Data), planned: planned, before: at})
+	}
+}
+
+// writeSent writes the input frames to w at the vector time of their
+// achieved send times.
+func writeSent(c *conformance.Case, input string, w *liveio.NgWriter, sent []sentFrame, toVec func(time.Time) time.Time) error {
+	r, err := pcapio.Open(input)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var last time.Time
+	for _, s := range sent {
+		fr, err := r.Next()
+		if err != nil {
+			return err
+		}
+		at := s.kernel
+		if at.IsZero() {
+			at = s.before
+		}
 		vt := toVec(at)
-		if vt.Before(lastVec) { // the wall clock stepped back
-			vt = lastVec
+		if vt.Before(last) { // the wall clock stepped back
+			vt = last
 		}
-		lastVec = vt
-		if err := w.WritePacket(port, vt, fr.Data, fr.Len, liveio.DirOutbound, ""); err != nil {
-			return sent, slips, err
+		last = vt
+		if err := w.WritePacket(s.port, vt, fr.Data, fr.Len, liveio.DirOutbound, ""); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// taps read the frames sent on each port back from a second socket,
+// with the kernel's transmit timestamps.
+type taps struct {
+	ports map[int]*liveio.Port
+	seen  map[int][]tapped
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+}
+
+type tapped struct {
+	hash uint64
+	t    time.Time
+}
+
+func startTaps(ports map[int]*liveio.Port) *taps {
+	tp := &taps{ports: ports, seen: map[int][]tapped{}}
+	for id, p := range ports {
+		tp.wg.Add(1)
+		go func(id int, p *liveio.Port) {
+			defer tp.wg.Done()
+			for {
+				fr, err := p.Read()
+				if err != nil {
+					return
+				}
+				x := tapped{hashFrame(fr.Data), fr.Time}
+				tp.mu.Lock()
+				tp.seen[id] = append(tp.seen[id], x)
+				tp.mu.Unlock()
+			}
+		}(id, p)
+	}
+	return tp
+}
+
+func (tp *taps) stop() *taps {
+	for _, p := range tp.ports {
+		_ = p.StopReading()
+	}
+	tp.wg.Wait()
+	return tp
+}
+
+// achieved gives each sent frame its kernel transmit time, matching the
+// tapped frames of its port in order, and returns the slips and how many
+// frames found no timestamp.
+func (tp *taps) achieved(sent []sentFrame) ([]slip, int) {
+	next := map[int]int{}
+	untimed := 0
+	slips := make([]slip, 0, len(sent))
+	for i := range sent {
+		s := &sent[i]
+		seen := tp.seen[s.port]
+		for j := next[s.port]; j < len(seen); j++ {
+			if seen[j].hash == s.hash {
+				s.kernel = seen[j].t
+				next[s.port] = j + 1
+				break
+			}
+		}
+		at := s.kernel
+		if at.IsZero() {
+			untimed++
+			at = s.before
+		}
+		slips = append(slips, slip{s.no, max(0, at.Sub(s.planned).Nanoseconds())})
+	}
+	return slips, untimed
 }
 
 func summarise(s []slip, n float64, tol int64) Slip {
