@@ -23,7 +23,7 @@ const testDilate = 50000
 
 // unsupported lists the corpus vectors live mode cannot run, and why.
 var unsupported = map[string]string{
-	"pbfs/congested": "its CC-postcards' assessed octets (I_p) count the frames inside each assessment window; the vector's synthetic arrivals sit on whole nanoseconds at the windows' edges, so a sub-nanosecond shift of one frame moves I_p by ~40 KB, more than the 12.5 KB depth tolerance, and device mode compares I_p at the quoted packet only (conformance.md rule 4 asks for any instant within the time tolerance)",
+	"pbfs/congested":  "its CC-postcards' assessed octets (I_p) count the frames inside each assessment window; the vector's synthetic arrivals sit on whole nanoseconds at the windows' edges, so a sub-nanosecond shift of one frame moves I_p by ~40 KB, more than the 12.5 KB depth tolerance, and device mode compares I_p at the quoted packet only (conformance.md rule 4 asks for any instant within the time tolerance)",
 	"malformed/mixed": "its runts (10 octets) are shorter than an Ethernet header: no link can carry them, and a real NIC pads the others to 60 octets",
 }
 
