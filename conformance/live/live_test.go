@@ -13,6 +13,7 @@ import (
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/internal/netnstest"
 	"github.com/opensfc/sfc/liveio"
 )
 
@@ -60,7 +61,7 @@ func portIDs(c *conformance.Case) []int {
 // live runs the vector in dir live against the emulated reference device
 // (with fault, when not nil) in the testbed: port i is tI on the tester's
 // side, dI on the device's.
-func live(t *testing.T, tb *testbed, dir string, fault *Fault, o Options) (*Report, *Summary) {
+func live(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault, o Options) (*Report, *Summary) {
 	t.Helper()
 	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
 	if err != nil {
@@ -69,10 +70,10 @@ func live(t *testing.T, tb *testbed, dir string, fault *Fault, o Options) (*Repo
 	ports := map[int]*liveio.Port{}
 	pm := PortMap{}
 	for _, id := range portIDs(c) {
-		if id >= tb.ports {
-			t.Fatalf("%s: port %d, the testbed has %d", dir, id, tb.ports)
+		if id >= tb.Pairs {
+			t.Fatalf("%s: port %d, the testbed has %d", dir, id, tb.Pairs)
 		}
-		p, err := tb.open(fmt.Sprintf("d%d", id), liveio.Options{Promisc: true})
+		p, err := tb.Open(fmt.Sprintf("d%d", id), liveio.Options{Promisc: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func live(t *testing.T, tb *testbed, dir string, fault *Fault, o Options) (*Repo
 	case r := <-done:
 		t.Fatalf("emulator: %v", r.err)
 	}
-	o.Ports, o.Open = pm, tb.open
+	o.Ports, o.Open = pm, tb.Open
 	if o.Save == "" {
 		o.Save = os.Getenv("SFC_LIVE_SAVE") // keep the captures to look into a failure
 	}
@@ -133,7 +134,7 @@ func void(r *Report, s *Summary) string {
 
 // liveRetry runs a vector live up to three times while runs are void: a
 // shared CI machine can stall either side for tens of milliseconds.
-func liveRetry(t *testing.T, tb *testbed, dir string, fault *Fault) (*Report, *Summary) {
+func liveRetry(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault) (*Report, *Summary) {
 	t.Helper()
 	var rep *Report
 	var sum *Summary
@@ -165,7 +166,7 @@ func text(r *Report, s *Summary) string {
 // TestLiveCorpus runs every vector of the corpus that live mode supports
 // against the emulated reference device over veth pairs: each must PASS.
 func TestLiveCorpus(t *testing.T) {
-	tb := newTestbed(t, 5)
+	tb := netnstest.New(t, 5)
 	start := time.Now()
 	n := 0
 	for _, dir := range corpus(t) {
@@ -188,7 +189,7 @@ func TestLiveCorpus(t *testing.T) {
 
 // A faulty emulator FAILs live with the check that catches its fault.
 func TestLiveFaults(t *testing.T) {
-	tb := newTestbed(t, 5)
+	tb := netnstest.New(t, 5)
 	for _, tc := range []struct {
 		vector, fault, check string
 	}{
@@ -230,8 +231,8 @@ func TestLiveFaults(t *testing.T) {
 // With no device behind the ports, every port the reference sends on
 // stays silent: INCONCLUSIVE, never FAIL.
 func TestLiveSilentPort(t *testing.T) {
-	tb := newTestbed(t, 5)
-	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: testDilate, Open: tb.open,
+	tb := netnstest.New(t, 5)
+	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: testDilate, Open: tb.Open,
 		Ports: PortMap{"0": "t0", "1": "t1", "2": "t2", "3": "t3", "4": "t4"}})
 	if rep.Verdict != Inconclusive || rep.ExitCode() != 3 {
 		t.Fatalf("verdict %s, want INCONCLUSIVE\n%s", rep.Verdict, text(rep, nil))
@@ -249,7 +250,7 @@ func TestLiveSilentPort(t *testing.T) {
 // A schedule that cannot be met (a 1 ns slip allowed, at real time) is
 // INCONCLUSIVE with the slip reported, even though the device behaves.
 func TestLiveSlip(t *testing.T) {
-	tb := newTestbed(t, 5)
+	tb := netnstest.New(t, 5)
 	rep, sum := live(t, tb, "../../pcaps/sfc/incast-first-bts", nil, Options{Dilate: 1, MaxSlip: 1})
 	if rep.Verdict != Inconclusive {
 		t.Fatalf("verdict %s, want INCONCLUSIVE\n%s", rep.Verdict, text(rep, sum))
@@ -262,16 +263,16 @@ func TestLiveSlip(t *testing.T) {
 // A port map that leaves out a port the vector sends on is UNUSABLE and
 // says which port; so is a vector live mode cannot send.
 func TestLiveUnusable(t *testing.T) {
-	tb := newTestbed(t, 2)
-	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: testDilate, Open: tb.open, Ports: PortMap{"0": "t0"}})
+	tb := netnstest.New(t, 2)
+	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: testDilate, Open: tb.Open, Ports: PortMap{"0": "t0"}})
 	if rep.ExitCode() != 2 || !strings.Contains(rep.Error, "port 1 carries 12 input frames") {
 		t.Errorf("verdict %s: %s", rep.Verdict, rep.Error)
 	}
-	rep = Run("../../pcaps/malformed/mixed", Options{Dilate: testDilate, Open: tb.open, Ports: PortMap{"0": "t0", "1": "t1"}})
+	rep = Run("../../pcaps/malformed/mixed", Options{Dilate: testDilate, Open: tb.Open, Ports: PortMap{"0": "t0", "1": "t1"}})
 	if rep.ExitCode() != 2 || !strings.Contains(rep.Error, "less than an Ethernet header") {
 		t.Errorf("verdict %s: %s", rep.Verdict, rep.Error)
 	}
-	rep = Run("../../pcaps/sfc/incast-first-bts", Options{Open: tb.open, Ports: PortMap{"0": "nosuch0", "1": "t1", "2": "t0", "3": "t1", "4": "t0"}})
+	rep = Run("../../pcaps/sfc/incast-first-bts", Options{Open: tb.Open, Ports: PortMap{"0": "nosuch0", "1": "t1", "2": "t0", "3": "t1", "4": "t0"}})
 	if rep.ExitCode() != 2 || !strings.Contains(rep.Error, "interface t1 is mapped to two ports") && !strings.Contains(rep.Error, "interface t0 is mapped to two ports") {
 		t.Errorf("verdict %s: %s", rep.Verdict, rep.Error)
 	}
