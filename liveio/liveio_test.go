@@ -51,7 +51,7 @@ func TestPortRoundTrip(t *testing.T) {
 	defer tap.Close()
 	frames := [][]byte{
 		frame(60, nil, 1),
-		frame(1078, []byte{0x81, 0x00, 0xb0 | 0x10, 0x64}, 2), // PCP 5, DEI 1, VID 100
+		frame(1078, []byte{0x81, 0x00, 0xb0 | 0x10, 0x64}, 2),                // PCP 5, DEI 1, VID 100
 		frame(64, []byte{0x88, 0xa8, 0x60, 0x0a, 0x81, 0x00, 0x20, 0x14}, 3), // QinQ
 		frame(9014, nil, 4), // jumbo, MTU 9000
 	}
