@@ -1,11 +1,11 @@
 package live
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -62,19 +62,6 @@ type Summary struct {
 	MaxOutputLag time.Duration `json:"max_output_lag_ns"`
 	Faults       []string      `json:"faults,omitempty"`
 	Settle       time.Duration `json:"settle_ns"`
-}
-
-type inHeap []emuIn
-
-func (h inHeap) Len() int           { return len(h) }
-func (h inHeap) Less(i, j int) bool { return h[i].t.Before(h[j].t) }
-func (h inHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *inHeap) Push(x any)        { *h = append(*h, x.(emuIn)) }
-func (h *inHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // String renders the summary in a few lines.
@@ -219,7 +206,9 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 	begin := time.Now()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var pend inHeap
+	// pend holds the frames read and not yet due, in receive-time order
+	// (few: those of the last settle time).
+	var pend []emuIn
 	var runErr error
 loop:
 	for {
@@ -248,7 +237,8 @@ loop:
 			runErr = err
 			break loop
 		case f := <-in:
-			heap.Push(&pend, f)
+			i, _ := slices.BinarySearchFunc(pend, f, func(a, b emuIn) int { return a.t.Compare(b.t) })
+			pend = slices.Insert(pend, i, f)
 		case <-wake:
 		}
 		// Inputs older than settle go in, in receive-time order, each
@@ -256,7 +246,9 @@ loop:
 		// the clock (settle behind the wall clock).
 		now := time.Now().Add(-settle)
 		for len(pend) > 0 && !pend[0].t.After(now) {
-			if runErr = feed(heap.Pop(&pend).(emuIn)); runErr != nil {
+			f := pend[0]
+			pend = pend[1:]
+			if runErr = feed(f); runErr != nil {
 				break loop
 			}
 		}
