@@ -39,7 +39,7 @@ type Capture struct {
 	// Map turns a receive time into the time written (nil: unchanged).
 	Map func(time.Time) time.Time
 	// Horizon is how long frames are held to merge the ports in time
-	// order (default 500 ms): a port's reader that stalls longer than
+	// order (default 100 ms; memory grows with the frame rate times it): a port's reader that stalls longer than
 	// that can make its frames go out of order, which Stop reports.
 	Horizon time.Duration
 
@@ -76,7 +76,7 @@ func (h *frameHeap) Pop() any {
 func (c *Capture) Run(w *NgWriter, ports []CapturePort) {
 	c.w, c.ports = w, ports
 	if c.Horizon <= 0 {
-		c.Horizon = 500 * time.Millisecond
+		c.Horizon = 100 * time.Millisecond
 	}
 	c.res = make([]CaptureResult, len(ports))
 	c.ch = make(chan capFrame, 4096)

@@ -419,7 +419,7 @@ func run(dir string, o Options, rep *Report) error {
 	res, capErr := capt.Stop(endWall)
 	slips, untimed := tapped.stop().achieved(sent)
 	if sendErr == nil {
-		sendErr = writeSent(c, input, inW, sent, toVec)
+		sendErr = writeSent(input, inW, sent, toVec, n)
 	}
 	if err := inW.Flush(); err != nil {
 		return err
@@ -546,8 +546,8 @@ func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall 
 }
 
 // writeSent writes the input frames to w at the vector time of their
-// achieved send times.
-func writeSent(c *conformance.Case, input string, w *liveio.NgWriter, sent []sentFrame, toVec func(time.Time) time.Time) error {
+// achieved send times, each with a comment giving its slip.
+func writeSent(input string, w *liveio.NgWriter, sent []sentFrame, toVec func(time.Time) time.Time, n float64) error {
 	r, err := pcapio.Open(input)
 	if err != nil {
 		return err
@@ -559,16 +559,18 @@ func writeSent(c *conformance.Case, input string, w *liveio.NgWriter, sent []sen
 		if err != nil {
 			return err
 		}
-		at := s.kernel
+		at, how := s.kernel, "kernel transmit time"
 		if at.IsZero() {
-			at = s.before
+			at, how = s.before, "no kernel timestamp: time the send began"
 		}
+		slip := time.Duration(float64(at.Sub(s.planned)) / n)
+		comment := fmt.Sprintf("live: sent %s after its planned time (%s)", slip, how)
 		vt := toVec(at)
 		if vt.Before(last) { // the wall clock stepped back
 			vt = last
 		}
 		last = vt
-		if err := w.WritePacket(s.port, vt, fr.Data, fr.Len, liveio.DirOutbound, ""); err != nil {
+		if err := w.WritePacket(s.port, vt, fr.Data, fr.Len, liveio.DirOutbound, comment); err != nil {
 			return err
 		}
 	}
