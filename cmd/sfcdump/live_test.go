@@ -144,15 +144,15 @@ func TestEmulateConformLive(t *testing.T) {
 		t.Run("fault="+tc.fault, func(t *testing.T) {
 			var out, summary string
 			var code int
-			for try := 1; try <= 3; try++ {
-				args := append([]string{"--config", vector + "/case.yaml", "--dilate", "50000"}, ports...)
+			for try := 1; try <= 4; try++ {
+				args := append([]string{"--config", vector + "/case.yaml", "--dilate", "100000"}, ports...)
 				if tc.fault != "" {
 					args = append(args, "--fault", tc.fault)
 				}
 				emu := startEmulate(t, bin, bed, args...)
 				save := t.TempDir()
 				var errs string
-				out, errs, code = sfcdump(t, "conform", "live", vector, "--dilate", "50000", "--save", save, "-T", "json",
+				out, errs, code = sfcdump(t, "conform", "live", vector, "--dilate", "100000", "--save", save, "-T", "json",
 					"--port", "0=t0", "--port", "1=t1", "--port", "2=t2", "--port", "3=t3", "--port", "4=t4")
 				if ec := emu.stop(t); ec != 0 {
 					t.Fatalf("emulate exited %d: %s", ec, emu.stderr.String())
