@@ -97,6 +97,10 @@ type Report struct {
 	// Error is the reason the vector is unusable (exit status 2), with
 	// Verdict "UNUSABLE".
 	Error string `json:"error,omitempty"`
+	// Notes are reasons for an INCONCLUSIVE verdict that lie outside the
+	// capture (a live run whose sending slipped or whose kernel dropped
+	// frames, conformance.md rule 9); set by the live harness.
+	Notes []string `json:"notes,omitempty"`
 
 	// Harness is the version of this harness (package version).
 	Harness string `json:"harness"`

@@ -41,6 +41,9 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 	if r.Tolerances != nil {
 		fmt.Fprintf(&b, "  tolerances: %s\n", r.Tolerances)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  inconclusive: %s\n", n)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(&b, "  %s\nverdict: %s\n", r.Error, Unusable)
 		_, err := io.WriteString(w, b.String())
@@ -142,6 +145,7 @@ type JSONLRecord struct {
 	Why           string             `json:"accepted_why,omitempty"`
 	Deviations    *int64             `json:"deviations,omitempty"`
 	Error         string             `json:"error,omitempty"`
+	Notes         []string           `json:"notes,omitempty"`
 	*Deviation
 }
 
@@ -153,7 +157,7 @@ func (r *Report) WriteJSONL(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetEscapeHTML(false)
 	if err := e.Encode(JSONLRecord{Type: "report", Vector: r.Vector, Harness: r.Harness, VectorDigest: r.VectorDigest, Capture: r.Compared,
-		CaptureDigest: r.CaptureDigest, DUT: r.DUT, Mode: r.Mode, Tolerances: r.Tolerances, Background: r.Background, Error: r.Error}); err != nil {
+		CaptureDigest: r.CaptureDigest, DUT: r.DUT, Mode: r.Mode, Tolerances: r.Tolerances, Background: r.Background, Error: r.Error, Notes: r.Notes}); err != nil {
 		return err
 	}
 	for _, c := range r.Checks {
@@ -249,6 +253,11 @@ func JUnit(reps []*Report) *JUnitSuites {
 		if r.Error != "" {
 			s.Cases = append(s.Cases, JUnitCase{Name: "UNUSABLE", Classname: class, Error: &JUnitProblem{Message: r.Error, Type: Unusable}})
 			s.Errors++
+		}
+		if len(r.Notes) > 0 {
+			s.Cases = append(s.Cases, JUnitCase{Name: "LIVE", Classname: class,
+				Skipped: &JUnitProblem{Message: "INCONCLUSIVE: " + r.Notes[0], Body: strings.Join(r.Notes, "\n")}})
+			s.Skipped++
 		}
 		for _, c := range r.Checks {
 			tc := JUnitCase{Name: c.Name, Classname: class, SystemOut: fmt.Sprintf("%d checked", c.Checked)}

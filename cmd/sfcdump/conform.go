@@ -38,6 +38,7 @@ several vectors, the worst.
 See conformance/README.md for the vector format and how to capture a device.`,
 	}
 	cmd.AddCommand(newConformRunCmd(), newConformCheckCmd(), newConformGenCmd(), newConformScenarioCmd(), newConformRulesCmd())
+	cmd.AddCommand(newConformLiveCmd())
 	return cmd
 }
 

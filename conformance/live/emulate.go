@@ -1,0 +1,283 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/liveio"
+)
+
+// EmuOptions set up Emulate.
+type EmuOptions struct {
+	// Dilate slows the device's clock down this many times against the
+	// wall clock (0 means 1).
+	Dilate float64
+	// Fault, when set, makes the emulator a faulty device (for tests).
+	Fault *Fault
+	// Settle is how long a frame is held after its receive time before
+	// the device takes it (default 1 ms; negative: 0): frames read from
+	// several ports by several threads go in in receive-time order. The
+	// device's latency grows by Settle/Dilate in model time.
+	Settle time.Duration
+	// Ready, when set, is called once every port is being read.
+	Ready func()
+}
+
+// EmuPort is what the emulator did on one port.
+type EmuPort struct {
+	Port      string `json:"port"`
+	Interface string `json:"interface"`
+	In        int64  `json:"in"`
+	Out       int64  `json:"out"`
+	// KernelDropped counts frames the kernel dropped before the
+	// emulator read them (PACKET_STATISTICS): the device never saw them.
+	KernelDropped uint64 `json:"kernel_dropped"`
+	SendErrors    int64  `json:"send_errors"`
+}
+
+// Summary is what an emulator run did.
+type Summary struct {
+	Device  string         `json:"device"`
+	Schemes []string       `json:"schemes"`
+	Dilate  float64        `json:"dilate"`
+	Wall    time.Duration  `json:"wall_ns"`
+	Model   int64          `json:"model_ns"` // model time reached
+	Ports   []EmuPort      `json:"ports"`
+	Signals map[string]int `json:"signals"` // generated frames by kind
+	// Drops are the model's own drops by reason (device.Record).
+	Drops map[string]int64 `json:"drops,omitempty"`
+	// LateInputs counts frames read after the device's clock had passed
+	// their receive time (taken at the current model time instead);
+	// MaxInputLag and MaxOutputLag are the worst lags in wall-clock time.
+	LateInputs   int64         `json:"late_inputs"`
+	MaxInputLag  time.Duration `json:"max_input_lag_ns"`
+	MaxOutputLag time.Duration `json:"max_output_lag_ns"`
+	Faults       []string      `json:"faults,omitempty"`
+	Settle       time.Duration `json:"settle_ns"`
+}
+
+// String renders the summary in a few lines.
+func (s *Summary) String() string {
+	out := fmt.Sprintf("emulated %s (%v) for %s wall clock, %s model time (dilate %g)\n", s.Device, s.Schemes,
+		s.Wall.Round(time.Millisecond), time.Duration(s.Model), s.Dilate)
+	for _, p := range s.Ports {
+		out += fmt.Sprintf("  port %-5s %-12s in %d, out %d, kernel drops %d, send errors %d\n", p.Port, p.Interface, p.In, p.Out, p.KernelDropped, p.SendErrors)
+	}
+	kinds := make([]string, 0, len(s.Signals))
+	for k := range s.Signals {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	out += "  signals sent:"
+	if len(kinds) == 0 {
+		out += " none"
+	}
+	for _, k := range kinds {
+		out += fmt.Sprintf(" %s %d", k, s.Signals[k])
+	}
+	out += "\n"
+	if len(s.Drops) > 0 {
+		out += fmt.Sprintf("  model drops: %v\n", s.Drops)
+	}
+	out += fmt.Sprintf("  late inputs %d, worst input lag %s, worst output lag %s (beyond the %s settle time)\n", s.LateInputs, s.MaxInputLag, s.MaxOutputLag, s.Settle)
+	for _, f := range s.Faults {
+		out += "  fault injected: " + f + "\n"
+	}
+	return out
+}
+
+type emuIn struct {
+	port int
+	t    time.Time
+	data []byte
+}
+
+// Emulate runs the reference device of c (built by conformance.BuildModel)
+// on the given ports (port id → open port) until ctx is done, and returns
+// what it did.
+func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Port, o EmuOptions) (*Summary, error) {
+	m, err := conformance.BuildModel(c)
+	if err != nil {
+		return nil, err
+	}
+	d := m.Dev
+	n := o.Dilate
+	if n <= 0 {
+		n = 1
+	}
+	sum := &Summary{Device: d.Name(), Schemes: c.Schemes, Dilate: n, Signals: map[string]int{}}
+	ids := sortedKeys(ports)
+	idx := map[int]int{}
+	for i, id := range ids {
+		idx[id] = i
+		sum.Ports = append(sum.Ports, EmuPort{Port: c.PortName(id), Interface: ports[id].Name()})
+	}
+
+	settle := o.Settle
+	if settle == 0 {
+		settle = time.Millisecond
+	}
+	settle = max(settle, 0)
+	sum.Settle = settle
+	var wall0 time.Time
+	started := false
+	toModel := func(w time.Time) int64 { return int64(float64(w.Sub(wall0).Nanoseconds()) / n) }
+	toWall := func(t int64) time.Time { return wall0.Add(time.Duration(float64(t) * n)) }
+
+	fault := o.Fault
+	var sendBuf []byte
+	d.OnOutput(func(out device.Out) {
+		pt, ok := ports[out.Port]
+		if out.Generated {
+			sum.Signals[out.Kind.String()]++
+		}
+		if !ok {
+			return // a port with no interface
+		}
+		frame := out.Frame
+		if fault != nil {
+			var keep bool
+			sendBuf = append(sendBuf[:0], frame...)
+			frame, keep = fault.apply(out, sendBuf, c)
+			if !keep {
+				return
+			}
+		}
+		if lag := time.Since(toWall(out.Time)) - settle; lag > sum.MaxOutputLag {
+			sum.MaxOutputLag = lag
+		}
+		ep := &sum.Ports[idx[out.Port]]
+		if err := pt.Write(frame); err != nil {
+			ep.SendErrors++
+			return
+		}
+		ep.Out++
+	})
+
+	in := make(chan emuIn, 4096)
+	var wg sync.WaitGroup
+	readErr := make(chan error, len(ids))
+	for _, id := range ids {
+		wg.Add(1)
+		go func(id int, p *liveio.Port) {
+			defer wg.Done()
+			for {
+				fr, err := p.Read()
+				if err != nil {
+					if !errors.Is(err, liveio.ErrClosed) {
+						readErr <- err
+					}
+					return
+				}
+				select {
+				case in <- emuIn{id, fr.Time, append([]byte(nil), fr.Data...)}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}(id, ports[id])
+	}
+	if o.Ready != nil {
+		o.Ready()
+	}
+	feed := func(f emuIn) error {
+		if !started {
+			wall0, started = f.t, true
+		}
+		t := toModel(f.t)
+		if now := d.Now(); t < now {
+			sum.LateInputs++
+			if lag := time.Duration(float64(now-t) * n); lag > sum.MaxInputLag {
+				sum.MaxInputLag = lag
+			}
+			t = now
+		}
+		sum.Ports[idx[f.port]].In++
+		return d.Input(f.port, t, f.data)
+	}
+	begin := time.Now()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	// pend holds the frames read and not yet due, in receive-time order
+	// (few: those of the last settle time).
+	var pend []emuIn
+	var runErr error
+loop:
+	for {
+		// Sleep until the next input is older than settle, or the next
+		// event of the device is due (settle late).
+		var wakeAt time.Time
+		if len(pend) > 0 {
+			wakeAt = pend[0].t.Add(settle)
+		}
+		if started {
+			if next := d.Sim().NextEvent(); next != math.MaxInt64 {
+				if w := toWall(next).Add(settle); wakeAt.IsZero() || w.Before(wakeAt) {
+					wakeAt = w
+				}
+			}
+		}
+		var wake <-chan time.Time
+		if !wakeAt.IsZero() {
+			timer.Reset(max(0, time.Until(wakeAt)))
+			wake = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-readErr:
+			runErr = err
+			break loop
+		case f := <-in:
+			i, _ := slices.BinarySearchFunc(pend, f, func(a, b emuIn) int { return a.t.Compare(b.t) })
+			pend = slices.Insert(pend, i, f)
+		case <-wake:
+		}
+		// Inputs older than settle go in, in receive-time order, each
+		// after the events due before it; then the device catches up with
+		// the clock (settle behind the wall clock).
+		now := time.Now().Add(-settle)
+		for len(pend) > 0 && !pend[0].t.After(now) {
+			f := pend[0]
+			pend = pend[1:]
+			if runErr = feed(f); runErr != nil {
+				break loop
+			}
+		}
+		if started {
+			if t := toModel(now); t > d.Now() {
+				d.AdvanceTo(t)
+			}
+		}
+	}
+	for _, id := range ids {
+		_ = ports[id].StopReading()
+	}
+	wg.Wait()
+	sum.Wall = time.Since(begin)
+	sum.Model = d.Now()
+	for i, id := range ids {
+		if st, err := ports[id].Stats(); err == nil {
+			sum.Ports[i].KernelDropped = st.Dropped
+		}
+	}
+	rec := d.Record()
+	for _, dr := range rec.Drops {
+		if sum.Drops == nil {
+			sum.Drops = map[string]int64{}
+		}
+		sum.Drops[dr.Reason] += dr.Frames
+	}
+	if fault != nil {
+		sum.Faults = fault.applied
+	}
+	return sum, runErr
+}

@@ -1,0 +1,31 @@
+package liveio
+
+import (
+	"runtime"
+	"time"
+)
+
+// Spin is how long before its instant SendAt stops sleeping and polls the
+// clock instead: timers wake up late by up to a scheduler tick, spinning
+// does not (but keeps a core busy for that long).
+var Spin = 200 * time.Microsecond
+
+// WaitUntil sleeps until about Spin before at, then polls the clock
+// until at.
+func WaitUntil(at time.Time) {
+	if d := time.Until(at) - Spin; d > 0 {
+		time.Sleep(d)
+	}
+	for time.Now().Before(at) {
+		runtime.Gosched()
+	}
+}
+
+// SendAt waits until at and writes frame on p. It returns the instant the
+// write began (the achieved send time: compare it with at to measure the
+// schedule) and the write's error.
+func SendAt(p *Port, at time.Time, frame []byte) (time.Time, error) {
+	WaitUntil(at)
+	t := time.Now()
+	return t, p.Write(frame)
+}
