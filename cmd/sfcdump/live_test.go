@@ -190,7 +190,7 @@ func TestEmulateConformLive(t *testing.T) {
 					failed = append(failed, c.Name)
 				}
 			}
-			if want := map[bool]string{true: "[]", false: "[complete]"}[tc.fault == ""]; fmt.Sprint(failed) != want && !(tc.fault != "" && strings.Contains(fmt.Sprint(failed), "complete")) {
+			if want := map[bool]string{true: "[]", false: "[SFC-BTS-FIRST]"}[tc.fault == ""]; fmt.Sprint(failed) != want && !(tc.fault != "" && strings.Contains(fmt.Sprint(failed), "SFC-BTS-FIRST")) {
 				t.Errorf("failed checks %v, want %s", failed, want)
 			}
 			for _, want := range []string{"port 0     d0           in 12, out ", "port 4     d4           in 0, out 92", "signals sent: bts "} {
