@@ -262,6 +262,7 @@ type Device struct {
 	schemes []Scheme
 	picker  Picker
 	gates   []FlowGate
+	recvs   []Receiver
 	bufSize int64
 	used    int64
 	peak    int64
@@ -447,6 +448,9 @@ func (d *Device) Attach(schemes ...Scheme) error {
 		}
 		if g, ok := s.(FlowGate); ok {
 			d.gates = append(d.gates, g)
+		}
+		if r, ok := s.(Receiver); ok {
+			d.recvs = append(d.recvs, r)
 		}
 	}
 	return nil

@@ -157,7 +157,25 @@ func (d *Device) activate(f *Flow) {
 	}
 }
 
+// Offer makes a NIC's host offer frame for transmission now, like Input
+// on HostPort but without moving the clock, so that a scheme may call it
+// from a hook (a transport posting its next packet when the previous one
+// starts, or when an ACK opens its window). The frame is copied. It
+// returns the flow the frame joined, or nil when the frame is not IP (it
+// is then dropped and counted as Input would).
+func (d *Device) Offer(frame []byte) (*Flow, error) {
+	if d.nic == nil {
+		return nil, ErrRole
+	}
+	return d.offerFlow(frame, d.sim.now), nil
+}
+
 func (d *Device) offer(frame []byte, t int64) error {
+	d.offerFlow(frame, t)
+	return nil
+}
+
+func (d *Device) offerFlow(frame []byte, t int64) *Flow {
 	p := d.sim.alloc(frame)
 	Parse(p.Data, &p.Meta, &d.codes)
 	p.InPort, p.Arrival = HostPort, t
@@ -172,7 +190,7 @@ func (d *Device) offer(frame []byte, t int64) error {
 	f.fifo.Bytes += int64(len(p.Data))
 	d.activate(f)
 	d.kick(d.ports[0], false)
-	return nil
+	return f
 }
 
 // blockedUntil is the time until which f may not start a frame.
@@ -289,6 +307,15 @@ func (d *Device) nicReceive(pt *Port, p *Packet) {
 		f.FirstRx = now
 	}
 	f.LastRx = now
+	for _, r := range d.recvs {
+		switch r.OnReceive(d, p) {
+		case Take:
+			return
+		case Drop:
+			d.drop(p, pt.ID, p.DropReason)
+			return
+		}
+	}
 	if d.out != nil {
 		d.out(Out{Port: HostPort, Time: now, Frame: p.Data, Kind: p.Meta.Kind})
 	}
