@@ -54,6 +54,7 @@ type nicState struct {
 	active []*Flow
 	rr     int
 	specs  []*Flow
+	holes  int // forgotten flows still in list
 }
 
 // NewNIC builds a NIC. cfg.Ports must hold exactly one port, the wire side,
@@ -90,12 +91,52 @@ func (d *Device) Flow(key FlowKey, create bool) *Flow {
 	return f
 }
 
-// Flows returns a NIC's flows in the order they were first seen.
+// Flows returns a NIC's flows in the order they were first seen (flows
+// forgotten with ForgetFlow are left out).
 func (d *Device) Flows() []*Flow {
 	if d.nic == nil {
 		return nil
 	}
+	d.nic.compact()
 	return d.nic.list
+}
+
+// ForgetFlow drops a NIC's state for a flow that has nothing left to send
+// and no generator, as a transport does when a flow completes, so that a
+// long run's memory follows the flows in flight rather than every flow
+// ever seen. A frame of the flow that arrives later starts a new Flow. It
+// reports whether the flow was forgotten.
+func (d *Device) ForgetFlow(key FlowKey) bool {
+	if d.nic == nil {
+		return false
+	}
+	f := d.nic.flows[key]
+	if f == nil || f.active || f.fifo.n > 0 || f.gen != nil {
+		return false
+	}
+	delete(d.nic.flows, key)
+	ns := d.nic
+	ns.list[f.order] = nil
+	ns.holes++
+	if ns.holes > 64 && 2*ns.holes > len(ns.list) {
+		ns.compact()
+	}
+	return true
+}
+
+func (ns *nicState) compact() {
+	if ns.holes == 0 {
+		return
+	}
+	l := ns.list[:0]
+	for _, f := range ns.list {
+		if f != nil {
+			f.order = len(l)
+			l = append(l, f)
+		}
+	}
+	clear(ns.list[len(l):])
+	ns.list, ns.holes = l, 0
 }
 
 // PauseFlow sets pause_end of a NIC flow (SFC §2): the flow starts nothing

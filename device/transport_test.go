@@ -82,3 +82,36 @@ func TestOfferAndReceiveHooks(t *testing.T) {
 		t.Errorf("non-IP offer: %v %v", f, err)
 	}
 }
+
+func TestForgetFlow(t *testing.T) {
+	n, _ := NewNIC(Config{Name: "h", Ports: []PortConfig{{ID: 0, Speed: 100 * Gbps}}})
+	var keys []FlowKey
+	for i := 0; i < 200; i++ {
+		b, _ := BuildUDP(nil, UDPSpec{Src: ipA, Dst: ipB, SrcPort: uint16(i + 1), DstPort: 4791, Len: 100})
+		f, err := n.Offer(b)
+		if err != nil || f == nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, f.Key)
+	}
+	if n.ForgetFlow(keys[199]) {
+		t.Error("forgot a flow with a frame still to send")
+	}
+	n.Flush()
+	for i, k := range keys {
+		if i%3 != 0 && !n.ForgetFlow(k) {
+			t.Fatalf("flow %d not forgotten", i)
+		}
+	}
+	if n.ForgetFlow(keys[1]) {
+		t.Error("forgot a flow twice")
+	}
+	fl := n.Flows()
+	if len(fl) != 67 || fl[1].Key != keys[3] || n.Flow(keys[1], false) != nil {
+		t.Fatalf("%d flows left, second %v", len(fl), fl[1].Key)
+	}
+	// Forgetting after a compaction keeps the order of the rest.
+	if !n.ForgetFlow(keys[3]) || n.Flows()[1].Key != keys[6] {
+		t.Error("order after compaction")
+	}
+}
