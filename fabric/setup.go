@@ -1,0 +1,84 @@
+package fabric
+
+import (
+	"github.com/opensfc/sfc/bts"
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/pfc"
+)
+
+// FC names the flow control of a run.
+type FC string
+
+// The flow controls.
+const (
+	FCNone FC = "none" // lossy: drops at the buffer limits, recovery by the transport
+	FCPFC  FC = "pfc"  // 802.1Qbb PFC on every switch (package pfc)
+	FCSFC  FC = "sfc"  // SFC on the ToRs and SFC NICs (package bts)
+)
+
+// SFCConfig are the SFC switch parameters of a run (package bts Params):
+// the SFC paper runs SFC on the ToRs only, trigger 2 × BDP, target 1 × BDP,
+// reset half a base RTT, with the pause cache.
+type SFCConfig struct {
+	Cache     bool  `yaml:"cache" json:"cache"`
+	Estimator bool  `yaml:"estimator" json:"estimator"`
+	BaseRTT   int64 `yaml:"base_rtt" json:"base_rtt,omitempty"`
+	QTh       int64 `yaml:"q_th" json:"q_th,omitempty"`
+	QTg       int64 `yaml:"q_tg" json:"q_tg,omitempty"`
+	// AllSwitches runs SFC on every switch, not only the ToRs.
+	AllSwitches bool `yaml:"all_switches" json:"all_switches,omitempty"`
+}
+
+// Setup attaches the switch side of a run: ECMP on every switch with
+// uplinks, the egress scheme (ECN marking and INT), and the flow control.
+type Setup struct {
+	FC    FC
+	ECN   *ECN
+	INT   bool
+	SFC   SFCConfig
+	PFC   pfc.Params
+	Seed  uint64
+	SFCSw []*bts.Switch // filled by Apply
+	PFCSw []*pfc.Switch
+}
+
+// Apply attaches the schemes to every device of n.
+func (s *Setup) Apply(n *Net) error {
+	for i, sw := range n.Switches {
+		d := sw.Dev
+		var schemes []device.Scheme
+		if len(sw.Up) > 1 { // first: the schemes after it see the real egress port
+			schemes = append(schemes, &ECMP{Group: sw.Up, Salt: uint32(s.Seed) ^ uint32(i)*0x9e3779b9})
+		}
+		if s.FC == FCSFC && (sw.Tier == 0 || s.SFC.AllSwitches) {
+			b := bts.NewSwitch(bts.Params{Cache: s.SFC.Cache, Estimator: s.SFC.Estimator, BaseRTT: s.SFC.BaseRTT,
+				QTh: s.SFC.QTh, QTg: s.SFC.QTg, Reporter: uint32(i + 1)})
+			s.SFCSw = append(s.SFCSw, b)
+			schemes = append(schemes, b)
+		}
+		if s.FC == FCPFC {
+			p := pfc.NewSwitch(s.PFC)
+			s.PFCSw = append(s.PFCSw, p)
+			schemes = append(schemes, &pfc.Receiver{}, p)
+		}
+		if s.ECN != nil || s.INT {
+			schemes = append(schemes, NewEgress(s.ECN, s.INT, s.Seed^uint64(i+1)*0x2545f4914f6cdd1d))
+		}
+		if err := d.Attach(schemes...); err != nil {
+			return err
+		}
+	}
+	for _, h := range n.Hosts {
+		switch s.FC {
+		case FCSFC:
+			if err := h.NIC.Attach(bts.NewNIC()); err != nil {
+				return err
+			}
+		case FCPFC:
+			if err := h.NIC.Attach(&pfc.Receiver{}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
