@@ -1,0 +1,198 @@
+package fabric
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/pfc"
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is one run: a topology, the switches' buffer and schemes, the
+// hosts' transport and the workload. Times are ns, sizes octets, speeds
+// bit/s. It is the YAML file `sfcsim run` reads.
+type Scenario struct {
+	Name      string          `yaml:"name" json:"name"`
+	Seed      uint64          `yaml:"seed" json:"seed"`
+	Topology  Topo            `yaml:"topology" json:"topology"`
+	Switch    SwitchConfig    `yaml:"switch" json:"switch"`
+	FC        FC              `yaml:"flow_control" json:"flow_control"`
+	SFC       SFCConfig       `yaml:"sfc" json:"sfc"`
+	PFC       pfc.Params      `yaml:"pfc" json:"pfc"`
+	ECN       *ECN            `yaml:"ecn" json:"ecn,omitempty"`
+	Transport TransportConfig `yaml:"transport" json:"transport"`
+	Workload  Workload        `yaml:"workload" json:"workload"`
+	// SampleEvery is the buffer sampling period (default 10 µs, the SFC
+	// paper's Fig. 7b).
+	SampleEvery int64 `yaml:"sample_every" json:"sample_every"`
+	// Drain bounds the run: it stops this long after the last arrival even
+	// if flows are unfinished (default 100 ms).
+	Drain int64 `yaml:"drain" json:"drain"`
+	// Bins is the number of size bins (default 10, the SFC paper's).
+	Bins int `yaml:"bins" json:"bins"`
+}
+
+// ReadScenario parses a YAML scenario; unknown keys are errors.
+func ReadScenario(r io.Reader) (*Scenario, error) {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return &s, nil
+}
+
+// LoadScenario reads a YAML scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ReadScenario(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Progress is called about once per wall-clock second of a run with the
+// simulated time, the events run so far and the flows completed.
+type Progress func(simNs, events int64, done, total int)
+
+// Run builds the scenario's fabric and runs it to completion (every flow
+// done, or Drain after the last arrival). The result depends only on the
+// scenario (its seed included); wall time and events/s are reported
+// beside it.
+func Run(sc Scenario, progress Progress) (*Result, error) {
+	if sc.SampleEvery == 0 {
+		sc.SampleEvery = 10 * device.Microsecond
+	}
+	if sc.Drain == 0 {
+		sc.Drain = 100 * device.Millisecond
+	}
+	if sc.Bins == 0 {
+		sc.Bins = 10
+	}
+	if sc.FC == "" {
+		sc.FC = FCNone
+	}
+	switch sc.FC {
+	case FCNone, FCPFC, FCSFC:
+	default:
+		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc"}
+	}
+	n, err := Build(sc.Topology, sc.Switch)
+	if err != nil {
+		return nil, err
+	}
+	if sc.ECN == nil && (sc.Transport.CC == CCDCQCN) {
+		e := HPCCECN
+		sc.ECN = &e
+	}
+	if sc.SFC.BaseRTT == 0 {
+		sc.SFC.BaseRTT = n.MaxBaseRTT()
+	}
+	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Seed: sc.Seed}
+	if err := st.Apply(n); err != nil {
+		return nil, err
+	}
+	res := &Result{Name: sc.Name, Seed: sc.Seed, firstStart: -1}
+	if _, err := n.AttachTransports(sc.Transport, func(r FlowResult) {
+		res.flowsDone = append(res.flowsDone, r)
+		res.payload += r.Size
+		res.lastDone = max(res.lastDone, r.End)
+	}); err != nil {
+		return nil, err
+	}
+	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res.Flows = len(flows)
+	if len(flows) > 0 {
+		res.firstStart = flows[0].Start
+	}
+	wall := time.Now()
+	lastReport := wall
+	nextSample := int64(0)
+	advance := func(t int64) {
+		for nextSample <= t {
+			n.Sim.RunUntil(nextSample)
+			for _, s := range n.Switches {
+				res.bufSamples = append(res.bufSamples, s.Dev.BufferUsed())
+			}
+			nextSample += sc.SampleEvery
+			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
+				if now := time.Now(); now.Sub(lastReport) >= time.Second {
+					lastReport = now
+					progress(n.Sim.Now(), n.Sim.Events, len(res.flowsDone), len(flows))
+				}
+			}
+		}
+		n.Sim.RunUntil(t)
+	}
+	for _, f := range flows {
+		advance(f.Start)
+		if err := n.Hosts[f.Src].Transport.Start(f); err != nil {
+			return nil, err
+		}
+	}
+	var end int64
+	if len(flows) > 0 {
+		end = flows[len(flows)-1].Start + sc.Drain
+	}
+	for len(res.flowsDone) < len(flows) && n.Sim.Now() < end {
+		advance(min(n.Sim.Now()+sc.SampleEvery, end))
+	}
+	res.WallSeconds = time.Since(wall).Seconds()
+	res.SimTime = n.Sim.Now()
+	res.Events = n.Sim.Events
+	if res.WallSeconds > 0 {
+		res.EventsPerSecond = float64(res.Events) / res.WallSeconds
+	}
+	res.Completed = len(res.flowsDone)
+	for _, s := range n.Switches {
+		rec := s.Dev.Record()
+		ss := SwitchStat{Name: s.Name, Tier: int(s.Tier), Peak: rec.BufferPeak, Drops: rec.Dropped("")}
+		res.Switches = append(res.Switches, ss)
+		res.MaxBuffer = max(res.MaxBuffer, ss.Peak)
+		res.Drops += ss.Drops
+		res.BTS += rec.SignalsSent(device.KindBTS)
+		for _, sc := range s.Dev.Schemes() {
+			if e, ok := sc.(*Egress); ok {
+				res.ECNMarked += e.Marked
+			}
+		}
+	}
+	for _, p := range st.PFCSw {
+		res.PauseFrames += p.XOFFSent
+	}
+	for _, h := range n.Hosts {
+		t := h.Transport
+		res.Retx += t.Retx
+		res.Timeouts += t.Timeouts
+		res.NAKs += t.NAKs
+		res.CNPs += t.CNPs
+		res.DataPackets += t.DataSent
+		res.ControlPackets += t.ACKs
+		rec := h.NIC.Record()
+		res.Drops += rec.Dropped("")
+	}
+	// Per-switch sampled P99.
+	ns := len(n.Switches)
+	for i := range res.Switches {
+		var v []float64
+		for j := i; j < len(res.bufSamples); j += ns {
+			v = append(v, float64(res.bufSamples[j]))
+		}
+		sortF(v)
+		res.Switches[i].P99 = int64(percentile(v, 0.99))
+	}
+	res.summarize(sc.Bins)
+	return res, nil
+}
