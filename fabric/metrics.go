@@ -69,8 +69,20 @@ type Result struct {
 	ECNMarked                     int64 `json:"ecn_marked"`
 	DataPackets, ControlPackets   int64
 	flowsDone                     []FlowResult
+	nsw                           int
+	sampleEvery                   int64
 	bufSamples                    []int64
 	payload, firstStart, lastDone int64
+}
+
+// BufferSeries returns switch i's (in Net.Switches order) shared buffer
+// sampled every SampleEvery from time 0.
+func (r *Result) BufferSeries(i int) []int64 {
+	var v []int64
+	for j := i; r.nsw > 0 && j < len(r.bufSamples); j += r.nsw {
+		v = append(v, r.bufSamples[j])
+	}
+	return v
 }
 
 // FlowResults returns the completed flows.
@@ -132,7 +144,7 @@ func (r *Result) summarize(nbins int) {
 		b := binOf(inc)
 		r.Incast = &b
 	}
-	s := r.bufSamples
+	s := append([]int64(nil), r.bufSamples...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	if n := len(s); n > 0 {
 		r.BufferPct = [4]int64{s[(n-1)/2], s[(n-1)*9/10], s[(n-1)*99/100], s[n-1]}

@@ -82,9 +82,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		sc.FC = FCNone
 	}
 	switch sc.FC {
-	case FCNone, FCPFC, FCSFC:
+	case FCNone, FCPFC, FCSFC, FCSFCP:
 	default:
-		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc"}
+		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp"}
 	}
 	n, err := Build(sc.Topology, sc.Switch)
 	if err != nil {
@@ -193,6 +193,8 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		sortF(v)
 		res.Switches[i].P99 = int64(percentile(v, 0.99))
 	}
+	res.nsw = ns
+	res.sampleEvery = sc.SampleEvery
 	res.summarize(sc.Bins)
 	return res, nil
 }

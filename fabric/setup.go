@@ -14,6 +14,10 @@ const (
 	FCNone FC = "none" // lossy: drops at the buffer limits, recovery by the transport
 	FCPFC  FC = "pfc"  // 802.1Qbb PFC on every switch (package pfc)
 	FCSFC  FC = "sfc"  // SFC on the ToRs and SFC NICs (package bts)
+	// FCSFCP: SFC on the ToRs with SFC-P (behaviour.md §3): the sender's
+	// ToR turns each BTS for a local host into a PFC frame; NICs only obey
+	// PFC (package bts SFCP, package pfc Receiver).
+	FCSFCP FC = "sfcp"
 )
 
 // SFCConfig are the SFC switch parameters of a run (package bts Params):
@@ -27,6 +31,9 @@ type SFCConfig struct {
 	QTg       int64 `yaml:"q_tg" json:"q_tg,omitempty"`
 	// AllSwitches runs SFC on every switch, not only the ToRs.
 	AllSwitches bool `yaml:"all_switches" json:"all_switches,omitempty"`
+	// PFC keeps 802.1Qbb PFC on every switch under SFC as the lossless
+	// backstop of a RoCE fabric (the SFC-P testbed's setting).
+	PFC bool `yaml:"pfc" json:"pfc,omitempty"`
 }
 
 // Setup attaches the switch side of a run: ECMP on every switch with
@@ -50,13 +57,16 @@ func (s *Setup) Apply(n *Net) error {
 		if len(sw.Up) > 1 { // first: the schemes after it see the real egress port
 			schemes = append(schemes, &ECMP{Group: sw.Up, Salt: uint32(s.Seed) ^ uint32(i)*0x9e3779b9})
 		}
-		if s.FC == FCSFC && (sw.Tier == 0 || s.SFC.AllSwitches) {
+		if (s.FC == FCSFC || s.FC == FCSFCP) && (sw.Tier == 0 || s.SFC.AllSwitches) {
 			b := bts.NewSwitch(bts.Params{Cache: s.SFC.Cache, Estimator: s.SFC.Estimator, BaseRTT: s.SFC.BaseRTT,
 				QTh: s.SFC.QTh, QTg: s.SFC.QTg, Reporter: uint32(i + 1)})
 			s.SFCSw = append(s.SFCSw, b)
 			schemes = append(schemes, b)
+			if s.FC == FCSFCP && sw.Tier == 0 { // after the Switch, so its cache sees the BTS first
+				schemes = append(schemes, &bts.SFCP{})
+			}
 		}
-		if s.FC == FCPFC {
+		if s.FC == FCPFC || s.FC != FCNone && s.SFC.PFC {
 			p := pfc.NewSwitch(s.PFC)
 			s.PFCSw = append(s.PFCSw, p)
 			schemes = append(schemes, &pfc.Receiver{}, p)
@@ -74,7 +84,12 @@ func (s *Setup) Apply(n *Net) error {
 			if err := h.NIC.Attach(bts.NewNIC()); err != nil {
 				return err
 			}
-		case FCPFC:
+		case FCPFC, FCSFCP:
+			if err := h.NIC.Attach(&pfc.Receiver{}); err != nil {
+				return err
+			}
+		}
+		if s.FC == FCSFC && s.SFC.PFC {
 			if err := h.NIC.Attach(&pfc.Receiver{}); err != nil {
 				return err
 			}

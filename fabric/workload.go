@@ -130,6 +130,9 @@ type Workload struct {
 	IncastEvery int64   `yaml:"incast_every" json:"incast_every,omitempty"`
 	// Receiver fixes the incast receiver (-1 or unset with Degree: random).
 	Receiver *int `yaml:"receiver" json:"receiver,omitempty"`
+	// QPs is the number of flows (queue pairs) per incast sender, each of
+	// Size octets (default 1; the SFC testbed's 25).
+	QPs int `yaml:"qps" json:"qps,omitempty"`
 	// AllToAll: every host sends AllToAllSize octets to every other host
 	// at time 0.
 	AllToAllSize int64 `yaml:"all_to_all_size" json:"all_to_all_size,omitempty"`
@@ -208,7 +211,9 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 				if w.Sync > 0 {
 					st += rng.Float64() * float64(w.Sync)
 				}
-				flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
+				for q := 0; q < max(w.QPs, 1); q++ {
+					flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
+				}
 			}
 		}
 	}
