@@ -196,3 +196,99 @@ func (h *hpccState) onAck(t *Transport, s *sender, hs []hop) {
 	}
 	s.rate = rate
 }
+
+// dctcpState is DCTCP as the HPCC simulator's rate-based RoCE model
+// (rdma-hw.cc HandleAckDctcp).
+type dctcpState struct {
+	alpha    float64
+	lastSeq  int64
+	started  bool
+	ecnCnt   int64
+	batch    int64
+	cwr      bool
+	highSeq  int64
+	Decrease int64
+}
+
+func (c *dctcpState) onAck(t *Transport, s *sender, ece bool) {
+	p := &t.cfg.DCTCP
+	if ece {
+		c.ecnCnt++
+	}
+	newBatch := false
+	if s.una > c.lastSeq || !c.started {
+		newBatch = true
+		if !c.started {
+			c.started = true
+			c.batch = s.nxt + 1
+		} else {
+			frac := min(1, float64(c.ecnCnt)/float64(max(c.batch, 1)))
+			c.alpha = (1-p.G)*c.alpha + p.G*frac
+			c.batch = s.nxt - s.una + 1
+		}
+		c.lastSeq, c.ecnCnt = s.nxt, 0
+	}
+	if c.cwr && s.una > c.highSeq {
+		c.cwr = false
+	}
+	if ece && !c.cwr {
+		c.cwr, c.highSeq = true, s.nxt
+		s.rate = max(100e6, s.rate*(1-c.alpha/2))
+		c.Decrease++
+	}
+	if !c.cwr && newBatch {
+		s.rate = min(t.line, s.rate+float64(p.AI))
+	}
+}
+
+// timelyState is TIMELY as the HPCC simulator models it (rdma-hw.cc
+// UpdateRateTimely): once per RTT of feedback, the RTT gradient (EWMA α,
+// normalised by minRTT) decides: below T_low or a gradient ≤ 0 increases
+// by δ (5δ after 5 increases), above T_high cuts by β(1 − T_high/RTT), a
+// positive gradient cuts by β × gradient.
+type timelyState struct {
+	cur     float64
+	lastSeq int64
+	started bool
+	lastRTT int64
+	rttDiff float64
+	stage   int
+}
+
+func (c *timelyState) onAck(t *Transport, s *sender, rtt int64) {
+	p := &t.cfg.TIMELY
+	full := s.una > c.lastSeq
+	if !full {
+		return
+	}
+	if c.started {
+		nd := float64(rtt - c.lastRTT)
+		diff := (1-p.Alpha)*c.rttDiff + p.Alpha*nd
+		grad := diff / float64(p.MinRTT)
+		inc, f := false, 0.0
+		switch {
+		case rtt < p.TLow:
+			inc = true
+		case rtt > p.THigh:
+			f = 1 - p.Beta*(1-float64(p.THigh)/float64(rtt))
+		case grad <= 0:
+			inc = true
+		default:
+			f = max(0, 1-p.Beta*grad)
+		}
+		if inc {
+			ai := float64(p.AI)
+			if c.stage >= 5 {
+				ai = float64(p.HAI)
+			}
+			s.rate = min(t.line, c.cur+ai)
+			c.stage++
+		} else {
+			s.rate = max(100e6, c.cur*f)
+			c.stage = 0
+		}
+		c.cur, c.rttDiff = s.rate, diff
+	}
+	c.started = true
+	c.lastSeq, c.lastRTT = s.nxt, rtt
+}

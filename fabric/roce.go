@@ -32,9 +32,11 @@ const (
 	hdrLen   = 14 + 20 + 8 // Ethernet, IPv4, UDP
 	nakSeq   = 0x60        // AETH syndrome: NAK, PSN sequence error
 	intFlag  = 0x01        // BTH octet 4
-	dscpData = 0           // class 0
-	dscpCtl  = 48          // class 6: ACK, NAK, CNP go ahead of data
-	ectECN   = 2           // ECT(0)
+	tsFlag   = 0x02        // BTH octet 4: an 8-octet send timestamp follows the BTH (TIMELY)
+	tsLen    = 8
+	dscpData = 0  // class 0
+	dscpCtl  = 48 // class 6: ACK, NAK, CNP go ahead of data
+	ectECN   = 2  // ECT(0)
 )
 
 // hop is one HPCC INT record.

@@ -90,9 +90,15 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sc.ECN == nil && (sc.Transport.CC == CCDCQCN) {
-		e := HPCCECN
-		sc.ECN = &e
+	if sc.ECN == nil {
+		switch sc.Transport.CC {
+		case CCDCQCN:
+			e := HPCCECN
+			sc.ECN = &e
+		case CCDCTCP:
+			e := DCTCPECN
+			sc.ECN = &e
+		}
 	}
 	if sc.SFC.BaseRTT == 0 {
 		sc.SFC.BaseRTT = n.MaxBaseRTT()

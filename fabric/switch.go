@@ -80,6 +80,10 @@ type ECN struct {
 // PMAX_MAP at 100 Gb/s).
 var HPCCECN = ECN{Kmin: 400 * device.KB, Kmax: 1600 * device.KB, Pmax: 0.2}
 
+// DCTCPECN is the DCTCP step of the HPCC simulator's run.py preset
+// "dctcp": K = 30 KB per 10 Gb/s (300 KB at 100 Gb/s).
+var DCTCPECN = ECN{Kmin: 300 * device.KB, Kmax: 300 * device.KB, Pmax: 1}
+
 // Egress is a switch's dequeue-time work for the fabric: ECN marking and
 // HPCC's in-band telemetry (a hop record pushed into frames that carry an
 // INT block).

@@ -17,6 +17,13 @@ const (
 	CCNone  CC = "none"  // line rate, no reaction
 	CCDCQCN CC = "dcqcn" // DCQCN, Mellanox CX4 flavour of HPCC's simulator
 	CCHPCC  CC = "hpcc"  // HPCC with INT
+	// CCDCTCP: DCTCP as a rate-based RoCE CC, as the HPCC simulator models
+	// it (CC_MODE 8): α per RTT from the ECN-echo fraction, one decrease
+	// of rate × (1 − α/2) per RTT, additive increase per RTT otherwise.
+	CCDCTCP CC = "dctcp"
+	// CCTIMELY: TIMELY (Mittal et al., SIGCOMM 2015) on RTT gradients, as
+	// the HPCC simulator models it (CC_MODE 7).
+	CCTIMELY CC = "timely"
 )
 
 // Recovery names a loss recovery.
@@ -62,6 +69,28 @@ type HPCC struct {
 	AI       int64   `yaml:"ai" json:"ai"` // bit/s
 }
 
+// DCTCP holds DCTCP's parameters. Defaults: HPCC run.py preset "dctcp":
+// g = 1/16, additive increase 615 Mb/s per RTT ("RTT=13us and MTU=1KB");
+// the switches' ECN step K = 30 KB per 10 Gb/s is the scenario's ECN.
+type DCTCP struct {
+	G  float64 `yaml:"g" json:"g"`
+	AI int64   `yaml:"ai" json:"ai"`
+}
+
+// TIMELY holds TIMELY's parameters. Defaults: the TIMELY paper (and the
+// HPCC simulator's defaults): EWMA α = 0.875, β = 0.8, T_low 50 µs,
+// T_high 500 µs, minRTT 20 µs, δ = 10 Mb/s per 10 Gb/s of line rate,
+// hyper increase 5δ after 5 increases.
+type TIMELY struct {
+	Alpha  float64 `yaml:"alpha" json:"alpha"`
+	Beta   float64 `yaml:"beta" json:"beta"`
+	TLow   int64   `yaml:"t_low" json:"t_low"`
+	THigh  int64   `yaml:"t_high" json:"t_high"`
+	MinRTT int64   `yaml:"min_rtt" json:"min_rtt"`
+	AI     int64   `yaml:"ai" json:"ai"`
+	HAI    int64   `yaml:"hai" json:"hai"`
+}
+
 // TransportConfig configures every host's transport.
 type TransportConfig struct {
 	CC       CC       `yaml:"cc" json:"cc"`
@@ -82,9 +111,11 @@ type TransportConfig struct {
 	RTON    int   `yaml:"rto_n" json:"rto_n"`
 	// NAKInterval: a GBN receiver repeats a NAK for the same PSN only after
 	// this long (default 100 µs).
-	NAKInterval int64 `yaml:"nak_interval" json:"nak_interval"`
-	DCQCN       DCQCN `yaml:"dcqcn" json:"dcqcn"`
-	HPCC        HPCC  `yaml:"hpcc" json:"hpcc"`
+	NAKInterval int64  `yaml:"nak_interval" json:"nak_interval"`
+	DCQCN       DCQCN  `yaml:"dcqcn" json:"dcqcn"`
+	HPCC        HPCC   `yaml:"hpcc" json:"hpcc"`
+	DCTCP       DCTCP  `yaml:"dctcp" json:"dctcp"`
+	TIMELY      TIMELY `yaml:"timely" json:"timely"`
 }
 
 func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
@@ -95,9 +126,9 @@ func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
 		c.Recovery = GBN
 	}
 	switch c.CC {
-	case CCNone, CCDCQCN, CCHPCC:
+	case CCNone, CCDCQCN, CCHPCC, CCDCTCP, CCTIMELY:
 	default:
-		return &device.ParamError{Scope: "transport", Name: "cc", Value: string(c.CC), Allowed: "none, dcqcn, hpcc"}
+		return &device.ParamError{Scope: "transport", Name: "cc", Value: string(c.CC), Allowed: "none, dcqcn, hpcc, dctcp, timely"}
 	}
 	if c.Recovery != GBN && c.Recovery != IRN {
 		return &device.ParamError{Scope: "transport", Name: "recovery", Value: string(c.Recovery), Allowed: "gbn, irn"}
@@ -161,6 +192,35 @@ func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
 	}
 	if h.AI == 0 {
 		h.AI = int64(10e6 * per25)
+	}
+	if c.DCTCP.G == 0 {
+		c.DCTCP.G = 1.0 / 16
+	}
+	if c.DCTCP.AI == 0 {
+		c.DCTCP.AI = 615e6
+	}
+	tm := &c.TIMELY
+	per10 := float64(lineRate) / float64(10*device.Gbps)
+	if tm.Alpha == 0 {
+		tm.Alpha = 0.875
+	}
+	if tm.Beta == 0 {
+		tm.Beta = 0.8
+	}
+	if tm.TLow == 0 {
+		tm.TLow = 50 * device.Microsecond
+	}
+	if tm.THigh == 0 {
+		tm.THigh = 500 * device.Microsecond
+	}
+	if tm.MinRTT == 0 {
+		tm.MinRTT = 20 * device.Microsecond
+	}
+	if tm.AI == 0 {
+		tm.AI = int64(10e6 * per10)
+	}
+	if tm.HAI == 0 {
+		tm.HAI = 5 * tm.AI
 	}
 	return nil
 }
@@ -240,6 +300,8 @@ type sender struct {
 	maxSent   int64
 	dc        dcqcnState
 	hp        hpccState
+	dt        dctcpState
+	tm        timelyState
 	done      bool
 	fullFrame int
 }
@@ -294,8 +356,13 @@ func (t *Transport) frameLen(n int) int {
 	if t.intOn() {
 		l += intLen
 	}
+	if t.tsOn() {
+		l += tsLen
+	}
 	return l
 }
+
+func (t *Transport) tsOn() bool { return t.cfg.CC == CCTIMELY }
 
 // wireNs is the time a frame of n captured octets occupies a link of bps.
 func wireNs(n int, bps float64) float64 { return float64((max(n, 60)+24)*8) * 1e9 / bps }
@@ -340,12 +407,18 @@ func (t *Transport) Start(f Flow) error {
 		flags = intFlag
 		hdr = append(hdr, make([]byte, intLen)...)
 	}
+	if t.tsOn() {
+		flags |= tsFlag
+		hdr = append(hdr, make([]byte, tsLen)...)
+	}
 	putBTH(hdr[hdrLen:], opSendOnly, flags, qp, false, 0)
 	s.hdr = hdr
 	s.key = device.FlowKey{Src: t.host.Addr, Dst: dst.Addr, Proto: 17, SrcPort: sport, DstPort: device.RoCEv2Port, QP: qp, HasQP: true}
 	s.ackK = device.FlowKey{Src: dst.Addr, Dst: t.host.Addr, Proto: 17, SrcPort: sport, DstPort: device.RoCEv2Port, QP: qp, HasQP: true}
 	s.dc.init(t)
 	s.hp.init(t)
+	s.dt.alpha = 1
+	s.tm.cur = t.line
 	t.snd[qp] = s
 	t.trySend(s)
 	return nil
@@ -356,7 +429,7 @@ func (t *Transport) window(s *sender) int64 {
 	switch {
 	case t.cfg.CC == CCHPCC:
 		return max(int64(float64(t.bdp)*s.rate/t.line), int64(t.cfg.MTU))
-	case t.cfg.Window || t.cfg.Recovery == IRN:
+	case t.cfg.Window || t.cfg.Recovery == IRN || t.cfg.CC == CCDCTCP:
 		return t.bdp
 	}
 	return 0
@@ -462,6 +535,9 @@ func (t *Transport) OnDequeue(d *device.Device, p *device.Packet) {
 		return
 	}
 	s.posted = false
+	if t.tsOn() {
+		binary.BigEndian.PutUint64(p.Data[p.Meta.Payload+bthLen:], uint64(p.TxStart))
+	}
 	s.dc.catchUp(t, s, d.Now())
 	if s.rate < t.line {
 		s.nextTx = p.TxStart + int64(wireNs(len(p.Data), s.rate))
@@ -610,6 +686,9 @@ func (t *Transport) sendCtl(d *device.Device, p *device.Packet, op byte, syn byt
 	if withINT && p.Data[pl+4]&intFlag != 0 && len(p.Data) >= pl+bthLen+intLen {
 		in = p.Data[pl+bthLen : pl+bthLen+intLen]
 	}
+	if op == opAck && p.Data[pl+4]&tsFlag != 0 && len(p.Data) >= pl+bthLen+tsLen {
+		in = p.Data[pl+bthLen : pl+bthLen+tsLen]
+	}
 	n := hdrLen + bthLen + aethLen + len(in) + icrcLen
 	if op == opCNP {
 		n = hdrLen + bthLen + 16 + icrcLen
@@ -641,7 +720,7 @@ func (t *Transport) sendCtl(d *device.Device, p *device.Packet, op byte, syn byt
 		flags = 0x40 // ECN echo for ECN-based CCs
 	}
 	if in != nil {
-		flags |= intFlag
+		flags |= p.Data[pl+4] & (intFlag | tsFlag)
 	}
 	putBTH(bth, op, flags, m.QP, false, psn)
 	if op == opAck {
@@ -704,6 +783,13 @@ func (t *Transport) onAck(d *device.Device, p *device.Packet, bth []byte) {
 		var hs [intHops]hop
 		nh := readHops(bth[bthLen+aethLen:], &hs)
 		s.hp.onAck(t, s, hs[:nh])
+	}
+	ece := bth[4]&0x40 != 0
+	if t.cfg.CC == CCDCTCP && aeth[0] != nakSeq {
+		s.dt.onAck(t, s, ece)
+	}
+	if t.cfg.CC == CCTIMELY && bth[4]&tsFlag != 0 && len(bth) >= bthLen+aethLen+tsLen && aeth[0] != nakSeq {
+		s.tm.onAck(t, s, now-int64(binary.BigEndian.Uint64(bth[bthLen+aethLen:])))
 	}
 	if s.una >= s.npkt {
 		t.finish(s, now)

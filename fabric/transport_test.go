@@ -23,7 +23,7 @@ func dumbbell(t *testing.T, left, right int, tc TransportConfig, st Setup, sc Sw
 }
 
 func TestSingleFlowIdeal(t *testing.T) {
-	for _, cc := range []CC{CCNone, CCDCQCN, CCHPCC} {
+	for _, cc := range []CC{CCNone, CCDCQCN, CCHPCC, CCDCTCP, CCTIMELY} {
 		for _, rec := range []Recovery{GBN, IRN} {
 			n, res := dumbbell(t, 1, 1, TransportConfig{CC: cc, Recovery: rec}, Setup{ECN: &HPCCECN, INT: cc == CCHPCC}, SwitchConfig{})
 			for i, size := range []int64{1, 1000, 1001, 100_000, 1_000_000} {
@@ -60,12 +60,17 @@ func TestSingleFlowIdeal(t *testing.T) {
 
 // TestIncastCC: a 16:1 incast over a dumbbell. Without congestion control
 // or flow control the receiver's queue grows to nearly everything the
-// senders sent in the first RTT and more; DCQCN (ECN) and HPCC (INT) hold
-// it far lower; every flow completes without loss (unlimited buffer).
+// senders sent in the first RTT and more; DCQCN and DCTCP (ECN) and HPCC
+// (INT) hold it far lower, TIMELY (RTT) somewhat lower; every flow
+// completes without loss (unlimited buffer).
 func TestIncastCC(t *testing.T) {
 	peak := map[CC]int64{}
-	for _, cc := range []CC{CCNone, CCDCQCN, CCHPCC} {
-		n, res := dumbbell(t, 16, 1, TransportConfig{CC: cc}, Setup{ECN: &ECN{Kmin: 5 * device.KB, Kmax: 200 * device.KB, Pmax: 0.01}, INT: cc == CCHPCC}, SwitchConfig{})
+	for _, cc := range []CC{CCNone, CCDCQCN, CCHPCC, CCDCTCP, CCTIMELY} {
+		ecn := &ECN{Kmin: 5 * device.KB, Kmax: 200 * device.KB, Pmax: 0.01}
+		if cc == CCDCTCP {
+			ecn = &DCTCPECN
+		}
+		n, res := dumbbell(t, 16, 1, TransportConfig{CC: cc}, Setup{ECN: ecn, INT: cc == CCHPCC}, SwitchConfig{})
 		for i := 0; i < 16; i++ {
 			if err := n.Hosts[i].Transport.Start(Flow{ID: int64(i), Src: i, Dst: 16, Size: 2_000_000}); err != nil {
 				t.Fatal(err)
@@ -86,7 +91,8 @@ func TestIncastCC(t *testing.T) {
 		}
 	}
 	t.Logf("peak buffer: %v", peak)
-	if peak[CCDCQCN] > peak[CCNone]/2 || peak[CCHPCC] > peak[CCNone]/4 {
+	if peak[CCDCQCN] > peak[CCNone]/2 || peak[CCHPCC] > peak[CCNone]/4 || peak[CCDCTCP] > peak[CCNone]/2 ||
+		peak[CCTIMELY] > peak[CCNone]*3/4 { // T_high = 500 µs is 6 MB of queue at 100 Gb/s
 		t.Errorf("peak buffer %v: CC does not hold the queue", peak)
 	}
 }
