@@ -62,41 +62,49 @@ func (s *Sim) push(e event) {
 	if !e.bg {
 		s.fg++
 	}
+	// A 4-ary heap, sifted with a hole: each level moves one event instead
+	// of swapping two, and the tree is half as deep as a binary heap.
 	s.h = append(s.h, e)
 	h := s.h
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].less(&h[p]) {
+		p := (i - 1) / 4
+		if !e.less(&h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
 func (s *Sim) pop() event {
 	h := s.h
 	e := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h[n] = event{}
 	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
+	if n > 0 {
+		i := 0
+		for {
+			c := 4*i + 1
+			if c >= n {
+				break
+			}
+			m := c
+			for k := c + 1; k < c+4 && k < n; k++ {
+				if h[k].less(&h[m]) {
+					m = k
+				}
+			}
+			if !h[m].less(&last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
 		}
-		m := l
-		if r := l + 1; r < n && h[r].less(&h[l]) {
-			m = r
-		}
-		if !h[m].less(&h[i]) {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
+		h[i] = last
 	}
 	s.h = h
 	if !e.bg {
@@ -152,6 +160,12 @@ func (s *Sim) alloc(frame []byte) *Packet {
 		*p = Packet{buf: buf}
 	} else {
 		p = &Packet{}
+	}
+	if cap(p.buf) < len(frame) {
+		// Pooled buffers serve every frame size: give each room for a
+		// full-size frame, so that one recycled from a short frame (an
+		// ACK) does not grow again for the next data frame.
+		p.buf = make([]byte, 0, max(len(frame), 1600))
 	}
 	p.buf = append(p.buf[:0], frame...)
 	p.Data = p.buf
