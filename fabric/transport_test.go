@@ -96,3 +96,42 @@ func TestIncastCC(t *testing.T) {
 		t.Errorf("peak buffer %v: CC does not hold the queue", peak)
 	}
 }
+
+// TestSFCPLocalHosts: under SFC-P the receiver's own ToR pauses its local
+// senders by PFC too (behaviour.md §3, a BTS the ToR generates itself), so
+// a 2 + 2 incast into a host of the same rack is paused on both sides and
+// its local senders receive no BTS (their NICs know only PFC).
+func TestSFCPLocalHosts(t *testing.T) {
+	n, err := Build(Topo{Kind: LeafSpine, ToRs: 2, Spines: 1, HostsPerToR: 3}, SwitchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &Setup{FC: FCSFCP, SFC: SFCConfig{Cache: true}}
+	if err := st.Apply(n); err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	if _, err := n.AttachTransports(TransportConfig{}, func(FlowResult) { done++ }); err != nil {
+		t.Fatal(err)
+	}
+	var pfcToLocal, btsToLocal int
+	n.ToRs[0].Dev.OnOutput(func(o device.Out) {
+		if o.Port == 1 || o.Port == 2 {
+			switch o.Kind {
+			case device.KindPFC:
+				pfcToLocal++
+			case device.KindBTS:
+				btsToLocal++
+			}
+		}
+	})
+	for i, src := range []int{1, 2, 3, 4} {
+		if err := n.Hosts[src].Transport.Start(Flow{ID: int64(i), Src: src, Dst: 0, Size: 2_000_000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n.Sim.Run()
+	if done != 4 || pfcToLocal == 0 || btsToLocal != 0 {
+		t.Errorf("done %d, PFC to local senders %d, BTS to local senders %d", done, pfcToLocal, btsToLocal)
+	}
+}
