@@ -441,3 +441,92 @@ func runSFCFig7(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		Measured: fmt.Sprintf("%+.1f %%", 100*g), Pass: math.Abs(g) <= 0.05})
 	return fr, nil
 }
+
+func init() {
+	register(&Figure{Name: "sfc-fig1", Title: "SFC Fig. 1 (SFC-11): receiver queue of a 63-to-1 incast without CC: OnRamp, ingress BTS, ingress BTS + cache", Run: runSFCFig1})
+}
+
+// runSFCFig1 is the SFC paper's micro-benchmark: a dumbbell of two
+// switches, 63 senders on one and the receiver on the other, 100 G links
+// with 1 µs delay (10 µs NIC-to-NIC RTT over the three links and back is
+// 6 µs of propagation plus serialization here), a core link fast enough
+// that only the receiver's port congests, unlimited buffer, no congestion
+// control; senders start within 50 µs and each sends 1 MB.
+func runSFCFig1(full bool, seeds []uint64, p Progress) (*FigResult, error) {
+	size := int64(1_000_000) // the same at both scales: 2.5 s of wall time
+	fr := &FigResult{Name: "sfc-fig1", Title: Figures["sfc-fig1"].Title, Scale: scaleName(full), XLabel: "time (µs)", YLabel: "receiver queue (MB)"}
+	type variant struct {
+		label  string
+		fc     FC
+		cache  bool
+		onramp bool
+	}
+	peak, steady, cv := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	for _, v := range []variant{{"OnRamp", FCNone, false, true}, {"ingress BTS", FCSFC, false, false}, {"ingress BTS + cache", FCSFC, true, false}} {
+		for si, seed := range seeds {
+			recv := 63
+			sc := Scenario{Name: "fig1-" + v.label, Seed: seed,
+				Topology:  Topo{Kind: Dumbbell, Left: 63, Right: 1, Host: Link{100 * device.Gbps, device.Microsecond}, Up: Link{6400 * device.Gbps, device.Microsecond}},
+				FC:        v.fc,
+				SFC:       SFCConfig{Cache: v.cache, BaseRTT: 10 * device.Microsecond},
+				Transport: TransportConfig{CC: CCNone, Recovery: IRN, OnRamp: v.onramp, BaseRTT: 10 * device.Microsecond},
+				Workload:  Workload{Degree: 63, Size: size, Sync: 50_000, Incasts: 1, Receiver: &recv, Duration: 1},
+			}
+			r, err := Run(sc, p)
+			if err != nil {
+				return nil, err
+			}
+			if r.Completed < r.Flows {
+				return nil, fmt.Errorf("%s: %d of %d flows unfinished", sc.Name, r.Flows-r.Completed, r.Flows)
+			}
+			ser := r.BufferSeries(1) // the receiver's switch
+			var pk float64
+			var after []float64
+			for i, x := range ser {
+				pk = max(pk, float64(x))
+				t := int64(i) * r.sampleEvery
+				if t >= device.Millisecond && x > 0 {
+					after = append(after, float64(x))
+				}
+			}
+			var mean, sd float64
+			for _, x := range after {
+				mean += x
+			}
+			if len(after) > 0 {
+				mean /= float64(len(after))
+				for _, x := range after {
+					sd += (x - mean) * (x - mean)
+				}
+				sd = math.Sqrt(sd / float64(len(after)))
+			}
+			n := float64(len(seeds))
+			peak[v.label] += pk / n
+			steady[v.label] += mean / n
+			if mean > 0 {
+				cv[v.label] += sd / mean / n
+			}
+			if si == 0 {
+				s := Series{Label: v.label}
+				for i, x := range ser {
+					if int64(i)*r.sampleEvery > 4*device.Millisecond {
+						break
+					}
+					s.X, s.Y = append(s.X, float64(int64(i)*r.sampleEvery)/1000), append(s.Y, float64(x)/1e6)
+				}
+				fr.Series = append(fr.Series, s)
+			}
+		}
+	}
+	o, i, c := peak["OnRamp"], peak["ingress BTS"], peak["ingress BTS + cache"]
+	fr.Checks = append(fr.Checks, Check{ID: "SFC-11a", Criterion: "peak queue: ingress + cache < ingress < OnRamp (egress BTS not modelled)",
+		Measured: fmt.Sprintf("%s < %s < %s", mb(c), mb(i), mb(o)), Pass: c < i && i < o})
+	d := steady["OnRamp"]/13e6 - 1
+	fr.Checks = append(fr.Checks, Check{ID: "SFC-11b", Criterion: "OnRamp steady state (mean after 1 ms) 13 MB ± 30 %",
+		Measured: fmt.Sprintf("%s (%+.0f %%), peak %s", mb(steady["OnRamp"]), 100*d, mb(o)), Pass: math.Abs(d) <= 0.3})
+	fr.Checks = append(fr.Checks, Check{ID: "SFC-11c", Criterion: "ingress BTS bounded and not oscillating after 1 ms (CV of the queue ≤ 0.25, below OnRamp's)",
+		Measured: fmt.Sprintf("ingress BTS mean %s CV %.2f; OnRamp CV %.2f", mb(steady["ingress BTS"]), cv["ingress BTS"], cv["OnRamp"]),
+		Pass: cv["ingress BTS"] <= 0.25 && cv["ingress BTS"] < cv["OnRamp"]})
+	fr.Notes = append(fr.Notes, "OnRamp's OWD threshold is one base RTT (10 µs) of queueing: the seeds give no value (docs/decisions.md).")
+	return fr, nil
+}

@@ -101,7 +101,7 @@ func (t *Topo) check() error {
 		n string
 		l Link
 	}{{"host", t.Host}, {"up", t.Up}, {"core", t.Core}} {
-		if err := device.CheckRange("topology", l.n+".speed", l.l.Speed, device.Gbps, 1600*device.Gbps, " bit/s"); err != nil {
+		if err := device.CheckRange("topology", l.n+".speed", l.l.Speed, device.Gbps, 25_600*device.Gbps, " bit/s"); err != nil {
 			return err
 		}
 		if err := device.CheckRange("topology", l.n+".delay", l.l.Delay, 0, device.Millisecond*100, " ns"); err != nil {

@@ -116,6 +116,15 @@ type TransportConfig struct {
 	HPCC        HPCC   `yaml:"hpcc" json:"hpcc"`
 	DCTCP       DCTCP  `yaml:"dctcp" json:"dctcp"`
 	TIMELY      TIMELY `yaml:"timely" json:"timely"`
+	// OnRamp adds OnRamp's flow control (Liu et al., SIGCOMM 2021), the SFC
+	// paper's baseline, on top of the CC: each ACK echoes the data packet's
+	// one-way delay (OWD); when it exceeds the path's base OWD plus
+	// OnRampThreshold, the sender pauses the flow until now + the excess
+	// (the time the queue above the threshold takes to drain). Our sources
+	// give no threshold: the default is one base RTT of queueing (10 µs on
+	// S-main), a choice written in docs/decisions.md.
+	OnRamp          bool  `yaml:"onramp" json:"onramp,omitempty"`
+	OnRampThreshold int64 `yaml:"onramp_threshold" json:"onramp_threshold,omitempty"`
 }
 
 func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
@@ -150,6 +159,9 @@ func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
 	}
 	if c.RTON == 0 {
 		c.RTON = 3
+	}
+	if c.OnRampThreshold == 0 {
+		c.OnRampThreshold = c.BaseRTT
 	}
 	if c.NAKInterval == 0 {
 		c.NAKInterval = 100 * device.Microsecond
@@ -264,6 +276,7 @@ type Transport struct {
 
 	// Counters.
 	DataSent, Retx, ACKs, NAKs, CNPs, Timeouts int64
+	OnRampPauses                               int64
 }
 
 type rkey struct {
@@ -304,6 +317,7 @@ type sender struct {
 	tm        timelyState
 	done      bool
 	fullFrame int
+	baseOWD   int64
 }
 
 // Timer ids of the transport.
@@ -362,7 +376,7 @@ func (t *Transport) frameLen(n int) int {
 	return l
 }
 
-func (t *Transport) tsOn() bool { return t.cfg.CC == CCTIMELY }
+func (t *Transport) tsOn() bool { return t.cfg.CC == CCTIMELY || t.cfg.OnRamp }
 
 // wireNs is the time a frame of n captured octets occupies a link of bps.
 func wireNs(n int, bps float64) float64 { return float64((max(n, 60)+24)*8) * 1e9 / bps }
@@ -418,6 +432,7 @@ func (t *Transport) Start(f Flow) error {
 	s.dc.init(t)
 	s.hp.init(t)
 	s.dt.alpha = 1
+	s.baseOWD, _ = t.net.PathDelay(f.Src, f.Dst)
 	s.tm.cur = t.line
 	t.snd[qp] = s
 	t.trySend(s)
@@ -536,7 +551,11 @@ func (t *Transport) OnDequeue(d *device.Device, p *device.Packet) {
 	}
 	s.posted = false
 	if t.tsOn() {
-		binary.BigEndian.PutUint64(p.Data[p.Meta.Payload+bthLen:], uint64(p.TxStart))
+		off := p.Meta.Payload + bthLen
+		if t.intOn() {
+			off += intLen
+		}
+		binary.BigEndian.PutUint64(p.Data[off:], uint64(p.TxStart))
 	}
 	s.dc.catchUp(t, s, d.Now())
 	if s.rate < t.line {
@@ -682,12 +701,22 @@ func (t *Transport) onData(d *device.Device, p *device.Packet, bth []byte) {
 func (t *Transport) sendCtl(d *device.Device, p *device.Packet, op byte, syn byte, psn, msn int64, withINT bool) {
 	m := &p.Meta
 	pl := m.Payload
-	var in []byte
-	if withINT && p.Data[pl+4]&intFlag != 0 && len(p.Data) >= pl+bthLen+intLen {
-		in = p.Data[pl+bthLen : pl+bthLen+intLen]
+	var ext [intLen + 2*tsLen]byte
+	in := ext[:0]
+	var extFlags byte
+	off := pl + bthLen
+	if p.Data[pl+4]&intFlag != 0 && len(p.Data) >= off+intLen {
+		if withINT {
+			in = append(in, p.Data[off:off+intLen]...)
+			extFlags |= intFlag
+		}
+		off += intLen
 	}
-	if op == opAck && p.Data[pl+4]&tsFlag != 0 && len(p.Data) >= pl+bthLen+tsLen {
-		in = p.Data[pl+bthLen : pl+bthLen+tsLen]
+	if op == opAck && p.Data[pl+4]&tsFlag != 0 && len(p.Data) >= off+tsLen {
+		// Echo the send time and add the arrival time (OnRamp's OWD).
+		in = append(in, p.Data[off:off+tsLen]...)
+		in = binary.BigEndian.AppendUint64(in, uint64(d.Now()))
+		extFlags |= tsFlag
 	}
 	n := hdrLen + bthLen + aethLen + len(in) + icrcLen
 	if op == opCNP {
@@ -719,9 +748,7 @@ func (t *Transport) sendCtl(d *device.Device, p *device.Packet, op byte, syn byt
 	} else if m.ECN == 3 {
 		flags = 0x40 // ECN echo for ECN-based CCs
 	}
-	if in != nil {
-		flags |= p.Data[pl+4] & (intFlag | tsFlag)
-	}
+	flags |= extFlags
 	putBTH(bth, op, flags, m.QP, false, psn)
 	if op == opAck {
 		a := bth[bthLen:]
@@ -779,17 +806,33 @@ func (t *Transport) onAck(d *device.Device, p *device.Packet, bth []byte) {
 	if progress {
 		s.rtoAt = now + t.rto(s)
 	}
-	if t.cfg.CC == CCHPCC && bth[4]&intFlag != 0 && len(bth) >= bthLen+aethLen+intLen {
-		var hs [intHops]hop
-		nh := readHops(bth[bthLen+aethLen:], &hs)
-		s.hp.onAck(t, s, hs[:nh])
+	off := bthLen + aethLen
+	if bth[4]&intFlag != 0 && len(bth) >= off+intLen {
+		if t.cfg.CC == CCHPCC {
+			var hs [intHops]hop
+			nh := readHops(bth[off:], &hs)
+			s.hp.onAck(t, s, hs[:nh])
+		}
+		off += intLen
 	}
 	ece := bth[4]&0x40 != 0
 	if t.cfg.CC == CCDCTCP && aeth[0] != nakSeq {
 		s.dt.onAck(t, s, ece)
 	}
-	if t.cfg.CC == CCTIMELY && bth[4]&tsFlag != 0 && len(bth) >= bthLen+aethLen+tsLen && aeth[0] != nakSeq {
-		s.tm.onAck(t, s, now-int64(binary.BigEndian.Uint64(bth[bthLen+aethLen:])))
+	if bth[4]&tsFlag != 0 && len(bth) >= off+2*tsLen && aeth[0] != nakSeq {
+		sent := int64(binary.BigEndian.Uint64(bth[off:]))
+		if t.cfg.CC == CCTIMELY {
+			s.tm.onAck(t, s, now-sent)
+		}
+		if t.cfg.OnRamp {
+			owd := int64(binary.BigEndian.Uint64(bth[off+tsLen:])) - sent
+			if ex := owd - s.baseOWD - t.cfg.OnRampThreshold; ex > 0 {
+				if f := d.Flow(s.key, false); f != nil && now+ex > f.PauseEnd {
+					_ = d.PauseFlow(s.key, now+ex, "onramp")
+					t.OnRampPauses++
+				}
+			}
+		}
 	}
 	if s.una >= s.npkt {
 		t.finish(s, now)

@@ -135,3 +135,31 @@ func TestSFCPLocalHosts(t *testing.T) {
 		t.Errorf("done %d, PFC to local senders %d, BTS to local senders %d", done, pfcToLocal, btsToLocal)
 	}
 }
+
+// TestOnRamp: OnRamp pauses senders whose packets see a one-way delay
+// above the threshold, so a 16:1 incast without CC keeps a far smaller
+// queue, and every flow still completes.
+func TestOnRamp(t *testing.T) {
+	peak := map[bool]int64{}
+	for _, on := range []bool{false, true} {
+		n, res := dumbbell(t, 16, 1, TransportConfig{OnRamp: on}, Setup{}, SwitchConfig{})
+		for i := 0; i < 16; i++ {
+			_ = n.Hosts[i].Transport.Start(Flow{ID: int64(i), Src: i, Dst: 16, Size: 1_000_000})
+		}
+		n.Sim.Run()
+		if len(*res) != 16 {
+			t.Fatalf("onramp %v: %d flows done", on, len(*res))
+		}
+		peak[on] = n.ToRs[0].Dev.BufferPeak()
+		var pauses int64
+		for _, h := range n.Hosts {
+			pauses += h.Transport.OnRampPauses
+		}
+		if on == (pauses == 0) {
+			t.Errorf("onramp %v: %d pauses", on, pauses)
+		}
+	}
+	if peak[true] > peak[false]/2 {
+		t.Errorf("peak with OnRamp %d, without %d", peak[true], peak[false])
+	}
+}
