@@ -526,7 +526,7 @@ func runSFCFig1(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		Measured: fmt.Sprintf("%s (%+.0f %%), peak %s", mb(steady["OnRamp"]), 100*d, mb(o)), Pass: math.Abs(d) <= 0.3})
 	fr.Checks = append(fr.Checks, Check{ID: "SFC-11c", Criterion: "ingress BTS bounded and not oscillating after 1 ms (CV of the queue ≤ 0.25, below OnRamp's)",
 		Measured: fmt.Sprintf("ingress BTS mean %s CV %.2f; OnRamp CV %.2f", mb(steady["ingress BTS"]), cv["ingress BTS"], cv["OnRamp"]),
-		Pass: cv["ingress BTS"] <= 0.25 && cv["ingress BTS"] < cv["OnRamp"]})
+		Pass:     cv["ingress BTS"] <= 0.25 && cv["ingress BTS"] < cv["OnRamp"]})
 	fr.Notes = append(fr.Notes, "OnRamp's OWD threshold is one base RTT (10 µs) of queueing: the seeds give no value (docs/decisions.md).")
 	return fr, nil
 }
