@@ -13,6 +13,13 @@ import (
 	"text/tabwriter"
 )
 
+// HopBuffers is the largest sampled buffer by hop kind.
+type HopBuffers struct {
+	ToRDown int64 `json:"tor_down"`
+	ToRUp   int64 `json:"tor_up"`
+	Core    int64 `json:"core"`
+}
+
 // Bin is the slowdown statistics of the flows in one size bin.
 type Bin struct {
 	Lo, Hi int64 // sizes in the bin, inclusive
@@ -59,6 +66,17 @@ type Result struct {
 	// switches pooled), as percentiles P50, P90, P99, P100.
 	BufferPct [4]int64 `json:"buffer_pct"`
 	Drops     int64    `json:"drops"`
+	// Hops: the largest buffer seen (sampled) by hop: a ToR's
+	// server-facing queues (ToR-Down), the rest of a ToR's buffer
+	// (ToR-Up: uplink queues and any VOQs), and a spine's or higher
+	// switch's buffer (Core).
+	Hops HopBuffers `json:"hops"`
+	// Floodgate overhead: credit and dst-pause octets on the wire, their
+	// share of the switch-to-switch capacity, and the share a per-packet
+	// credit of 64 octets would take.
+	CreditOctets         int64   `json:"credit_octets,omitempty"`
+	CreditShare          float64 `json:"credit_share,omitempty"`
+	PerPacketCreditShare float64 `json:"per_packet_credit_share,omitempty"`
 	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
 	PauseFrames int64 `json:"pause_frames"`
 	BTS         int64 `json:"bts"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
 	"gopkg.in/yaml.v3"
 )
@@ -15,14 +16,19 @@ import (
 // hosts' transport and the workload. Times are ns, sizes octets, speeds
 // bit/s. It is the YAML file `sfcsim run` reads.
 type Scenario struct {
-	Name      string          `yaml:"name" json:"name"`
-	Seed      uint64          `yaml:"seed" json:"seed"`
-	Topology  Topo            `yaml:"topology" json:"topology"`
-	Switch    SwitchConfig    `yaml:"switch" json:"switch"`
-	FC        FC              `yaml:"flow_control" json:"flow_control"`
-	SFC       SFCConfig       `yaml:"sfc" json:"sfc"`
-	PFC       pfc.Params      `yaml:"pfc" json:"pfc"`
-	ECN       *ECN            `yaml:"ecn" json:"ecn,omitempty"`
+	Name      string           `yaml:"name" json:"name"`
+	Seed      uint64           `yaml:"seed" json:"seed"`
+	Topology  Topo             `yaml:"topology" json:"topology"`
+	Switch    SwitchConfig     `yaml:"switch" json:"switch"`
+	FC        FC               `yaml:"flow_control" json:"flow_control"`
+	SFC       SFCConfig        `yaml:"sfc" json:"sfc"`
+	PFC       pfc.Params       `yaml:"pfc" json:"pfc"`
+	ECN       *ECN             `yaml:"ecn" json:"ecn,omitempty"`
+	Floodgate floodgate.Params `yaml:"floodgate" json:"floodgate"`
+	// ECMPByDst routes every flow to a host on one path (hash of the
+	// destination only), as Floodgate runs always do; a baseline compared
+	// with Floodgate sets it too.
+	ECMPByDst bool            `yaml:"ecmp_by_dst" json:"ecmp_by_dst,omitempty"`
 	Transport TransportConfig `yaml:"transport" json:"transport"`
 	Workload  Workload        `yaml:"workload" json:"workload"`
 	// SampleEvery is the buffer sampling period (default 10 µs, the SFC
@@ -82,9 +88,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		sc.FC = FCNone
 	}
 	switch sc.FC {
-	case FCNone, FCPFC, FCSFC, FCSFCP:
+	case FCNone, FCPFC, FCSFC, FCSFCP, FCFloodgate:
 	default:
-		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp"}
+		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp, floodgate"}
 	}
 	n, err := Build(sc.Topology, sc.Switch)
 	if err != nil {
@@ -103,9 +109,19 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if sc.SFC.BaseRTT == 0 {
 		sc.SFC.BaseRTT = n.MaxBaseRTT()
 	}
-	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Seed: sc.Seed}
+	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
 	if err := st.Apply(n); err != nil {
 		return nil, err
+	}
+	var fgOctets int64
+	if sc.FC == FCFloodgate {
+		for _, s := range n.Switches {
+			s.Dev.OnOutput(func(o device.Out) {
+				if o.Generated && o.Kind == device.KindExperimental {
+					fgOctets += device.WireBits(len(o.Frame)) / 8
+				}
+			})
+		}
 	}
 	res := &Result{Name: sc.Name, Seed: sc.Seed, firstStart: -1}
 	if _, err := n.AttachTransports(sc.Transport, func(r FlowResult) {
@@ -114,6 +130,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		res.lastDone = max(res.lastDone, r.End)
 	}); err != nil {
 		return nil, err
+	}
+	if sc.Workload.Remote {
+		sc.Workload.Rack = len(n.Hosts) / len(n.ToRs)
 	}
 	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
 	if err != nil {
@@ -130,7 +149,22 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		for nextSample <= t {
 			n.Sim.RunUntil(nextSample)
 			for _, s := range n.Switches {
-				res.bufSamples = append(res.bufSamples, s.Dev.BufferUsed())
+				used := s.Dev.BufferUsed()
+				res.bufSamples = append(res.bufSamples, used)
+				if s.Tier == 0 {
+					var down int64
+					for _, pt := range s.Dev.Ports() {
+						if pt.ServerFacing {
+							for qi := range pt.Queues {
+								down += pt.Queues[qi].Bytes
+							}
+						}
+					}
+					res.Hops.ToRDown = max(res.Hops.ToRDown, down)
+					res.Hops.ToRUp = max(res.Hops.ToRUp, used-down)
+				} else {
+					res.Hops.Core = max(res.Hops.Core, used)
+				}
 			}
 			nextSample += sc.SampleEvery
 			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
@@ -177,6 +211,29 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	}
 	for _, p := range st.PFCSw {
 		res.PauseFrames += p.XOFFSent
+	}
+	if sc.FC == FCFloodgate {
+		// Capacity of the switch-to-switch links (both directions) over
+		// the run, and the data frames that crossed them (one per-packet
+		// credit each in the "ideal" design).
+		var capBits float64
+		var frames int64
+		for _, s := range n.Switches {
+			for _, pt := range s.Dev.Ports() {
+				if !pt.ServerFacing {
+					capBits += float64(pt.Speed) * float64(res.SimTime) / 1e9
+					frames += pt.RxFrames
+				}
+			}
+		}
+		for _, f := range st.FGSw {
+			frames -= f.CreditFrames
+		}
+		res.CreditOctets = fgOctets
+		if capBits > 0 {
+			res.CreditShare = float64(fgOctets) * 8 / capBits
+			res.PerPacketCreditShare = float64(frames) * float64(device.WireBits(64)) / capBits
+		}
 	}
 	for _, h := range n.Hosts {
 		t := h.Transport

@@ -3,6 +3,7 @@ package fabric
 import (
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
 )
 
@@ -18,6 +19,10 @@ const (
 	// ToR turns each BTS for a local host into a PFC frame; NICs only obey
 	// PFC (package bts SFCP, package pfc Receiver).
 	FCSFCP FC = "sfcp"
+	// FCFloodgate: Floodgate on every switch (per-destination windows,
+	// VOQs, credits, dst-pause) and its NIC side (package floodgate), with
+	// PFC on as in the Floodgate paper's lossless setting.
+	FCFloodgate FC = "floodgate"
 )
 
 // SFCConfig are the SFC switch parameters of a run (package bts Params):
@@ -39,14 +44,20 @@ type SFCConfig struct {
 // Setup attaches the switch side of a run: ECMP on every switch with
 // uplinks, the egress scheme (ECN marking and INT), and the flow control.
 type Setup struct {
-	FC    FC
-	ECN   *ECN
-	INT   bool
-	SFC   SFCConfig
-	PFC   pfc.Params
-	Seed  uint64
-	SFCSw []*bts.Switch // filled by Apply
-	PFCSw []*pfc.Switch
+	FC  FC
+	ECN *ECN
+	INT bool
+	SFC SFCConfig
+	PFC pfc.Params
+	// Floodgate parameters (package floodgate; zero: its defaults).
+	Floodgate floodgate.Params
+	FGSw      []*floodgate.Switch
+	Seed      uint64
+	// ECMPByDst hashes on the destination only (see ECMP.ByDst); always so
+	// under Floodgate.
+	ECMPByDst bool
+	SFCSw     []*bts.Switch // filled by Apply
+	PFCSw     []*pfc.Switch
 }
 
 // Apply attaches the schemes to every device of n.
@@ -55,7 +66,7 @@ func (s *Setup) Apply(n *Net) error {
 		d := sw.Dev
 		var schemes []device.Scheme
 		if len(sw.Up) > 1 { // first: the schemes after it see the real egress port
-			schemes = append(schemes, &ECMP{Group: sw.Up, Salt: uint32(s.Seed) ^ uint32(i)*0x9e3779b9})
+			schemes = append(schemes, &ECMP{Group: sw.Up, Salt: uint32(s.Seed) ^ uint32(i)*0x9e3779b9, ByDst: s.FC == FCFloodgate || s.ECMPByDst})
 		}
 		if (s.FC == FCSFC || s.FC == FCSFCP) && (sw.Tier == 0 || s.SFC.AllSwitches) {
 			b := bts.NewSwitch(bts.Params{Cache: s.SFC.Cache, Estimator: s.SFC.Estimator, BaseRTT: s.SFC.BaseRTT,
@@ -67,7 +78,12 @@ func (s *Setup) Apply(n *Net) error {
 				b.Emit = sfcpEmit(b)
 			}
 		}
-		if s.FC == FCPFC || s.FC != FCNone && s.SFC.PFC {
+		if s.FC == FCFloodgate {
+			f := floodgate.NewSwitch(s.Floodgate)
+			s.FGSw = append(s.FGSw, f)
+			schemes = append(schemes, f)
+		}
+		if s.FC == FCPFC || s.FC == FCFloodgate || s.FC != FCNone && s.SFC.PFC {
 			p := pfc.NewSwitch(s.PFC)
 			s.PFCSw = append(s.PFCSw, p)
 			schemes = append(schemes, &pfc.Receiver{}, p)
@@ -87,6 +103,10 @@ func (s *Setup) Apply(n *Net) error {
 			}
 		case FCPFC, FCSFCP:
 			if err := h.NIC.Attach(&pfc.Receiver{}); err != nil {
+				return err
+			}
+		case FCFloodgate:
+			if err := h.NIC.Attach(&pfc.Receiver{}, floodgate.NewNIC()); err != nil {
 				return err
 			}
 		}

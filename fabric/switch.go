@@ -17,6 +17,11 @@ type ECMP struct {
 	// points at Group[0].
 	Group []int
 	Salt  uint32
+	// ByDst hashes the destination address only, so every flow to a host
+	// takes one path (Floodgate keeps one window per destination and
+	// egress port; with per-flow ECMP its credits would come back on
+	// another port than the window they refill).
+	ByDst bool
 }
 
 // Hash is the ECMP hash of a frame's flow (FNV-1a over the 5-tuple and
@@ -56,7 +61,12 @@ func Hash(m *device.Meta, salt uint32) uint32 {
 // OnIngress rewrites the egress port of frames routed to the group.
 func (e *ECMP) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 	if len(e.Group) > 1 && p.OutPort == e.Group[0] {
-		p.OutPort = e.Group[Hash(&p.Meta, e.Salt)%uint32(len(e.Group))]
+		h := Hash(&p.Meta, e.Salt)
+		if e.ByDst {
+			m := device.Meta{Src: p.Meta.Dst, Dst: p.Meta.Dst}
+			h = Hash(&m, e.Salt)
+		}
+		p.OutPort = e.Group[h%uint32(len(e.Group))]
 	}
 	return device.Pass
 }

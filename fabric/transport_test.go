@@ -163,3 +163,20 @@ func TestOnRamp(t *testing.T) {
 		t.Errorf("peak with OnRamp %d, without %d", peak[true], peak[false])
 	}
 }
+
+// TestFloodgateECMPByDst: under Floodgate every flow to a host takes one
+// path (per-destination windows), and a 2-rack incast completes with
+// credits flowing and nothing retransmitted; with per-flow ECMP the
+// credits would refill a window on another port and flows would stall.
+func TestFloodgateECMPByDst(t *testing.T) {
+	recv := 0
+	r, err := Run(Scenario{Name: "fg", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 2, HostsPerToR: 8},
+		Switch: SwitchConfig{Buffer: 8 * device.MB}, FC: FCFloodgate, Transport: TransportConfig{CC: CCDCQCN},
+		Workload: Workload{Degree: 8, Size: 500_000, Remote: true, Incasts: 2, IncastEvery: 20_000, Receiver: &recv, Duration: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Completed != r.Flows || r.Retx != 0 || r.CreditOctets == 0 {
+		t.Errorf("%d/%d flows, %d retransmissions, %d credit octets", r.Completed, r.Flows, r.Retx, r.CreditOctets)
+	}
+}

@@ -130,6 +130,10 @@ type Workload struct {
 	IncastEvery int64   `yaml:"incast_every" json:"incast_every,omitempty"`
 	// Receiver fixes the incast receiver (-1 or unset with Degree: random).
 	Receiver *int `yaml:"receiver" json:"receiver,omitempty"`
+	// Remote picks incast senders outside the receiver's rack (Floodgate's
+	// incast-mix); the runner sets Rack, the hosts per rack.
+	Remote bool `yaml:"remote" json:"remote,omitempty"`
+	Rack   int  `yaml:"-" json:"-"`
 	// QPs is the number of flows (queue pairs) per incast sender, each of
 	// Size octets (default 1; the SFC testbed's 25).
 	QPs int `yaml:"qps" json:"qps,omitempty"`
@@ -180,7 +184,7 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 		}
 	}
 	if w.Degree > 0 {
-		if w.Degree >= hosts || w.Size <= 0 {
+		if w.Degree >= hosts || w.Size <= 0 || w.Remote && w.Rack > 0 && w.Degree > hosts-w.Rack {
 			return nil, fmt.Errorf("workload: incast degree %d needs more hosts than %d and a size", w.Degree, hosts)
 		}
 		var starts []float64
@@ -203,7 +207,7 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 			perm := rng.Perm(hosts)
 			k := 0
 			for _, s := range perm {
-				if s == r || k == w.Degree {
+				if s == r || k == w.Degree || w.Remote && w.Rack > 0 && s/w.Rack == r/w.Rack {
 					continue
 				}
 				k++
