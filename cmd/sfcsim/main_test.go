@@ -30,6 +30,16 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+func TestBadScenarioValue(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(f, []byte("topology: {kind: leafspine, tors: 0, spines: 1, hosts_per_tor: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := sfcsim("run", "-q", f); code != 2 || !strings.Contains(stderr, "tors") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
 func TestRunScenario(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := sfcsim("run", "-q", "-o", dir, "--flows-out", filepath.Join(dir, "flows.txt"), "../../fabric/testdata/small.yaml")

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/spf13/cobra"
 )
@@ -74,6 +76,9 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 	}
 	res, err := fabric.Run(sc, progressLine(stderr, o.quiet))
 	if err != nil {
+		if errors.Is(err, device.ErrParam) {
+			return &exitError{code: 2, err: err} // a scenario value out of range
+		}
 		return err
 	}
 	if !o.quiet {
