@@ -74,9 +74,11 @@ type Result struct {
 	// Floodgate overhead: credit and dst-pause octets on the wire, their
 	// share of the switch-to-switch capacity, and the share a per-packet
 	// credit of 64 octets would take.
-	CreditOctets         int64   `json:"credit_octets,omitempty"`
-	CreditShare          float64 `json:"credit_share,omitempty"`
-	PerPacketCreditShare float64 `json:"per_packet_credit_share,omitempty"`
+	// SFC: peak table occupancy on the ToRs (SFC-10).
+	SFC                  *SFCTables `json:"sfc,omitempty"`
+	CreditOctets         int64      `json:"credit_octets,omitempty"`
+	CreditShare          float64    `json:"credit_share,omitempty"`
+	PerPacketCreditShare float64    `json:"per_packet_credit_share,omitempty"`
 	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
 	PauseFrames int64 `json:"pause_frames"`
 	BTS         int64 `json:"bts"`

@@ -113,6 +113,13 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if err := st.Apply(n); err != nil {
 		return nil, err
 	}
+	var tables *sfcTables
+	if sc.FC == FCSFC || sc.FC == FCSFCP {
+		tables = newSFCTables(sc.SFC.BaseRTT / 2)
+		for _, s := range n.ToRs {
+			tables.watch(s.Dev)
+		}
+	}
 	var fgOctets int64
 	if sc.FC == FCFloodgate {
 		for _, s := range n.Switches {
@@ -211,6 +218,19 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	}
 	for _, p := range st.PFCSw {
 		res.PauseFrames += p.XOFFSent
+	}
+	if tables != nil {
+		var sent, supp int64
+		for _, b := range st.SFCSw {
+			for _, x := range b.Sent {
+				sent += x
+			}
+			supp += b.Suppressed
+		}
+		res.SFC = &SFCTables{FilterPeak: tables.filterPeak, CachePeak: tables.cachePeak}
+		if sent+supp > 0 {
+			res.SFC.Suppression = float64(supp) / float64(sent+supp)
+		}
 	}
 	if sc.FC == FCFloodgate {
 		// Capacity of the switch-to-switch links (both directions) over

@@ -64,3 +64,24 @@ func TestScenarioYAML(t *testing.T) {
 		t.Errorf("parsed %+v", s)
 	}
 }
+
+// TestSFCTables: a 2-rack incast under SFC fills the ToRs' suppression
+// filter and the sender ToR's pause cache, and suppresses most would-be
+// signals; without SFC there are no tables.
+func TestSFCTables(t *testing.T) {
+	recv := 0
+	sc := Scenario{Name: "tables", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 2, HostsPerToR: 16},
+		FC: FCSFC, SFC: SFCConfig{Cache: true}, Transport: TransportConfig{CC: CCNone, Recovery: IRN},
+		Workload: Workload{Degree: 16, Size: 200_000, Remote: true, Incasts: 1, Receiver: &recv, Duration: 1}}
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SFC == nil || r.SFC.FilterPeak < 1 || r.SFC.FilterPeak > 16 || r.SFC.CachePeak != 1 || r.SFC.Suppression <= 0.5 || r.SFC.Suppression >= 1 {
+		t.Errorf("tables %+v (one receiver: one cache key; at most one BTS per sender per period)", r.SFC)
+	}
+	sc.FC = FCNone
+	if r, _ := Run(sc, nil); r.SFC != nil {
+		t.Errorf("tables without SFC: %+v", r.SFC)
+	}
+}
