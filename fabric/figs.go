@@ -372,6 +372,7 @@ func runSFCFig7(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		hi       []int64
 		peak     float64
 		goodput  float64
+		rx       [3]float64
 		tables   SFCTables
 	}
 	res := map[string]*agg{}
@@ -405,6 +406,9 @@ func runSFCFig7(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 			}
 			a.peak += float64(r.MaxBuffer) / float64(len(seeds))
 			a.goodput += r.Goodput / float64(len(seeds))
+			for i := range a.rx {
+				a.rx[i] += r.RxThroughput[i] / float64(len(seeds))
+			}
 			if r.SFC != nil {
 				a.tables.FilterPeak = max(a.tables.FilterPeak, r.SFC.FilterPeak)
 				a.tables.CachePeak = max(a.tables.CachePeak, r.SFC.CachePeak)
@@ -461,9 +465,11 @@ func runSFCFig7(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 	fr.Checks = append(fr.Checks, Check{ID: "SFC-10", Criterion: "peak suppression-filter occupancy ≤ 150, cache entries ≤ 20, BTS suppression 65–90 % (half-RTT reset)",
 		Measured: fmt.Sprintf("filter %d, cache %d, suppression %.1f %% (paper, Hadoop: 105, 12, 81.91 %%)", tb.FilterPeak, tb.CachePeak, 100*tb.Suppression),
 		Pass:     tb.FilterPeak <= 150 && tb.CachePeak <= 20 && tb.Suppression >= 0.65 && tb.Suppression <= 0.9})
-	g := sfc.goodput/irn.goodput - 1
-	fr.Checks = append(fr.Checks, Check{ID: "SFC-3", Criterion: "throughput of SFC within ±5 % of IRN-only (measured as total goodput; the per-receiver CDF is not computed yet)",
-		Measured: fmt.Sprintf("%+.1f %%", 100*g), Pass: math.Abs(g) <= 0.05})
+	g10, g50 := sfc.rx[0]/irn.rx[0]-1, sfc.rx[1]/irn.rx[1]-1
+	fr.Checks = append(fr.Checks, Check{ID: "SFC-3", Criterion: "median and P10 receiver throughput (per host, 100 µs windows) of SFC within ±5 % of IRN-only",
+		Measured: fmt.Sprintf("P50 %.1f vs %.1f Gb/s (%+.1f %%), P10 %.1f vs %.1f Gb/s (%+.1f %%); total goodput %+.1f %%",
+			sfc.rx[1]/1e9, irn.rx[1]/1e9, 100*g50, sfc.rx[0]/1e9, irn.rx[0]/1e9, 100*g10, 100*(sfc.goodput/irn.goodput-1)),
+		Pass: math.Abs(g10) <= 0.05 && math.Abs(g50) <= 0.05})
 	return fr, nil
 }
 

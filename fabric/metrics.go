@@ -84,7 +84,11 @@ type Result struct {
 	BTS         int64 `json:"bts"`
 	// Goodput is payload delivered over the time the last flow finished,
 	// in bit/s summed over hosts.
-	Goodput                       float64 `json:"goodput_bps"`
+	Goodput float64 `json:"goodput_bps"`
+	// RxThroughput: P10, P50, P90 of the hosts' receive rate (bit/s) over
+	// the 100 µs windows in which they received anything (the SFC paper's
+	// Fig. 7c).
+	RxThroughput                  [3]float64 `json:"rx_throughput_bps"`
 	Retx, Timeouts, NAKs, CNPs    int64
 	ECNMarked                     int64 `json:"ecn_marked"`
 	DataPackets, ControlPackets   int64
