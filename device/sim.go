@@ -12,7 +12,9 @@ import "math"
 // between devices of one Sim recycle memory instead of allocating.
 type Sim struct {
 	now  int64
-	h    []event
+	h    []hent  // heap of (time, seq) keys
+	slab []event // the events, indexed by hent.i
+	idle []int32 // free slab slots
 	seq  uint64
 	fg   int // pending foreground events
 	free []*Packet
@@ -52,7 +54,16 @@ type event struct {
 	bg   bool
 }
 
-func (a *event) less(b *event) bool {
+// hent is a heap entry: an event's time and scheduling order, and where
+// the event is. Sifting 24-octet keys instead of whole events keeps the
+// heap's memory traffic low.
+type hent struct {
+	t   int64
+	seq uint64
+	i   int32
+}
+
+func (a *hent) less(b *hent) bool {
 	return a.t < b.t || a.t == b.t && a.seq < b.seq
 }
 
@@ -62,33 +73,42 @@ func (s *Sim) push(e event) {
 	if !e.bg {
 		s.fg++
 	}
-	// A 4-ary heap, sifted with a hole: each level moves one event instead
+	var i int32
+	if n := len(s.idle); n > 0 {
+		i = s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.slab[i] = e
+	} else {
+		i = int32(len(s.slab))
+		s.slab = append(s.slab, e)
+	}
+	k := hent{t: e.t, seq: e.seq, i: i}
+	// A 4-ary heap, sifted with a hole: each level moves one key instead
 	// of swapping two, and the tree is half as deep as a binary heap.
-	s.h = append(s.h, e)
+	s.h = append(s.h, k)
 	h := s.h
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !e.less(&h[p]) {
+	j := len(h) - 1
+	for j > 0 {
+		p := (j - 1) / 4
+		if !k.less(&h[p]) {
 			break
 		}
-		h[i] = h[p]
-		i = p
+		h[j] = h[p]
+		j = p
 	}
-	h[i] = e
+	h[j] = k
 }
 
 func (s *Sim) pop() event {
 	h := s.h
-	e := h[0]
+	top := h[0]
 	n := len(h) - 1
 	last := h[n]
-	h[n] = event{}
 	h = h[:n]
 	if n > 0 {
-		i := 0
+		j := 0
 		for {
-			c := 4*i + 1
+			c := 4*j + 1
 			if c >= n {
 				break
 			}
@@ -101,12 +121,15 @@ func (s *Sim) pop() event {
 			if !h[m].less(&last) {
 				break
 			}
-			h[i] = h[m]
-			i = m
+			h[j] = h[m]
+			j = m
 		}
-		h[i] = last
+		h[j] = last
 	}
 	s.h = h
+	e := s.slab[top.i]
+	s.slab[top.i] = event{}
+	s.idle = append(s.idle, top.i)
 	if !e.bg {
 		s.fg--
 	}
