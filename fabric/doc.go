@@ -15,13 +15,15 @@
 //     switches and hosts. Hosts are numbered 0..N-1 and addressed
 //     10.a.b.c so that every ToR (and every pod) owns one prefix. Links
 //     carry a speed and a propagation delay per tier.
-//   - Switch features (ecmp.go, ecn.go): ECMP picks an uplink by a hash of
-//     the 5-tuple (and RoCEv2 DestQP); ECN marks at dequeue by RED
-//     (Kmin, Kmax, Pmax) or a DCTCP step (Kmin = Kmax = K); HPCC's in-band
-//     telemetry is written by the same egress hook. The shared buffer with
-//     a dynamic threshold is the device core's (Config.Buffer,
-//     DynamicThreshold, Alpha); PFC is package pfc, SFC package bts.
-//   - Transports (transport.go, cc*.go): a RoCEv2 reliable connection per
+//   - Switch features (switch.go, setup.go): ECMP picks an uplink by a hash
+//     of the 5-tuple (and RoCEv2 DestQP), or of the destination alone for
+//     Floodgate; ECN marks at dequeue by RED (Kmin, Kmax, Pmax) or a DCTCP
+//     step (Kmin = Kmax = K); HPCC's in-band telemetry is written by the
+//     same egress hook. The shared buffer with a dynamic threshold is the
+//     device core's (Config.Buffer, DynamicThreshold, Alpha). Setup
+//     attaches the flow control: PFC (package pfc), SFC and SFC-P (package
+//     bts), Floodgate (package floodgate).
+//   - Transports (transport.go, cc.go, roce.go): a RoCEv2 reliable connection per
 //     flow, one Transport scheme per NIC. It posts one packet at a time
 //     (device.Offer), paces by rate and window through the device's
 //     FlowGate hook, acknowledges on the receive hook (device.Receiver),
@@ -35,16 +37,19 @@
 //     FB_Hadoop shipped, any HPCC-format CDF file accepted), Poisson
 //     arrivals at a load, N:1 incast with degree, size and synchronization
 //     window, all-to-all, and flow files in and out (HPCC's format).
-//   - Metrics (metrics.go): FCT and slowdown (FCT over the same flow alone
-//     at line rate) per size bin with P50/P95/P99, peak and sampled buffer
-//     per switch, pauses, drops, goodput, signal overhead (BTS, credits,
-//     postcards) and scheme table occupancy; written as JSON and CSV, and
-//     summarised on the terminal.
-//   - Runner (scenario.go, run.go): a Scenario (YAML) names a topology, a
-//     transport, a flow control and a workload; Run builds the Net, runs
-//     it deterministically from its seed, and returns the Result. The
-//     sfcsim command (cmd/sfcsim) reads scenarios, runs sweeps and the
-//     paper figures.
+//   - Metrics (metrics.go, tables.go): FCT and slowdown (FCT over the same
+//     flow alone at line rate) per size bin with P50/P95/P99, peak and
+//     sampled buffer per switch and by hop (ToR-Down, ToR-Up, Core),
+//     receiver throughput, PFC pauses, drops, goodput, BTS and Floodgate
+//     credit overhead, SFC table occupancy; written as JSON and CSV, and
+//     summarised on the terminal. (PB-FS postcards are not wired in yet.)
+//   - Runner (run.go): a Scenario (YAML) names a topology, a transport, a
+//     flow control and a workload; Run builds the Net, runs it
+//     deterministically from its seed, and returns the Result.
+//   - Figures (figs.go): the paper figures of reproduction-targets.md, each
+//     at a CI scale and at full scale, with PASS/FAIL per acceptance
+//     criterion. The sfcsim command (cmd/sfcsim) runs scenarios, sweeps
+//     and figures.
 //
 // # Determinism and memory
 //
