@@ -12,9 +12,7 @@ import "math"
 // between devices of one Sim recycle memory instead of allocating.
 type Sim struct {
 	now  int64
-	h    []hent  // heap of (time, seq) keys
-	slab []event // the events, indexed by hent.i
-	idle []int32 // free slab slots
+	h    []event
 	seq  uint64
 	fg   int // pending foreground events
 	free []*Packet
@@ -54,16 +52,7 @@ type event struct {
 	bg   bool
 }
 
-// hent is a heap entry: an event's time and scheduling order, and where
-// the event is. Sifting 24-octet keys instead of whole events keeps the
-// heap's memory traffic low.
-type hent struct {
-	t   int64
-	seq uint64
-	i   int32
-}
-
-func (a *hent) less(b *hent) bool {
+func (a *event) less(b *event) bool {
 	return a.t < b.t || a.t == b.t && a.seq < b.seq
 }
 
@@ -73,63 +62,43 @@ func (s *Sim) push(e event) {
 	if !e.bg {
 		s.fg++
 	}
-	var i int32
-	if n := len(s.idle); n > 0 {
-		i = s.idle[n-1]
-		s.idle = s.idle[:n-1]
-		s.slab[i] = e
-	} else {
-		i = int32(len(s.slab))
-		s.slab = append(s.slab, e)
-	}
-	k := hent{t: e.t, seq: e.seq, i: i}
-	// A 4-ary heap, sifted with a hole: each level moves one key instead
-	// of swapping two, and the tree is half as deep as a binary heap.
-	s.h = append(s.h, k)
+	s.h = append(s.h, e)
 	h := s.h
-	j := len(h) - 1
-	for j > 0 {
-		p := (j - 1) / 4
-		if !k.less(&h[p]) {
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].less(&h[p]) {
 			break
 		}
-		h[j] = h[p]
-		j = p
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	h[j] = k
 }
 
 func (s *Sim) pop() event {
 	h := s.h
-	top := h[0]
+	e := h[0]
 	n := len(h) - 1
-	last := h[n]
+	h[0] = h[n]
+	h[n] = event{}
 	h = h[:n]
-	if n > 0 {
-		j := 0
-		for {
-			c := 4*j + 1
-			if c >= n {
-				break
-			}
-			m := c
-			for k := c + 1; k < c+4 && k < n; k++ {
-				if h[k].less(&h[m]) {
-					m = k
-				}
-			}
-			if !h[m].less(&last) {
-				break
-			}
-			h[j] = h[m]
-			j = m
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
 		}
-		h[j] = last
+		m := l
+		if r := l + 1; r < n && h[r].less(&h[l]) {
+			m = r
+		}
+		if !h[m].less(&h[i]) {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
 	s.h = h
-	e := s.slab[top.i]
-	s.slab[top.i] = event{}
-	s.idle = append(s.idle, top.i)
 	if !e.bg {
 		s.fg--
 	}
@@ -183,12 +152,6 @@ func (s *Sim) alloc(frame []byte) *Packet {
 		*p = Packet{buf: buf}
 	} else {
 		p = &Packet{}
-	}
-	if cap(p.buf) < len(frame) {
-		// Pooled buffers serve every frame size: give each room for a
-		// full-size frame, so that one recycled from a short frame (an
-		// ACK) does not grow again for the next data frame.
-		p.buf = make([]byte, 0, max(len(frame), 1600))
 	}
 	p.buf = append(p.buf[:0], frame...)
 	p.Data = p.buf
