@@ -262,6 +262,7 @@ type Device struct {
 	schemes []Scheme
 	picker  Picker
 	gates   []FlowGate
+	recvs   []Receiver
 	bufSize int64
 	used    int64
 	peak    int64
@@ -421,6 +422,9 @@ func (d *Device) BufferSize() int64 { return d.bufSize }
 // BufferUsed returns the octets held in the shared buffer now.
 func (d *Device) BufferUsed() int64 { return d.used }
 
+// BufferPeak returns the most octets the shared buffer held at once.
+func (d *Device) BufferPeak() int64 { return d.peak }
+
 // Depth returns the depth in octets of egress queue q of port, or 0.
 func (d *Device) Depth(port, q int) int64 {
 	pt := d.Port(port)
@@ -447,6 +451,9 @@ func (d *Device) Attach(schemes ...Scheme) error {
 		}
 		if g, ok := s.(FlowGate); ok {
 			d.gates = append(d.gates, g)
+		}
+		if r, ok := s.(Receiver); ok {
+			d.recvs = append(d.recvs, r)
 		}
 	}
 	return nil

@@ -54,6 +54,7 @@ type nicState struct {
 	active []*Flow
 	rr     int
 	specs  []*Flow
+	holes  int // forgotten flows still in list
 }
 
 // NewNIC builds a NIC. cfg.Ports must hold exactly one port, the wire side,
@@ -90,12 +91,52 @@ func (d *Device) Flow(key FlowKey, create bool) *Flow {
 	return f
 }
 
-// Flows returns a NIC's flows in the order they were first seen.
+// Flows returns a NIC's flows in the order they were first seen (flows
+// forgotten with ForgetFlow are left out).
 func (d *Device) Flows() []*Flow {
 	if d.nic == nil {
 		return nil
 	}
+	d.nic.compact()
 	return d.nic.list
+}
+
+// ForgetFlow drops a NIC's state for a flow that has nothing left to send
+// and no generator, as a transport does when a flow completes, so that a
+// long run's memory follows the flows in flight rather than every flow
+// ever seen. A frame of the flow that arrives later starts a new Flow. It
+// reports whether the flow was forgotten.
+func (d *Device) ForgetFlow(key FlowKey) bool {
+	if d.nic == nil {
+		return false
+	}
+	f := d.nic.flows[key]
+	if f == nil || f.active || f.fifo.n > 0 || f.gen != nil {
+		return false
+	}
+	delete(d.nic.flows, key)
+	ns := d.nic
+	ns.list[f.order] = nil
+	ns.holes++
+	if ns.holes > 64 && 2*ns.holes > len(ns.list) {
+		ns.compact()
+	}
+	return true
+}
+
+func (ns *nicState) compact() {
+	if ns.holes == 0 {
+		return
+	}
+	l := ns.list[:0]
+	for _, f := range ns.list {
+		if f != nil {
+			f.order = len(l)
+			l = append(l, f)
+		}
+	}
+	clear(ns.list[len(l):])
+	ns.list, ns.holes = l, 0
 }
 
 // PauseFlow sets pause_end of a NIC flow (SFC §2): the flow starts nothing
@@ -157,7 +198,25 @@ func (d *Device) activate(f *Flow) {
 	}
 }
 
+// Offer makes a NIC's host offer frame for transmission now, like Input
+// on HostPort but without moving the clock, so that a scheme may call it
+// from a hook (a transport posting its next packet when the previous one
+// starts, or when an ACK opens its window). The frame is copied. It
+// returns the flow the frame joined, or nil when the frame is not IP (it
+// is then dropped and counted as Input would).
+func (d *Device) Offer(frame []byte) (*Flow, error) {
+	if d.nic == nil {
+		return nil, ErrRole
+	}
+	return d.offerFlow(frame, d.sim.now), nil
+}
+
 func (d *Device) offer(frame []byte, t int64) error {
+	d.offerFlow(frame, t)
+	return nil
+}
+
+func (d *Device) offerFlow(frame []byte, t int64) *Flow {
 	p := d.sim.alloc(frame)
 	Parse(p.Data, &p.Meta, &d.codes)
 	p.InPort, p.Arrival = HostPort, t
@@ -172,7 +231,7 @@ func (d *Device) offer(frame []byte, t int64) error {
 	f.fifo.Bytes += int64(len(p.Data))
 	d.activate(f)
 	d.kick(d.ports[0], false)
-	return nil
+	return f
 }
 
 // blockedUntil is the time until which f may not start a frame.
@@ -289,6 +348,15 @@ func (d *Device) nicReceive(pt *Port, p *Packet) {
 		f.FirstRx = now
 	}
 	f.LastRx = now
+	for _, r := range d.recvs {
+		switch r.OnReceive(d, p) {
+		case Take:
+			return
+		case Drop:
+			d.drop(p, pt.ID, p.DropReason)
+			return
+		}
+	}
 	if d.out != nil {
 		d.out(Out{Port: HostPort, Time: now, Frame: p.Data, Kind: p.Meta.Kind})
 	}

@@ -70,6 +70,18 @@ type FlowGate interface {
 	FlowBlockedUntil(d *Device, f *Flow) int64
 }
 
+// Receiver lets a scheme on a NIC see what the NIC delivers to its host:
+// OnReceive runs, in attach order, for every IP frame that arrived on the
+// wire port and that no OnControl hook consumed, after the flow's receive
+// counters were updated and before the output callback. A transport's
+// receive side uses it to acknowledge data and to act on ACKs, NACKs and
+// CNPs. Pass delivers the frame to the host (the output callback), Take
+// consumes it (the scheme calls Device.Free), Drop discards it under
+// Packet.DropReason. The scheme may call Send and Offer from the hook.
+type Receiver interface {
+	OnReceive(d *Device, p *Packet) Verdict
+}
+
 // NopScheme implements every Scheme hook as a no-op that passes frames.
 type NopScheme struct{}
 

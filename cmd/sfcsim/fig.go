@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/opensfc/sfc/fabric"
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+func newFigCmd() *cobra.Command {
+	var out string
+	var full, quiet bool
+	var seeds int
+	c := &cobra.Command{
+		Use:   "fig NAME",
+		Short: "Reproduce a paper figure: data (JSON), plot (SVG) and PASS/FAIL per acceptance criterion",
+		Long: "Reproduce a paper figure. NAME is one of: " + strings.Join(fabric.FigureNames(), ", ") + `.
+Without --full it runs the scaled-down setup CI runs (same orderings checked);
+--full runs the paper's setup. Exit status 1 when a criterion fails.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage("fig takes one figure name (%s)", strings.Join(fabric.FigureNames(), ", "))
+			}
+			if fabric.Figures[args[0]] == nil {
+				return usage("no figure %q (have %s)", args[0], strings.Join(fabric.FigureNames(), ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if seeds < 1 || seeds > 100 {
+				return usage("--seeds %d: want 1..100", seeds)
+			}
+			var ss []uint64
+			for i := 1; i <= seeds; i++ {
+				ss = append(ss, uint64(i))
+			}
+			fr, err := fabric.Figures[args[0]].Run(full, ss, progressLine(cmd.ErrOrStderr(), quiet))
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			base := filepath.Join(out, fr.Name+"-"+fr.Scale)
+			b, _ := json.MarshalIndent(fr, "", "  ")
+			if err := os.WriteFile(base+".json.tmp", append(b, '\n'), 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
+				return err
+			}
+			if err := plotFig(fr, base+".svg"); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s (%s scale, %d seeds): %s\n", fr.Name, fr.Scale, seeds, fr.Title)
+			failed := 0
+			for _, c := range fr.Checks {
+				st := "PASS"
+				switch {
+				case c.Skipped:
+					st = "SKIP"
+				case !c.Pass:
+					st = "FAIL"
+					failed++
+				}
+				fmt.Fprintf(w, "  %s %s: %s — %s\n", st, c.ID, c.Criterion, c.Measured)
+			}
+			for _, n := range fr.Notes {
+				fmt.Fprintf(w, "  note: %s\n", n)
+			}
+			fmt.Fprintf(w, "wrote %s.json, %s.svg\n", base, base)
+			if failed > 0 {
+				return fmt.Errorf("%d criteria failed", failed)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVarP(&out, "out", "o", ".", "output directory")
+	c.Flags().BoolVar(&full, "full", false, "the paper's full-size setup (long)")
+	c.Flags().IntVar(&seeds, "seeds", 1, "seeds to average over (the targets ask for ≥ 3 at full scale)")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress line")
+	return c
+}
+
+func plotFig(fr *fabric.FigResult, path string) error {
+	p := plot.New()
+	p.Title.Text = fr.Title
+	p.X.Label.Text = fr.XLabel
+	p.Y.Label.Text = fr.YLabel
+	p.Legend.Top = true
+	for i, s := range fr.Series {
+		pts := make(plotter.XYs, len(s.X))
+		for j := range s.X {
+			pts[j].X, pts[j].Y = s.X[j], s.Y[j]
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		c := plotutil.Color(i)
+		if c == nil {
+			c = color.Black
+		}
+		l.Color, sc.Color = c, c
+		sc.Shape = plotutil.Shape(i)
+		p.Add(l, sc)
+		p.Legend.Add(s.Label, l, sc)
+	}
+	tmp := path + ".tmp.svg"
+	if err := p.Save(8*vg.Inch, 5*vg.Inch, tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,70 @@
+// Command sfcsim runs fabric simulations on the reference device models
+// (package fabric): `sfcsim run scenario.yaml` runs one scenario, `sfcsim
+// fig NAME` reproduces a paper figure with its acceptance criteria, and
+// `sfcsim sweep` runs a parameter sweep as independent seeded jobs.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/opensfc/sfc/version"
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+)
+
+// exitError carries an exit status out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usage(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stderr)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	fmt.Fprintf(stderr, "sfcsim: %v\n", err)
+	return code
+}
+
+func newRoot(stderr io.Writer) *cobra.Command {
+	var verbose bool
+	root := &cobra.Command{
+		Use:           "sfcsim",
+		Short:         "Fabric simulator on the SFC/BFC/Floodgate/PB-FS reference models",
+		Version:       version.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			logrus.SetOutput(stderr)
+			if verbose {
+				logrus.SetLevel(logrus.DebugLevel)
+			}
+		},
+	}
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
+	root.AddCommand(newRunCmd(), newFigCmd(), newSweepCmd())
+	return root
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sfcsim(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "a.yaml", "b.yaml"},
+		{"run", "/nonexistent.yaml"},
+		{"fig", "nosuchfig"},
+		{"run", "--nosuchflag", "x"},
+		{"sweep", "../../fabric/testdata/small.yaml", "--set", "novalue"},
+		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
+	} {
+		if code, _, stderr := sfcsim(args...); code != 2 || !strings.HasPrefix(stderr, "sfcsim: ") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+func TestBadScenarioValue(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(f, []byte("topology: {kind: leafspine, tors: 0, spines: 1, hosts_per_tor: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := sfcsim("run", "-q", f); code != 2 || !strings.Contains(stderr, "tors") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestRunScenario(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := sfcsim("run", "-q", "-o", dir, "--flows-out", filepath.Join(dir, "flows.txt"), "../../fabric/testdata/small.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "small-hpcc (seed 1)") || !strings.Contains(out, "max switch buffer") {
+		t.Errorf("summary %q", out)
+	}
+	for _, f := range []string{"small-hpcc.json", "small-hpcc.csv", "small-hpcc.fct.csv", "flows.txt"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestSweepSlurm(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := sfcsim("sweep", "../../fabric/testdata/small.yaml", "--set", "transport.cc=hpcc,dcqcn", "--seeds", "2", "--emit", "slurm", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	jobs, _ := os.ReadFile(filepath.Join(dir, "jobs.txt"))
+	if n := strings.Count(string(jobs), "\n"); n != 4 || !strings.Contains(out, "wrote 4 job scenarios") {
+		t.Errorf("jobs.txt has %d lines: %s", n, jobs)
+	}
+	sb, _ := os.ReadFile(filepath.Join(dir, "sweep.sbatch"))
+	if !strings.Contains(string(sb), "#SBATCH --array=1-4") {
+		t.Errorf("sbatch: %s", sb)
+	}
+	y, err := os.ReadFile(filepath.Join(dir, "small_transport-cc=dcqcn_seed2.yaml"))
+	if err != nil || !strings.Contains(string(y), "cc: dcqcn") || !strings.Contains(string(y), "seed: 2") {
+		t.Errorf("job scenario: %v %s", err, y)
+	}
+	// And a local sweep of the two seeds runs both jobs.
+	code, out, stderr = sfcsim("sweep", "../../fabric/testdata/small.yaml", "--seeds", "2", "-j", "2", "-o", dir)
+	if code != 0 || strings.Count(out, "flows") != 2 {
+		t.Errorf("exit %d, out %q, err %q", code, out, stderr)
+	}
+}

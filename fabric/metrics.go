@@ -1,0 +1,264 @@
+package fabric
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+)
+
+// HopBuffers is the largest sampled buffer by hop kind.
+type HopBuffers struct {
+	ToRDown int64 `json:"tor_down"`
+	ToRUp   int64 `json:"tor_up"`
+	Core    int64 `json:"core"`
+}
+
+// Bin is the slowdown statistics of the flows in one size bin.
+type Bin struct {
+	Lo, Hi int64 // sizes in the bin, inclusive
+	N      int
+	Mean   float64
+	P50    float64
+	P95    float64
+	P99    float64
+}
+
+// SwitchStat is one switch's buffer over the run.
+type SwitchStat struct {
+	Name string `json:"name"`
+	Tier int    `json:"tier"`
+	// Peak is the most octets its shared buffer held at once.
+	Peak int64 `json:"peak"`
+	// P99 of the buffer sampled every SampleEvery.
+	P99   int64 `json:"p99"`
+	Drops int64 `json:"drops"`
+}
+
+// Result is what a run measured.
+type Result struct {
+	Name        string  `json:"name"`
+	Seed        uint64  `json:"seed"`
+	Flows       int     `json:"flows"`
+	Completed   int     `json:"completed"`
+	SimTime     int64   `json:"sim_time_ns"`
+	Events      int64   `json:"events"`
+	WallSeconds float64 `json:"wall_seconds"`
+	// EventsPerSecond is events over wall time (speed, not a result).
+	EventsPerSecond float64 `json:"events_per_second"`
+	// Bins: slowdown per size bin of the non-incast flows (equal-count
+	// bins by size), Incast the incast flows' slowdown.
+	Bins   []Bin `json:"bins"`
+	Incast *Bin  `json:"incast,omitempty"`
+	// Overall slowdown of the non-incast flows.
+	All Bin `json:"all"`
+	// MaxBuffer is the largest per-switch peak; ToRBuffer the largest
+	// among ToRs.
+	MaxBuffer int64        `json:"max_buffer"`
+	Switches  []SwitchStat `json:"switches"`
+	// BufferSamples: per-switch buffer sampled every SampleEvery (all
+	// switches pooled), as percentiles P50, P90, P99, P100.
+	BufferPct [4]int64 `json:"buffer_pct"`
+	Drops     int64    `json:"drops"`
+	// Hops: the largest buffer seen (sampled) by hop: a ToR's
+	// server-facing queues (ToR-Down), the rest of a ToR's buffer
+	// (ToR-Up: uplink queues and any VOQs), and a spine's or higher
+	// switch's buffer (Core).
+	Hops HopBuffers `json:"hops"`
+	// Floodgate overhead: credit and dst-pause octets on the wire, their
+	// share of the switch-to-switch capacity, and the share a per-packet
+	// credit of 64 octets would take.
+	// SFC: peak table occupancy on the ToRs (SFC-10).
+	SFC                  *SFCTables `json:"sfc,omitempty"`
+	CreditOctets         int64      `json:"credit_octets,omitempty"`
+	CreditShare          float64    `json:"credit_share,omitempty"`
+	PerPacketCreditShare float64    `json:"per_packet_credit_share,omitempty"`
+	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
+	PauseFrames int64 `json:"pause_frames"`
+	BTS         int64 `json:"bts"`
+	// Goodput is payload delivered over the time the last flow finished,
+	// in bit/s summed over hosts.
+	Goodput float64 `json:"goodput_bps"`
+	// RxThroughput: P10, P50, P90 of the hosts' receive rate (bit/s) over
+	// the 100 µs windows in which they received anything (the SFC paper's
+	// Fig. 7c).
+	RxThroughput                  [3]float64 `json:"rx_throughput_bps"`
+	Retx, Timeouts, NAKs, CNPs    int64
+	ECNMarked                     int64 `json:"ecn_marked"`
+	DataPackets, ControlPackets   int64
+	flowsDone                     []FlowResult
+	nsw                           int
+	sampleEvery                   int64
+	bufSamples                    []int64
+	payload, firstStart, lastDone int64
+}
+
+// BufferSeries returns switch i's (in Net.Switches order) shared buffer
+// sampled every SampleEvery from time 0.
+func (r *Result) BufferSeries(i int) []int64 {
+	var v []int64
+	for j := i; r.nsw > 0 && j < len(r.bufSamples); j += r.nsw {
+		v = append(v, r.bufSamples[j])
+	}
+	return v
+}
+
+// FlowResults returns the completed flows.
+func (r *Result) FlowResults() []FlowResult { return r.flowsDone }
+
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func binOf(fs []FlowResult) Bin {
+	b := Bin{N: len(fs), Lo: math.MaxInt64}
+	s := make([]float64, len(fs))
+	var sum float64
+	for i, f := range fs {
+		s[i] = f.Slowdown
+		sum += f.Slowdown
+		b.Lo, b.Hi = min(b.Lo, f.Size), max(b.Hi, f.Size)
+	}
+	if len(fs) == 0 {
+		b.Lo = 0
+		return b
+	}
+	sort.Float64s(s)
+	b.Mean = sum / float64(len(s))
+	b.P50, b.P95, b.P99 = percentile(s, 0.5), percentile(s, 0.95), percentile(s, 0.99)
+	return b
+}
+
+// summarize fills the bins (nbins equal-count bins by size; flows of one
+// size stay in one bin).
+func (r *Result) summarize(nbins int) {
+	var bg, inc []FlowResult
+	for _, f := range r.flowsDone {
+		if f.Tag == "incast" {
+			inc = append(inc, f)
+		} else {
+			bg = append(bg, f)
+		}
+	}
+	sort.SliceStable(bg, func(i, j int) bool { return bg[i].Size < bg[j].Size })
+	r.All = binOf(bg)
+	r.Bins = nil
+	for i, lo := 0, 0; i < nbins && lo < len(bg); i++ {
+		hi := (i + 1) * len(bg) / nbins
+		for hi < len(bg) && hi > lo && bg[hi].Size == bg[hi-1].Size {
+			hi++
+		}
+		if hi <= lo {
+			continue
+		}
+		r.Bins = append(r.Bins, binOf(bg[lo:hi]))
+		lo = hi
+	}
+	if len(inc) > 0 {
+		b := binOf(inc)
+		r.Incast = &b
+	}
+	s := append([]int64(nil), r.bufSamples...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if n := len(s); n > 0 {
+		r.BufferPct = [4]int64{s[(n-1)/2], s[(n-1)*9/10], s[(n-1)*99/100], s[n-1]}
+	}
+	if r.lastDone > r.firstStart {
+		r.Goodput = float64(r.payload) * 8e9 / float64(r.lastDone-r.firstStart)
+	}
+}
+
+// WriteJSON writes r to path through a temporary file renamed when
+// complete.
+func (r *Result) WriteJSON(path string) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(r)
+	})
+}
+
+// WriteCSV writes the per-bin slowdowns to path.
+func (r *Result) WriteCSV(path string) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		c := csv.NewWriter(w)
+		_ = c.Write([]string{"bin", "size_lo", "size_hi", "flows", "mean", "p50", "p95", "p99"})
+		row := func(name string, b Bin) {
+			f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+			_ = c.Write([]string{name, strconv.FormatInt(b.Lo, 10), strconv.FormatInt(b.Hi, 10), strconv.Itoa(b.N), f(b.Mean), f(b.P50), f(b.P95), f(b.P99)})
+		}
+		for i, b := range r.Bins {
+			row(strconv.Itoa(i), b)
+		}
+		row("all", r.All)
+		if r.Incast != nil {
+			row("incast", *r.Incast)
+		}
+		c.Flush()
+		return c.Error()
+	})
+}
+
+// WriteFCT writes every completed flow (id, src, dst, size, start, fct,
+// ideal, slowdown, tag) as CSV.
+func (r *Result) WriteFCT(path string) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		c := csv.NewWriter(w)
+		_ = c.Write([]string{"id", "src", "dst", "size", "start_ns", "fct_ns", "ideal_ns", "slowdown", "retx", "tag"})
+		for _, f := range r.flowsDone {
+			_ = c.Write([]string{strconv.FormatInt(f.ID, 10), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
+				strconv.FormatInt(f.Start, 10), strconv.FormatInt(f.FCT, 10), strconv.FormatInt(f.Ideal, 10),
+				strconv.FormatFloat(f.Slowdown, 'f', 4, 64), strconv.FormatInt(f.Retx, 10), f.Tag})
+		}
+		c.Flush()
+		return c.Error()
+	})
+}
+
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Summary writes a terminal table of r.
+func (r *Result) Summary(w io.Writer) {
+	fmt.Fprintf(w, "%s (seed %d): %d/%d flows in %.3f ms simulated; %d events in %.2f s (%.2f M events/s)\n",
+		r.Name, r.Seed, r.Completed, r.Flows, float64(r.SimTime)/1e6, r.Events, r.WallSeconds, r.EventsPerSecond/1e6)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "bin\tsizes (B)\tflows\tmean\tp50\tp95\tp99\t")
+	for i, b := range r.Bins {
+		fmt.Fprintf(tw, "%d\t%d-%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", i, b.Lo, b.Hi, b.N, b.Mean, b.P50, b.P95, b.P99)
+	}
+	fmt.Fprintf(tw, "all\t\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.All.N, r.All.Mean, r.All.P50, r.All.P95, r.All.P99)
+	if b := r.Incast; b != nil {
+		fmt.Fprintf(tw, "incast\t%d-%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", b.Lo, b.Hi, b.N, b.Mean, b.P50, b.P95, b.P99)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "max switch buffer %.3f MB; sampled buffer p50/p99 %.3f/%.3f MB; drops %d; PFC pauses %d; BTS %d; retx %d; timeouts %d; CNPs %d; ECN marks %d; goodput %.1f Gb/s\n",
+		float64(r.MaxBuffer)/1e6, float64(r.BufferPct[0])/1e6, float64(r.BufferPct[2])/1e6, r.Drops, r.PauseFrames, r.BTS,
+		r.Retx, r.Timeouts, r.CNPs, r.ECNMarked, r.Goodput/1e9)
+}
+
+func sortF(v []float64) { sort.Float64s(v) }

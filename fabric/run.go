@@ -1,0 +1,301 @@
+package fabric
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/floodgate"
+	"github.com/opensfc/sfc/pfc"
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is one run: a topology, the switches' buffer and schemes, the
+// hosts' transport and the workload. Times are ns, sizes octets, speeds
+// bit/s. It is the YAML file `sfcsim run` reads.
+type Scenario struct {
+	Name      string           `yaml:"name" json:"name"`
+	Seed      uint64           `yaml:"seed" json:"seed"`
+	Topology  Topo             `yaml:"topology" json:"topology"`
+	Switch    SwitchConfig     `yaml:"switch" json:"switch"`
+	FC        FC               `yaml:"flow_control" json:"flow_control"`
+	SFC       SFCConfig        `yaml:"sfc" json:"sfc"`
+	PFC       pfc.Params       `yaml:"pfc" json:"pfc"`
+	ECN       *ECN             `yaml:"ecn" json:"ecn,omitempty"`
+	Floodgate floodgate.Params `yaml:"floodgate" json:"floodgate"`
+	// ECMPByDst routes every flow to a host on one path (hash of the
+	// destination only), as Floodgate runs always do; a baseline compared
+	// with Floodgate sets it too.
+	ECMPByDst bool            `yaml:"ecmp_by_dst" json:"ecmp_by_dst,omitempty"`
+	Transport TransportConfig `yaml:"transport" json:"transport"`
+	Workload  Workload        `yaml:"workload" json:"workload"`
+	// SampleEvery is the buffer sampling period (default 10 µs, the SFC
+	// paper's Fig. 7b).
+	SampleEvery int64 `yaml:"sample_every" json:"sample_every"`
+	// Drain bounds the run: it stops this long after the last arrival even
+	// if flows are unfinished (default 100 ms).
+	Drain int64 `yaml:"drain" json:"drain"`
+	// Bins is the number of size bins (default 10, the SFC paper's).
+	Bins int `yaml:"bins" json:"bins"`
+}
+
+// ReadScenario parses a YAML scenario; unknown keys are errors.
+func ReadScenario(r io.Reader) (*Scenario, error) {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return &s, nil
+}
+
+// LoadScenario reads a YAML scenario file.
+func LoadScenario(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ReadScenario(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Progress is called about once per wall-clock second of a run with the
+// simulated time, the events run so far and the flows completed.
+type Progress func(simNs, events int64, done, total int)
+
+// Run builds the scenario's fabric and runs it to completion (every flow
+// done, or Drain after the last arrival). The result depends only on the
+// scenario (its seed included); wall time and events/s are reported
+// beside it.
+func Run(sc Scenario, progress Progress) (*Result, error) {
+	if sc.SampleEvery == 0 {
+		sc.SampleEvery = 10 * device.Microsecond
+	}
+	if sc.Drain == 0 {
+		sc.Drain = 100 * device.Millisecond
+	}
+	if sc.Bins == 0 {
+		sc.Bins = 10
+	}
+	if sc.FC == "" {
+		sc.FC = FCNone
+	}
+	switch sc.FC {
+	case FCNone, FCPFC, FCSFC, FCSFCP, FCFloodgate:
+	default:
+		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp, floodgate"}
+	}
+	n, err := Build(sc.Topology, sc.Switch)
+	if err != nil {
+		return nil, err
+	}
+	if sc.ECN == nil {
+		switch sc.Transport.CC {
+		case CCDCQCN:
+			e := HPCCECN
+			sc.ECN = &e
+		case CCDCTCP:
+			e := DCTCPECN
+			sc.ECN = &e
+		}
+	}
+	if sc.SFC.BaseRTT == 0 {
+		sc.SFC.BaseRTT = n.MaxBaseRTT()
+	}
+	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
+	if err := st.Apply(n); err != nil {
+		return nil, err
+	}
+	var tables *sfcTables
+	if sc.FC == FCSFC || sc.FC == FCSFCP {
+		tables = newSFCTables(sc.SFC.BaseRTT / 2)
+		for _, s := range n.ToRs {
+			tables.watch(s.Dev)
+		}
+	}
+	var fgOctets int64
+	if sc.FC == FCFloodgate {
+		for _, s := range n.Switches {
+			s.Dev.OnOutput(func(o device.Out) {
+				if o.Generated && o.Kind == device.KindExperimental {
+					fgOctets += device.WireBits(len(o.Frame)) / 8
+				}
+			})
+		}
+	}
+	res := &Result{Name: sc.Name, Seed: sc.Seed, firstStart: -1}
+	if _, err := n.AttachTransports(sc.Transport, func(r FlowResult) {
+		res.flowsDone = append(res.flowsDone, r)
+		res.payload += r.Size
+		res.lastDone = max(res.lastDone, r.End)
+	}); err != nil {
+		return nil, err
+	}
+	if sc.Workload.Remote {
+		sc.Workload.Rack = len(n.Hosts) / len(n.ToRs)
+	}
+	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res.Flows = len(flows)
+	if len(flows) > 0 {
+		res.firstStart = flows[0].Start
+	}
+	wall := time.Now()
+	lastReport := wall
+	nextSample := int64(0)
+	// Receiver throughput: bytes each host received per 100 µs window in
+	// which it received anything (the SFC paper's Fig. 7c CDF).
+	const rxWindow = 100 * device.Microsecond
+	lastRx := make([]int64, len(n.Hosts))
+	var rxSamples []float64
+	nextRx := int64(rxWindow)
+	advance := func(t int64) {
+		for nextSample <= t {
+			n.Sim.RunUntil(nextSample)
+			for _, s := range n.Switches {
+				used := s.Dev.BufferUsed()
+				res.bufSamples = append(res.bufSamples, used)
+				if s.Tier == 0 {
+					var down int64
+					for _, pt := range s.Dev.Ports() {
+						if pt.ServerFacing {
+							for qi := range pt.Queues {
+								down += pt.Queues[qi].Bytes
+							}
+						}
+					}
+					res.Hops.ToRDown = max(res.Hops.ToRDown, down)
+					res.Hops.ToRUp = max(res.Hops.ToRUp, used-down)
+				} else {
+					res.Hops.Core = max(res.Hops.Core, used)
+				}
+			}
+			nextSample += sc.SampleEvery
+			if n.Sim.Now() >= nextRx {
+				for i, h := range n.Hosts {
+					rx := h.NIC.Ports()[0].RxBytes
+					if d := rx - lastRx[i]; d > 0 {
+						rxSamples = append(rxSamples, float64(d)*8e9/float64(rxWindow))
+					}
+					lastRx[i] = rx
+				}
+				nextRx += rxWindow
+			}
+			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
+				if now := time.Now(); now.Sub(lastReport) >= time.Second {
+					lastReport = now
+					progress(n.Sim.Now(), n.Sim.Events, len(res.flowsDone), len(flows))
+				}
+			}
+		}
+		n.Sim.RunUntil(t)
+	}
+	for _, f := range flows {
+		advance(f.Start)
+		if err := n.Hosts[f.Src].Transport.Start(f); err != nil {
+			return nil, err
+		}
+	}
+	var end int64
+	if len(flows) > 0 {
+		end = flows[len(flows)-1].Start + sc.Drain
+	}
+	for len(res.flowsDone) < len(flows) && n.Sim.Now() < end {
+		advance(min(n.Sim.Now()+sc.SampleEvery, end))
+	}
+	res.WallSeconds = time.Since(wall).Seconds()
+	res.SimTime = n.Sim.Now()
+	res.Events = n.Sim.Events
+	if res.WallSeconds > 0 {
+		res.EventsPerSecond = float64(res.Events) / res.WallSeconds
+	}
+	res.Completed = len(res.flowsDone)
+	for _, s := range n.Switches {
+		rec := s.Dev.Record()
+		ss := SwitchStat{Name: s.Name, Tier: int(s.Tier), Peak: rec.BufferPeak, Drops: rec.Dropped("")}
+		res.Switches = append(res.Switches, ss)
+		res.MaxBuffer = max(res.MaxBuffer, ss.Peak)
+		res.Drops += ss.Drops
+		res.BTS += rec.SignalsSent(device.KindBTS)
+		for _, sc := range s.Dev.Schemes() {
+			if e, ok := sc.(*Egress); ok {
+				res.ECNMarked += e.Marked
+			}
+		}
+	}
+	for _, p := range st.PFCSw {
+		res.PauseFrames += p.XOFFSent
+	}
+	if tables != nil {
+		var sent, supp int64
+		for _, b := range st.SFCSw {
+			for _, x := range b.Sent {
+				sent += x
+			}
+			supp += b.Suppressed
+		}
+		res.SFC = &SFCTables{FilterPeak: tables.filterPeak, CachePeak: tables.cachePeak}
+		if sent+supp > 0 {
+			res.SFC.Suppression = float64(supp) / float64(sent+supp)
+		}
+	}
+	if sc.FC == FCFloodgate {
+		// Capacity of the switch-to-switch links (both directions) over
+		// the run, and the data frames that crossed them (one per-packet
+		// credit each in the "ideal" design).
+		var capBits float64
+		var frames int64
+		for _, s := range n.Switches {
+			for _, pt := range s.Dev.Ports() {
+				if !pt.ServerFacing {
+					capBits += float64(pt.Speed) * float64(res.SimTime) / 1e9
+					frames += pt.RxFrames
+				}
+			}
+		}
+		for _, f := range st.FGSw {
+			frames -= f.CreditFrames
+		}
+		res.CreditOctets = fgOctets
+		if capBits > 0 {
+			res.CreditShare = float64(fgOctets) * 8 / capBits
+			res.PerPacketCreditShare = float64(frames) * float64(device.WireBits(64)) / capBits
+		}
+	}
+	for _, h := range n.Hosts {
+		t := h.Transport
+		res.Retx += t.Retx
+		res.Timeouts += t.Timeouts
+		res.NAKs += t.NAKs
+		res.CNPs += t.CNPs
+		res.DataPackets += t.DataSent
+		res.ControlPackets += t.ACKs
+		rec := h.NIC.Record()
+		res.Drops += rec.Dropped("")
+	}
+	// Per-switch sampled P99.
+	ns := len(n.Switches)
+	for i := range res.Switches {
+		var v []float64
+		for j := i; j < len(res.bufSamples); j += ns {
+			v = append(v, float64(res.bufSamples[j]))
+		}
+		sortF(v)
+		res.Switches[i].P99 = int64(percentile(v, 0.99))
+	}
+	sortF(rxSamples)
+	res.RxThroughput = [3]float64{percentile(rxSamples, 0.1), percentile(rxSamples, 0.5), percentile(rxSamples, 0.9)}
+	res.nsw = ns
+	res.sampleEvery = sc.SampleEvery
+	res.summarize(sc.Bins)
+	return res, nil
+}

@@ -1,0 +1,87 @@
+package fabric
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/opensfc/sfc/device"
+)
+
+func smallScenario(cc CC, fc FC) Scenario {
+	return Scenario{Name: "small", Seed: 7,
+		Topology:  Topo{Kind: LeafSpine, ToRs: 4, Spines: 2, HostsPerToR: 8},
+		Switch:    SwitchConfig{Buffer: 8 * device.MB, DynamicThreshold: true},
+		FC:        fc,
+		Transport: TransportConfig{CC: cc, Recovery: IRN},
+		Workload:  Workload{CDF: "hadoop", Load: 0.5, Duration: 500 * device.Microsecond},
+	}
+}
+
+func TestRunDeterministic(t *testing.T) {
+	a, err := Run(smallScenario(CCDCQCN, FCNone), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(smallScenario(CCDCQCN, FCNone), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Completed != a.Flows || a.Flows < 50 {
+		t.Fatalf("%d of %d flows completed", a.Completed, a.Flows)
+	}
+	if a.All != b.All || a.MaxBuffer != b.MaxBuffer || a.SimTime != b.SimTime || a.Events != b.Events {
+		t.Errorf("two runs differ: %+v vs %+v", a.All, b.All)
+	}
+	if a.All.P50 < 1 || a.All.P99 < a.All.P50 {
+		t.Errorf("slowdowns %+v", a.All)
+	}
+	var sb strings.Builder
+	a.Summary(&sb)
+	t.Log(sb.String())
+}
+
+func TestScenarioYAML(t *testing.T) {
+	for _, bad := range []string{"topology: {kind: ring}\n", "nosuchkey: 1\n", "flow_control: magic\n"} {
+		s, err := ReadScenario(strings.NewReader(bad))
+		if err == nil {
+			_, err = Run(*s, nil)
+		}
+		if err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	f, err := os.Open("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := ReadScenario(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Topology.Kind != LeafSpine || s.Transport.CC != CCHPCC || s.Workload.Load != 0.3 {
+		t.Errorf("parsed %+v", s)
+	}
+}
+
+// TestSFCTables: a 2-rack incast under SFC fills the ToRs' suppression
+// filter and the sender ToR's pause cache, and suppresses most would-be
+// signals; without SFC there are no tables.
+func TestSFCTables(t *testing.T) {
+	recv := 0
+	sc := Scenario{Name: "tables", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 2, HostsPerToR: 16},
+		FC: FCSFC, SFC: SFCConfig{Cache: true}, Transport: TransportConfig{CC: CCNone, Recovery: IRN},
+		Workload: Workload{Degree: 16, Size: 200_000, Remote: true, Incasts: 1, Receiver: &recv, Duration: 1}}
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SFC == nil || r.SFC.FilterPeak < 1 || r.SFC.FilterPeak > 16 || r.SFC.CachePeak != 1 || r.SFC.Suppression <= 0.5 || r.SFC.Suppression >= 1 {
+		t.Errorf("tables %+v (one receiver: one cache key; at most one BTS per sender per period)", r.SFC)
+	}
+	sc.FC = FCNone
+	if r, _ := Run(sc, nil); r.SFC != nil {
+		t.Errorf("tables without SFC: %+v", r.SFC)
+	}
+}

@@ -1,0 +1,290 @@
+package fabric
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed cdf/*.txt
+var cdfFiles embed.FS
+
+// CDF is a flow-size distribution in HPCC's traffic_gen format: lines of
+// "size cumulative-percent", sizes increasing, the last at 100 %. Sizes
+// are drawn by linear interpolation, as traffic_gen.py does.
+type CDF struct {
+	Name string
+	Size []float64
+	Pct  []float64
+}
+
+// The shipped CDFs: WebSearch and FB_Hadoop from the HPCC repository
+// (traffic_gen/WebSearch_distribution.txt, FbHdp_distribution.txt;
+// reproduction-targets §8).
+var builtinCDF = map[string]string{"websearch": "cdf/websearch.txt", "hadoop": "cdf/hadoop.txt", "fb_hadoop": "cdf/hadoop.txt"}
+
+// LoadCDF returns a shipped CDF by name (websearch, hadoop) or reads the
+// file at name.
+func LoadCDF(name string) (*CDF, error) {
+	if p, ok := builtinCDF[strings.ToLower(name)]; ok {
+		f, err := cdfFiles.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ReadCDF(name, f)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCDF(name, f)
+}
+
+// ReadCDF parses a CDF; errors name the line.
+func ReadCDF(name string, r io.Reader) (*CDF, error) {
+	c := &CDF{Name: name}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		if len(fs) != 2 {
+			return nil, fmt.Errorf("cdf %s line %d: want \"size percent\", got %q", name, line, sc.Text())
+		}
+		s, err1 := strconv.ParseFloat(fs[0], 64)
+		p, err2 := strconv.ParseFloat(fs[1], 64)
+		if err1 != nil || err2 != nil || s < 0 || p < 0 || p > 100 {
+			return nil, fmt.Errorf("cdf %s line %d: bad size or percent %q", name, line, sc.Text())
+		}
+		if n := len(c.Size); n > 0 && (s < c.Size[n-1] || p < c.Pct[n-1]) {
+			return nil, fmt.Errorf("cdf %s line %d: not increasing", name, line)
+		}
+		c.Size, c.Pct = append(c.Size, s), append(c.Pct, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("cdf %s: %w", name, err)
+	}
+	if len(c.Size) < 2 || c.Pct[len(c.Pct)-1] != 100 {
+		return nil, fmt.Errorf("cdf %s: needs at least two points and must end at 100 %%", name)
+	}
+	return c, nil
+}
+
+// Mean returns the mean size by the trapezoid rule (HPCC traffic_gen's
+// getAvg).
+func (c *CDF) Mean() float64 {
+	var m float64
+	for i := 1; i < len(c.Size); i++ {
+		m += (c.Size[i] + c.Size[i-1]) / 2 * (c.Pct[i] - c.Pct[i-1]) / 100
+	}
+	return m
+}
+
+// Sample draws a size (at least 1 octet) from u uniform in [0, 1).
+func (c *CDF) Sample(u float64) int64 {
+	p := u * 100
+	i := sort.SearchFloat64s(c.Pct, p)
+	if i == 0 {
+		return max(1, int64(c.Size[0]))
+	}
+	if i >= len(c.Pct) {
+		i = len(c.Pct) - 1
+	}
+	lo, hi := c.Pct[i-1], c.Pct[i]
+	s := c.Size[i-1]
+	if hi > lo {
+		s += (c.Size[i] - c.Size[i-1]) * (p - lo) / (hi - lo)
+	}
+	return max(1, int64(math.Round(s)))
+}
+
+// Workload describes the traffic of a run. Every part is optional.
+type Workload struct {
+	// Background: Poisson arrivals per host at Load of the host link,
+	// sizes from CDF, destinations uniform among the other hosts (HPCC
+	// traffic_gen.py).
+	CDF  string  `yaml:"cdf" json:"cdf,omitempty"`
+	Load float64 `yaml:"load" json:"load,omitempty"`
+	// Incast: Degree senders (distinct, random, not the receiver) each send
+	// Size octets to one random receiver, starting uniformly within Sync
+	// ns. With IncastLoad > 0, incasts arrive as a Poisson process whose
+	// octets make IncastLoad of the total host capacity (SFC's "8 %
+	// incast"); otherwise Incasts incasts start at IncastEvery intervals.
+	Degree      int     `yaml:"degree" json:"degree,omitempty"`
+	Size        int64   `yaml:"size" json:"size,omitempty"`
+	Sync        int64   `yaml:"sync" json:"sync,omitempty"`
+	IncastLoad  float64 `yaml:"incast_load" json:"incast_load,omitempty"`
+	Incasts     int     `yaml:"incasts" json:"incasts,omitempty"`
+	IncastEvery int64   `yaml:"incast_every" json:"incast_every,omitempty"`
+	// Receiver fixes the incast receiver (-1 or unset with Degree: random).
+	Receiver *int `yaml:"receiver" json:"receiver,omitempty"`
+	// Remote picks incast senders outside the receiver's rack (Floodgate's
+	// incast-mix); the runner sets Rack, the hosts per rack.
+	Remote bool `yaml:"remote" json:"remote,omitempty"`
+	Rack   int  `yaml:"-" json:"-"`
+	// QPs is the number of flows (queue pairs) per incast sender, each of
+	// Size octets (default 1; the SFC testbed's 25).
+	QPs int `yaml:"qps" json:"qps,omitempty"`
+	// AllToAll: every host sends AllToAllSize octets to every other host
+	// at time 0.
+	AllToAllSize int64 `yaml:"all_to_all_size" json:"all_to_all_size,omitempty"`
+	// Duration is the arrival window in ns.
+	Duration int64 `yaml:"duration" json:"duration"`
+	// FlowsFile reads flows from a file in HPCC's format instead.
+	FlowsFile string `yaml:"flows_file" json:"flows_file,omitempty"`
+}
+
+// Generate returns the workload's flows in start order, deterministically
+// from seed, for hosts hosts whose links run at bps.
+func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
+	if w.FlowsFile != "" {
+		f, err := os.Open(w.FlowsFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ReadFlows(f, hosts)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xda3e39cb94b95bdb))
+	var flows []Flow
+	if w.Load > 0 {
+		if w.CDF == "" {
+			return nil, fmt.Errorf("workload: load %g without a cdf", w.Load)
+		}
+		c, err := LoadCDF(w.CDF)
+		if err != nil {
+			return nil, err
+		}
+		if w.Load > 1 || hosts < 2 {
+			return nil, fmt.Errorf("workload: load %g (0..1) with %d hosts (at least 2)", w.Load, hosts)
+		}
+		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9 // ns, mean per host
+		for h := 0; h < hosts; h++ {
+			t := rng.ExpFloat64() * gap
+			for t < float64(w.Duration) {
+				d := rng.IntN(hosts - 1)
+				if d >= h {
+					d++
+				}
+				flows = append(flows, Flow{Src: h, Dst: d, Size: c.Sample(rng.Float64()), Start: int64(t), Tag: "bg"})
+				t += rng.ExpFloat64() * gap
+			}
+		}
+	}
+	if w.Degree > 0 {
+		if w.Degree >= hosts || w.Size <= 0 || w.Remote && w.Rack > 0 && w.Degree > hosts-w.Rack {
+			return nil, fmt.Errorf("workload: incast degree %d needs more hosts than %d and a size", w.Degree, hosts)
+		}
+		var starts []float64
+		switch {
+		case w.IncastLoad > 0:
+			gap := float64(w.Degree*int(w.Size)) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
+			for t := rng.ExpFloat64() * gap; t < float64(w.Duration); t += rng.ExpFloat64() * gap {
+				starts = append(starts, t)
+			}
+		default:
+			for i := 0; i < max(w.Incasts, 1); i++ {
+				starts = append(starts, float64(int64(i)*w.IncastEvery))
+			}
+		}
+		for _, t0 := range starts {
+			r := rng.IntN(hosts)
+			if w.Receiver != nil && *w.Receiver >= 0 {
+				r = *w.Receiver
+			}
+			perm := rng.Perm(hosts)
+			k := 0
+			for _, s := range perm {
+				if s == r || k == w.Degree || w.Remote && w.Rack > 0 && s/w.Rack == r/w.Rack {
+					continue
+				}
+				k++
+				st := t0
+				if w.Sync > 0 {
+					st += rng.Float64() * float64(w.Sync)
+				}
+				for q := 0; q < max(w.QPs, 1); q++ {
+					flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
+				}
+			}
+		}
+	}
+	if w.AllToAllSize > 0 {
+		for s := 0; s < hosts; s++ {
+			for d := 0; d < hosts; d++ {
+				if s != d {
+					flows = append(flows, Flow{Src: s, Dst: d, Size: w.AllToAllSize, Tag: "a2a"})
+				}
+			}
+		}
+	}
+	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
+	for i := range flows {
+		flows[i].ID = int64(i)
+	}
+	return flows, nil
+}
+
+// WriteFlows writes flows in HPCC's flow-file format: a count, then
+// "src dst 3 dport size start_s" per flow.
+func WriteFlows(w io.Writer, flows []Flow) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%d\n", len(flows))
+	for _, f := range flows {
+		fmt.Fprintf(bw, "%d %d 3 100 %d %.9f\n", f.Src, f.Dst, f.Size, float64(f.Start)/1e9)
+	}
+	return bw.Flush()
+}
+
+// ReadFlows reads HPCC's flow-file format; errors name the line.
+func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
+	sc := bufio.NewScanner(r)
+	var flows []Flow
+	line, want := 0, -1
+	for sc.Scan() {
+		line++
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 {
+			continue
+		}
+		if want < 0 {
+			n, err := strconv.Atoi(fs[0])
+			if err != nil || len(fs) != 1 || n < 0 {
+				return nil, fmt.Errorf("flows line %d: want the flow count, got %q", line, sc.Text())
+			}
+			want = n
+			continue
+		}
+		if len(fs) != 6 {
+			return nil, fmt.Errorf("flows line %d: want \"src dst pg dport size start_s\", got %q", line, sc.Text())
+		}
+		s, e1 := strconv.Atoi(fs[0])
+		d, e2 := strconv.Atoi(fs[1])
+		sz, e3 := strconv.ParseInt(fs[4], 10, 64)
+		st, e4 := strconv.ParseFloat(fs[5], 64)
+		if e1 != nil || e2 != nil || e3 != nil || e4 != nil || s < 0 || d < 0 || s >= hosts || d >= hosts || s == d || sz <= 0 || st < 0 {
+			return nil, fmt.Errorf("flows line %d: bad flow %q (hosts 0..%d)", line, sc.Text(), hosts-1)
+		}
+		flows = append(flows, Flow{ID: int64(len(flows)), Src: s, Dst: d, Size: sz, Start: int64(math.Round(st * 1e9))})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if want != len(flows) {
+		return nil, fmt.Errorf("flows: header says %d flows, file has %d", want, len(flows))
+	}
+	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
+	return flows, nil
+}
