@@ -60,11 +60,22 @@ func (f *conformFormat) addFlags(cmd *cobra.Command) {
 }
 
 func (f *conformFormat) check() error {
+	if err := f.checkMax(); err != nil {
+		return err
+	}
 	switch f.format {
 	case "text", "json", "jsonl", "junit":
 		return nil
 	}
 	return &usageError{fmt.Errorf("--format %q: want text, json, jsonl or junit", f.format)}
+}
+
+// checkMax range-checks --max (also done by check).
+func (f *conformFormat) checkMax() error {
+	if f.maxShown < 0 {
+		return &usageError{fmt.Errorf("--max %d: want 0 or more", f.maxShown)}
+	}
+	return nil
 }
 
 // vectorDirs expands args into vector directories: a directory holding a
@@ -209,6 +220,9 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 			Verdict string                `json:"verdict"`
 		}{reps, verdict})
 	}
+	ew := &escapeLines{w: w}
+	defer ew.Close()
+	w = ew
 	pass := 0
 	for _, r := range reps {
 		if f.quiet && r.Verdict == conformance.Pass {

@@ -188,3 +188,20 @@ func TestConformScenarioAndGen(t *testing.T) {
 		t.Fatalf("unknown scenario: exit %d", code)
 	}
 }
+
+// Conformance text reports quote what the files hold (paths, interface
+// names, frames): escaped before they reach the terminal, line breaks
+// kept; --max is range-checked.
+func TestConformTextEscapedAndMaxChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evil\x1b]0;owned\x07")
+	out, _, code := conform(t, "run", dir)
+	if code != 2 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `evil\x1b]0;owned\a`) || !strings.Contains(out, "\nverdict: UNUSABLE\n") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	for _, args := range [][]string{{"run", vec}, {"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"}, {"live", vec, "--port", "0=lo"}} {
+		_, errs, code := conform(t, append(args, "--max", "-1")...)
+		if code != 2 || !strings.Contains(errs, "--max -1") {
+			t.Errorf("conform %s --max -1: exit %d, stderr %q; want 2 naming the flag", args[0], code, errs)
+		}
+	}
+}
