@@ -114,6 +114,10 @@ func vectorDirs(args []string) ([]string, error) {
 	return out, nil
 }
 
+// maxJobs bounds conform run -j: each job holds a vector's model and
+// captures in memory.
+const maxJobs = 256
+
 func newConformRunCmd() *cobra.Command {
 	var f conformFormat
 	var jobs int
@@ -136,8 +140,8 @@ undefined ports, time going backwards, ...).`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if jobs < 1 {
-				return &usageError{fmt.Errorf("-j %d: want 1 or more", jobs)}
+			if jobs < 1 || jobs > maxJobs {
+				return &usageError{fmt.Errorf("-j %d: want 1 to %d", jobs, maxJobs)}
 			}
 			reps := runParallel(dirs, jobs, func(d string) *conformance.Report {
 				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown, Sequential: jobs > 1})
@@ -149,7 +153,7 @@ undefined ports, time going backwards, ...).`,
 		},
 	}
 	f.addFlags(cmd)
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "vectors replayed at once")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "vectors replayed at once (1 to 256)")
 	return cmd
 }
 

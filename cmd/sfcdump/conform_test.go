@@ -198,6 +198,9 @@ func TestConformTextEscapedAndMaxChecked(t *testing.T) {
 	if code != 2 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `evil\x1b]0;owned\a`) || !strings.Contains(out, "\nverdict: UNUSABLE\n") {
 		t.Fatalf("exit %d, output %q", code, out)
 	}
+	if _, errs, code := conform(t, "run", "-j", "257", vec); code != 2 || !strings.Contains(errs, "-j 257") {
+		t.Errorf("conform run -j 257: exit %d, stderr %q; want 2 naming the flag", code, errs)
+	}
 	for _, args := range [][]string{{"run", vec}, {"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"}, {"live", vec, "--port", "0=lo"}} {
 		_, errs, code := conform(t, append(args, "--max", "-1")...)
 		if code != 2 || !strings.Contains(errs, "--max -1") {
