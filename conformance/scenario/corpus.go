@@ -50,6 +50,7 @@ var Corpus = []Entry{
 	{"bfc/nic-stale-sequence", `nic --scheme bfc --flows 2 --frames 20 --signals "" --bfc 1:0@300ns,2:@1us,1:0@1500ns --inbound 0 --desc "BFC NIC: a pause frame stops flow 0, the next clears it, a later frame with a stale sequence is ignored"`},
 	// Floodgate, behaviour.md §7.
 	{"floodgate/window-credit-dstpause", `floodgate --hosts 2 --burst 24KB --param tau=2us --param bdp=5KB --param m=1 --param dst_pause=8KB --param delay_credit=10KB --desc "Floodgate ToR: the window to a remote receiver fills, its VOQ holds frames and dst-pauses the hosts; credits from downstream drain it and resume them; credits to upstream are delayed while the VOQ is long"`},
+	{"floodgate/credit-at-enqueue", `floodgate --hosts 1 --burst 2KB --upstream 0 --local 60 --param tau=2us --desc "Floodgate ToR: 60 frames from the upstream switch to a local host; each tau's credit frame counts every frame that joined the host port's queue by then, the one still on the wire included"`},
 	{"floodgate/nic-dst-pause", `nic --scheme floodgate --flows 2 --frames 20 --signals "" --dstpause 65535us@300ns,0@1500ns --inbound 0 --desc "Floodgate NIC: a dst-pause stops the flow to that destination until a pause of 0 resumes it; the other flow goes on"`},
 	// PB-FS, behaviour.md §8.
 	{"pbfs/congested", `incast --scheme pbfs --senders 4 --burst 48KB --mark 6 --param dc_rtt=10us --desc "PB-FS switch, 4-to-1 incast with every 6th packet marked: congested assessments answered with CC-postcards to the senders"`},
