@@ -180,7 +180,7 @@ var invalid = []struct {
 	{"bts.pause_us contains 01", 14, "cannot be applied"},
 	{"bts.quote contains 1:2", 20, "two hex digits"},
 	{"bts.quote contains xyz", 20, "not a byte string"},
-	{"bts.quote > 01", 11, "cannot be applied"},
+	{"bts.origin > queue", 12, "cannot be applied"},
 	{`bth.payload contains "abc`, 22, "unterminated string"},
 	{"bts.pause_us == 1 && $", 22, "unexpected character"},
 	{"frame.time_epoch > yesterday", 20, "seconds since the epoch"},
