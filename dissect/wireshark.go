@@ -36,6 +36,21 @@ var (
 	wsByProto = map[string]*Proto{}
 )
 
+// IsWiresharkName reports whether name is one of Wireshark's names that is
+// not also one of ours (ip.src is both). A filter gives such names
+// Wireshark's meaning where ours differs: a bare boolean field tests that
+// the field is present, not that it is true.
+func IsWiresharkName(name string) bool {
+	if _, ours := byName[name]; ours {
+		return false
+	}
+	if _, ok := wsByField[name]; ok {
+		return true
+	}
+	_, ok := wsByProto[name]
+	return ok
+}
+
 // WiresharkNames returns the Wireshark names LookupField and LookupProto
 // accept besides ours, sorted.
 func WiresharkNames() []WiresharkName { return append([]WiresharkName(nil), wsNames...) }
@@ -112,7 +127,15 @@ func ipv4Fields() []*Field {
 	}
 	return []*Field{
 		{Short: "hdr_len", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.IHL) * 4) })},
+		{Short: "addr", Kind: KindIP, get: func(f *Frame, dst []Value) []Value {
+			if !isIPv4(f.P) {
+				return dst
+			}
+			return append(dst, ip(addrOf(f.P.IPv4.SrcIP)), ip(addrOf(f.P.IPv4.DstIP)))
+		}},
 		{Short: "dsfield", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS)) })},
+		{Short: "dsfield.dscp", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS >> 2)) })},
+		{Short: "dsfield.ecn", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS & 3)) })},
 		{Short: "len", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Length)) })},
 		{Short: "id", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Id)) })},
 		{Short: "flags", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Flags)) })},
@@ -155,9 +178,6 @@ func init() {
 
 	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
 	// IPv4's own.
-	alias("ip.dsfield.dscp", "ip.dscp")
-	alias("ip.dsfield.ecn", "ip.ecn")
-	own(byProto["ip"], union("addr", KindIP, "ip.src", "ip.dst"))
 	own(byProto["ip"], ipv4Fields()...)
 
 	// IPv6.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"net/netip"
 	"regexp"
@@ -43,6 +44,40 @@ type Filter struct {
 	// left and right operands, and the octets of their slices.
 	lv, rv     []dissect.Value
 	lbuf, rbuf []byte
+	rr         latin1
+}
+
+// latin1 reads octets as the runes U+0000 to U+00FF, so that a regular
+// expression (compiled by latin1Pattern) matches octets, as Wireshark's
+// PCRE2 does, rather than UTF-8.
+type latin1 struct {
+	b []byte
+	i int
+}
+
+// ReadRune returns the next octet as a rune.
+func (r *latin1) ReadRune() (rune, int, error) {
+	if r.i >= len(r.b) {
+		return 0, 0, io.EOF
+	}
+	c := r.b[r.i]
+	r.i++
+	return rune(c), 1, nil
+}
+
+// latin1Pattern rewrites the octets 0x80-0xff of a pattern as \x{hh}, so
+// that "\xb7" in a filter matches the octet 0xb7 (and UTF-8 text its
+// octets).
+func latin1Pattern(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			fmt.Fprintf(&b, `\x{%02x}`, c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // String returns the source expression.
@@ -157,6 +192,9 @@ type node struct {
 	lit   lit
 	set   []lit
 	rhs   *operand // a field on the right of a comparison
+	// present makes a bare field test presence even for a boolean, as in
+	// Wireshark (the field was named by its Wireshark name).
+	present bool
 }
 
 // Match reports whether frame f passes the filter. It does not allocate
@@ -178,7 +216,7 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 	vs := f.lv
 	switch n.op {
 	case opTrue:
-		if n.lhs.kind() != dissect.KindBool && !n.lhs.masked {
+		if n.present && !n.lhs.masked || n.lhs.kind() != dissect.KindBool && !n.lhs.masked {
 			return len(vs) > 0
 		}
 		for _, v := range vs {
@@ -228,7 +266,7 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 		return false
 	}
 	for i := range vs {
-		if n.lit.test(n.cmp, &vs[i]) {
+		if n.lit.test(n.cmp, &vs[i], &f.rr) {
 			return true
 		}
 	}
@@ -405,7 +443,7 @@ func (l *lit) eq(v *dissect.Value) bool {
 	return equal(v, &l.val)
 }
 
-func (l *lit) test(c cmpOp, v *dissect.Value) bool {
+func (l *lit) test(c cmpOp, v *dissect.Value, rr *latin1) bool {
 	switch c {
 	case cmpEq:
 		return l.eq(v)
@@ -418,7 +456,10 @@ func (l *lit) test(c cmpOp, v *dissect.Value) bool {
 		if v.Kind == dissect.KindString {
 			return l.re.MatchString(v.S)
 		}
-		return l.re.Match(v.B)
+		rr.b, rr.i = v.B, 0
+		ok := l.re.MatchReader(rr)
+		rr.b = nil
+		return ok
 	}
 	return order(c, compare(v, &l.val))
 }

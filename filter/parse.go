@@ -158,6 +158,9 @@ func (p *parser) parseTest(name token) (*node, error) {
 			return nil, p.errAt(p.peek(), fmt.Sprintf("%s is a protocol whose octets sfcdump does not keep: slice frame, eth, ip, ipv6, udp or a field", name.text))
 		case p.peek().kind == tBitAnd:
 			return nil, p.errAt(p.peek(), fmt.Sprintf("bitwise & needs a number field, and %s is a protocol (for a logical and, write &&)", name.text))
+		case isOperator(p.peek()) && pr.HasBytes() && p.peek().kind == tCmp:
+			lhs.proto = pr // the protocol's octets: frame contains 12:b7
+			lhs.ranges = []srange{{toEnd: true}}
 		case isOperator(p.peek()):
 			return nil, p.errAt(name, fmt.Sprintf("%s is a protocol: compare one of its fields%s", name.text, example(pr)))
 		default:
@@ -194,7 +197,7 @@ func (p *parser) parseTest(name token) (*node, error) {
 		}
 		return &node{op: opNot, l: n}, nil
 	case t.kind != tCmp:
-		return &node{op: opTrue, lhs: lhs}, nil
+		return &node{op: opTrue, lhs: lhs, present: dissect.IsWiresharkName(name.text)}, nil
 	}
 	opTok := p.next()
 	n := &node{op: opCmp, lhs: lhs, cmp: opTok.cmp}
@@ -470,7 +473,7 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		if !quoted {
 			return l, fmt.Errorf("matches takes a regular expression in quotes (\"...\"), not %q", s)
 		}
-		re, err := regexp.Compile(s)
+		re, err := regexp.Compile(latin1Pattern(s))
 		if err != nil {
 			return l, fmt.Errorf("bad regular expression: %v", err)
 		}

@@ -11,23 +11,14 @@ import (
 	"testing"
 
 	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/pcapio"
 )
 
 // tshark returns the path of tshark, skipping the test where it is missing
 // unless running in CI, where a missing tshark is a failure.
-func tshark(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tshark is missing in CI: .ci/run must install it")
-		}
-		t.Skip("tshark not installed")
-	}
-	return p
-}
+func tshark(t *testing.T) string { return tsharktest.Path(t) }
 
 // comparedProtos are the protocols the Lua dissectors define in full.
 var comparedProtos = []string{"cim", "bts", "postcard", "bfc", "fgcredit", "fgpause", "flow", "cnp"}
