@@ -202,6 +202,7 @@ func init() {
 	wsNames = append(wsNames, WiresharkName{Name: "macc"})
 	own(macc, union("opcode", KindUint, "pause.opcode", "pfc.opcode"))
 	wsByField["macc.opcode"].Hex = true
+	macc.Fields = []*Field{wsByField["macc.opcode"]}
 	alias("macc.pause_time", "pause.quanta")
 	alias("macc.cbfc.enbv", "pfc.enable_vector")
 	for i := 0; i < 8; i++ {

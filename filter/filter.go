@@ -148,6 +148,9 @@ type operand struct {
 	ranges []srange       // a slice; nil for the whole value
 	mask   uint64
 	masked bool
+	// written is the field's name as the filter wrote it (ours or
+	// Wireshark's), for error messages.
+	written string
 }
 
 // kind is the kind of the operand's values: bytes for a slice, a number
@@ -166,6 +169,9 @@ func (o *operand) kind() dissect.Kind {
 func (o *operand) name() string {
 	if o.proto != nil {
 		return o.proto.Name
+	}
+	if o.written != "" {
+		return o.written
 	}
 	return o.field.Name
 }

@@ -108,6 +108,70 @@ var valid = []struct {
 	{"((bts)) && !(bts.origin == queue || bts.origin == cache)", "11"},
 	{"not bth and not (eth.type == 0x8808 or eth.type == 0x88b5) and !bts && !postcard && !cim", ""},
 	{"eth.vlan", ""},
+	// Wireshark 4.0's syntax and names; the frames are those tshark 4.0
+	// selects from pcaps/sample.pcapng (the same frames).
+	{"udp.dstport in {4791, 1022}", "3 4 5 6 7 8 15 16"},
+	{"udp.dstport in {4791 1022}", "3 4 5 6 7 8 15 16"},
+	{"udp.dstport in {4000..5000}", "3 4 5 6 7 8"},
+	{"udp.dstport not in {4791}", "1 2 9 10 11 12 13 14 15 16 17 18 19 20 21"},
+	{"bts.origin in {queue, estimate}", "9 11"},
+	{"ip.src in {10.0.0.1..10.0.0.5}", "3 6 7 9 11 13"},
+	{"ip.src in {10.0.0.0/24, fd00::1}", "3 4 6 7 9 11 13"},
+	{"eth.src[0:3] == 02:00:00", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"},
+	{"eth.src[-1] == 01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"eth.src[-1] == 1", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"eth.src[4:] == 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"eth.src[:1] == 02 && eth.src[1-2] == 00:00", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"},
+	{"eth.src[0:1,5] == 02:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"eth.src[5:1] > 01", "1 2 12 17 18 19 20 21"},
+	{"eth.src[6:1] == 00", ""},
+	{"eth.type & 0x0f00 == 0x0600", "4 5 8 10 14 16"},
+	{"eth.type bitwise_and 0x0800", "1 2 3 6 7 9 11 12 13 15 17 18 19 20 21"},
+	{"frame[12:2] == 88:08", "1 2"},
+	{"eth[12:2] == 88:b5", "17 18 19 20 21"},
+	{"udp[2:2] == 12:b7", "3 4 5 6 7 8"},
+	{"ip.addr == 10.0.0.1", "3 6 7 9 11 13 15"},
+	{"ip.addr != 10.0.0.1", ""},
+	{"ip.addr all_ne 10.0.0.1", ""},
+	{"ip.addr !== 10.0.0.1", "3 6 7 9 11 13 15"},
+	{"ip.addr any_ne 10.0.0.1", "3 6 7 9 11 13 15"},
+	{"ip.addr === 10.0.0.1", ""},
+	{"ip.addr any_eq 10.0.0.1", "3 6 7 9 11 13 15"},
+	{"ipv6.src == fd00::/16", "4 5 8 10 14 16"},
+	{"ipv6", "4 5 8 10 14 16"},
+	{"ipv6.nxt == 17", "4 5 8 10 14 16"},
+	{"eth.src contains 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{`udp.payload matches "(?i)HELLO"`, "6"},
+	{`udp.payload ~ "hel+o"`, "6"},
+	{`frame matches "\x88\x08"`, "1 2"},
+	{`frame matches r"\x88\x08"`, "1 2"},
+	{`frame contains "hello"`, "6"},
+	{`bts.origin matches "^ca"`, "10"},
+	{"udp.srcport == udp.dstport", ""},
+	{"udp.srcport != udp.dstport && ip.version == 6", "4 5 8 10 14 16"},
+	{"udp.dstport == 011267", "3 4 5 6 7 8"},
+	{"udp.dstport == 0b1001010110111", "3 4 5 6 7 8"},
+	{"infiniband.bth.destqp == 0xd2", "3 6 7"},
+	{"infiniband.bth.se", "3 4 5 6 7 8"},
+	{"bth.se", ""},
+	{"infiniband.reth", "3 4"},
+	{"infiniband.aeth.syndrome == 0x1f", "5"},
+	{"infiniband.invariant.crc", "3 4 5 6 7 8"},
+	{"macc.opcode == 0x0101", "2"},
+	{"macc.cbfc.enbv.c3 == 1", "2"},
+	{"macc.cbfc.enbv.c0", "2"},
+	{"macc.pause_time == 0xffff", "1"},
+	{"macc", "1 2"},
+	{"vlan", ""},
+	{"frame.cap_len == 60", "1 2 18 19 20 21"},
+	{"eth.addr == 01:80:c2:00:00:01", "1 2"},
+	{"udp.port == 1022", "15 16"},
+	{"ip.flags.df == 0 && ip.hdr_len == 20", "3 6 7 9 11 13 15"},
+	{"ip.len >= 100", "3 9 11 13 15"},
+	{"udp.length > 100", "3 13 14 15 16"},
+	{"fgcredit.credits === 1078", ""},
+	{"fgcredit.credits !== 1078", "18 19"},
+	{"fgcredit.credits & 0x400", "18"},
 }
 
 func matching(t *testing.T, f *filter.Filter, frames []*dissect.Frame) string {
@@ -165,6 +229,7 @@ var invalid = []struct {
 	{"bts.pause_us > abc", 16, "not a number"},
 	{"bts.pause_us = 3", 14, "write =="},
 	{"bts & pfc", 5, "write &&"},
+	{"bts.pause_us & 1 & 2", 18, "unexpected \"&\""},
 	{"bts && ", 8, "expression ends"},
 	{"(bts || pfc", 1, "never closed"},
 	{"bts || pfc)", 11, "no ( to close"},
@@ -187,6 +252,43 @@ var invalid = []struct {
 	{"&& bts", 1, "expected a field or protocol"},
 	{"(bts pfc)", 6, "expected ) or an operator"},
 	{"bts.pause_us == ==", 17, "expected a value"},
+	{"udp.dstport in 4791", 16, "expected { after in"},
+	{"udp.dstport in {}", 17, "empty set"},
+	{"udp.dstport in {4791,", 16, "never closed"},
+	{"udp.dstport in {4791, abc}", 23, `udp.dstport is a number field; "abc" is not a number`},
+	{"udp.dstport in {5..x}", 17, `range "5..x"`},
+	{"bts.origin in {queue..cache}", 16, "cannot hold a range"},
+	{"ip.src in {10.0.0.0/8..10.0.0.9}", 12, "not prefixes"},
+	{"udp.dstport in {, 1}", 17, "expected a value"},
+	{"udp.dstport in {1 ==}", 19, "expected a value, , or }"},
+	{"ipv6 in {1}", 1, "is a protocol"},
+	{"frame.number not 1", 14, "unexpected \"not\""},
+	{"udp.dstport[0] == 12", 12, "cannot be sliced"},
+	{"eth.src[0:0] == 02", 9, "positive number"},
+	{"eth.src[a] == 02", 9, "not a slice range"},
+	{"eth.src[2-1] == 02", 9, "from <= to"},
+	{"eth.src[0:3 == 02", 13, "expected , or ]"},
+	{"eth.src[0:3", 8, "never closed"},
+	{"eth.src[] == 1", 9, "expected a slice range"},
+	{"eth.src[70000] == 1", 9, "not a slice range"},
+	{"bts[0:2] == 01:02", 4, "does not keep"},
+	{"eth.src & 0x80", 9, "needs a number field"},
+	{"udp.dstport & x", 15, "bit mask"},
+	{"udp.dstport &", 14, "bit mask"},
+	{"udp.payload matches hello", 21, "in quotes"},
+	{`udp.payload matches "("`, 21, "bad regular expression"},
+	{`udp.dstport matches "x"`, 13, "cannot be applied to udp.dstport"},
+	{"udp.dstport contains 01", 13, "cannot be applied"},
+	{`ip.src ~ "10"`, 8, "an address field"},
+	{"udp.dstport == eth.src", 16, "cannot compare udp.dstport"},
+	{"ip.src > 10.0.0.0/8", 8, "with a prefix"},
+	{`udp.payload contains "\x1"`, 23, `\x and two hex digits`},
+	{`udp.payload contains "\400"`, 23, "three octal digits"},
+	{"udp.dstport | 1", 13, "write ||"},
+	{"udp.dstport === ", 17, "expected a value after ==="},
+	{"infiniband.bth.foo == 1", 1, "infiniband.bth.destqp"},
+	{"macc == 1", 1, "macc.opcode"},
+	{"udp.dstport == 4791.0", 16, "not a number"},
 	{strings.Repeat("(", 300) + "bts" + strings.Repeat(")", 300), 257, "nests deeper"},
 	{strings.Repeat("!", 300) + "bts", 257, "nests deeper"},
 }
@@ -225,6 +327,21 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Match allocates %.1f times per capture", allocs)
+	}
+	// Wireshark's syntax: sets, slices, masks, regular expressions,
+	// field-to-field comparisons, protocol slices.
+	ws := filter.MustCompile(`udp.dstport in {4791, 1000..1100} && eth.src[0:1,5] == 02:01 || ip.addr !== 10.0.0.1 || ` +
+		`frame[12:2] == 88:08 || udp.payload matches "(?i)hel+o" || eth.type & 0x0f00 == 0x0600 || udp.srcport == udp.dstport || ` +
+		`ip.src[-1] == 01 || ipv6.src in {fd00::/16} || fgcredit.credits === 1078`)
+	for _, fr := range frames {
+		ws.Match(fr)
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		for _, fr := range frames {
+			ws.Match(fr)
+		}
+	}); allocs != 0 {
+		t.Errorf("Match of %s allocates %.1f times per capture", ws, allocs)
 	}
 }
 

@@ -171,7 +171,7 @@ func (p *parser) parseTest(name token) (*node, error) {
 		if !ok {
 			return nil, p.errAt(name, unknownName(name.text))
 		}
-		lhs.field = fd
+		lhs.field, lhs.written = fd, name.text
 		if p.peek().kind == tLBracket {
 			if err := p.parseSlice(&lhs); err != nil {
 				return nil, err
@@ -203,7 +203,7 @@ func (p *parser) parseTest(name token) (*node, error) {
 	n := &node{op: opCmp, lhs: lhs, cmp: opTok.cmp}
 	kind := lhs.kind()
 	if !allowed(kind, n.cmp) {
-		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (a %s)", cmpNames[n.cmp], lhs.name(), kindWord(kind)))
+		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (%s)", cmpNames[n.cmp], lhs.name(), kindWord(kind)))
 	}
 	val := p.next()
 	if val.kind != tWord && val.kind != tString {
@@ -211,14 +211,14 @@ func (p *parser) parseTest(name token) (*node, error) {
 	}
 	if val.kind == tWord && n.cmp != cmpMatches {
 		if fd, ok := dissect.LookupField(val.text); ok {
-			rhs := &operand{field: fd}
+			rhs := &operand{field: fd, written: val.text}
 			if p.peek().kind == tLBracket {
 				if err := p.parseSlice(rhs); err != nil {
 					return nil, err
 				}
 			}
 			if !comparable(kind, rhs.kind()) || n.cmp == cmpContains && kind != dissect.KindBytes && kind != dissect.KindMAC {
-				return nil, p.errAt(val, fmt.Sprintf("cannot compare %s (a %s) with %s (a %s) using %s", lhs.name(), kindWord(kind), rhs.name(), kindWord(rhs.kind()), cmpNames[n.cmp]))
+				return nil, p.errAt(val, fmt.Sprintf("cannot compare %s (%s) with %s (%s) using %s", lhs.name(), kindWord(kind), rhs.name(), kindWord(rhs.kind()), cmpNames[n.cmp]))
 			}
 			n.rhs = rhs
 			return n, nil
@@ -257,7 +257,7 @@ func (p *parser) parseSlice(o *operand) error {
 		switch o.field.Kind {
 		case dissect.KindMAC, dissect.KindBytes, dissect.KindIP, dissect.KindString:
 		default:
-			return p.errAt(open, fmt.Sprintf("%s is a %s and cannot be sliced into octets", o.field.Name, kindWord(o.field.Kind)))
+			return p.errAt(open, fmt.Sprintf("%s is %s and cannot be sliced into octets", o.name(), kindWord(o.field.Kind)))
 		}
 	}
 	for {
@@ -335,7 +335,7 @@ func parseRange(s string) (srange, error) {
 func (p *parser) parseMask(o *operand) error {
 	amp := p.next()
 	if o.kind() != dissect.KindUint {
-		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number field, and %s is a %s (for a logical and, write &&)", o.name(), kindWord(o.kind())))
+		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number field, and %s is %s (for a logical and, write &&)", o.name(), kindWord(o.kind())))
 	}
 	t := p.next()
 	v, err := strconv.ParseUint(t.text, 0, 64)
@@ -386,7 +386,7 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 		switch kind {
 		case dissect.KindUint, dissect.KindIP, dissect.KindMAC, dissect.KindBytes, dissect.KindTime:
 		default:
-			return nil, p.errAt(t, fmt.Sprintf("%s is a %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
+			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
 		}
 		l, err := parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: lo})
 		if err == nil {
@@ -405,24 +405,25 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 	}
 }
 
+// kindWord names a kind with its article, for error messages.
 func kindWord(k dissect.Kind) string {
 	switch k {
 	case dissect.KindString:
-		return "named value field"
+		return "a named value field"
 	case dissect.KindUint:
-		return "number field"
+		return "a number field"
 	case dissect.KindBool:
-		return "boolean field"
+		return "a boolean field"
 	case dissect.KindIP:
-		return "address field"
+		return "an address field"
 	case dissect.KindMAC:
-		return "MAC address field"
+		return "a MAC address field"
 	case dissect.KindBytes:
-		return "byte string"
+		return "a byte string"
 	case dissect.KindTime:
-		return "time field"
+		return "a time field"
 	}
-	return k.String()
+	return "a " + k.String()
 }
 
 // allowed reports whether comparison c applies to values of kind k.
@@ -441,7 +442,7 @@ func allowed(k dissect.Kind, c cmpOp) bool {
 // suggesting the fields of a known protocol when the prefix is one.
 func unknownName(name string) string {
 	proto, _, _ := strings.Cut(name, ".")
-	if pr, ok := dissect.LookupProto(proto); ok && proto != name && pr.Name == proto {
+	if pr, ok := dissect.LookupProto(proto); ok && proto != name && !dissect.IsWiresharkName(proto) {
 		var short []string
 		for _, fd := range pr.Fields {
 			short = append(short, fd.Short)
