@@ -93,6 +93,18 @@ func union(short string, k Kind, of ...string) *Field {
 	}}
 }
 
+// addrs gives Wireshark's ip.addr and ipv6.addr: the source and destination
+// addresses of a packet of the family ok tests.
+func addrs(ok func(p *layers.Parser) bool, get func(p *layers.Parser) (src, dst []byte)) func(f *Frame, dst []Value) []Value {
+	return func(f *Frame, dst []Value) []Value {
+		if !ok(f.P) {
+			return dst
+		}
+		s, d := get(f.P)
+		return append(dst, ip(addrOf(s)), ip(addrOf(d)))
+	}
+}
+
 func ipv6Fields() []*Field {
 	v6 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
 		return when(isIPv6, get)
@@ -101,12 +113,7 @@ func ipv6Fields() []*Field {
 		{Short: "version", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.Version)) })},
 		{Short: "src", Kind: KindIP, get: v6(func(p *layers.Parser) Value { return ip(addrOf(p.IPv6.SrcIP)) })},
 		{Short: "dst", Kind: KindIP, get: v6(func(p *layers.Parser) Value { return ip(addrOf(p.IPv6.DstIP)) })},
-		{Short: "addr", Kind: KindIP, get: func(f *Frame, dst []Value) []Value {
-			if !isIPv6(f.P) {
-				return dst
-			}
-			return append(dst, ip(addrOf(f.P.IPv6.SrcIP)), ip(addrOf(f.P.IPv6.DstIP)))
-		}},
+		{Short: "addr", Kind: KindIP, get: addrs(isIPv6, func(p *layers.Parser) ([]byte, []byte) { return p.IPv6.SrcIP, p.IPv6.DstIP })},
 		{Short: "tclass", Hex: true, get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass)) })},
 		{Short: "tclass.dscp", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass >> 2)) })},
 		{Short: "tclass.ecn", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass & 3)) })},
@@ -127,12 +134,7 @@ func ipv4Fields() []*Field {
 	}
 	return []*Field{
 		{Short: "hdr_len", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.IHL) * 4) })},
-		{Short: "addr", Kind: KindIP, get: func(f *Frame, dst []Value) []Value {
-			if !isIPv4(f.P) {
-				return dst
-			}
-			return append(dst, ip(addrOf(f.P.IPv4.SrcIP)), ip(addrOf(f.P.IPv4.DstIP)))
-		}},
+		{Short: "addr", Kind: KindIP, get: addrs(isIPv4, func(p *layers.Parser) ([]byte, []byte) { return p.IPv4.SrcIP, p.IPv4.DstIP })},
 		{Short: "dsfield", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS)) })},
 		{Short: "dsfield.dscp", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS >> 2)) })},
 		{Short: "dsfield.ecn", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS & 3)) })},

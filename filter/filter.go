@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -413,13 +414,7 @@ func compare(a, b *dissect.Value) int {
 	case dissect.KindMAC, dissect.KindBytes:
 		return bytes.Compare(a.B, b.B)
 	}
-	switch {
-	case a.U < b.U:
-		return -1
-	case a.U > b.U:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.U, b.U)
 }
 
 func order(c cmpOp, r int) bool {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,17 +108,7 @@ var differential = []string{
 // frame of sample.pcapng and malformed.pcapng, the first perCapture of each
 // other) into one pcapng, and returns its path and the frames decoded.
 func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
-	var files []string
-	err := filepath.WalkDir(filepath.Join("..", "pcaps"), func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pcapng") {
-			files = append(files, path)
-		}
-		return err
-	})
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no captures under pcaps/: %v", err)
-	}
-	sort.Strings(files)
+	files := tsharktest.Captures(t, filepath.Join("..", "pcaps"))
 	path := filepath.Join(t.TempDir(), "corpus.pcapng")
 	out, err := os.Create(path)
 	if err != nil {

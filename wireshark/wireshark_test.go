@@ -61,19 +61,7 @@ func render(v dissect.Value) string {
 }
 
 // captures lists every pcapng under pcaps/.
-func captures(t *testing.T) []string {
-	var out []string
-	err := filepath.WalkDir(filepath.Join("..", "pcaps"), func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pcapng") {
-			out = append(out, path)
-		}
-		return err
-	})
-	if err != nil || len(out) == 0 {
-		t.Fatalf("no captures under pcaps/: %v", err)
-	}
-	return out
-}
+func captures(t *testing.T) []string { return tsharktest.Captures(t, filepath.Join("..", "pcaps")) }
 
 // TestDissectorsAgreeWithSfcdump loads sfc.lua into tshark and checks that
 // for every frame of every capture in pcaps/ that decodes without error,

@@ -1,11 +1,15 @@
-// Package tsharktest finds tshark for the differential tests that compare
-// sfcdump with Wireshark: where tshark is missing a test is skipped with a
-// loud reason, except in CI (CI set), where it fails.
+// Package tsharktest finds tshark and the corpus captures for the
+// differential tests that compare sfcdump with Wireshark: where tshark is
+// missing a test is skipped with a loud reason, except in CI (CI set),
+// where it fails.
 package tsharktest
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -22,4 +26,22 @@ func Path(t testing.TB) string {
 		t.Skipf("SKIP: tshark not installed, the differential test against Wireshark did not run: %v", err)
 	}
 	return p
+}
+
+// Captures returns the pcapng files under dir (the corpus, pcaps/),
+// sorted; it fails t when there are none.
+func Captures(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pcapng") {
+			out = append(out, path)
+		}
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		t.Fatalf("no captures under %s: %v", dir, err)
+	}
+	sort.Strings(out)
+	return out
 }
