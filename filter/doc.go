@@ -26,6 +26,8 @@
 //	udp.payload matches "(?i)hel+o"     regular expressions (also ~), on octets
 //	ip.addr !== 10.0.0.1                any_ne; === is all_eq
 //	udp.srcport == udp.dstport          a field against another
+//	count(fgcredit.dst) >= 2            functions: count() and len()
+//	len(udp.payload) > 40
 //
 // Grammar, loosest first:
 //
@@ -33,6 +35,7 @@
 //	and     = unary { ("&&" | "and") unary }
 //	unary   = ("!" | "not") unary | "(" expr ")" | test
 //	test    = PROTO | operand [ op value | ["not"] "in" set ]
+//	          | ("len" | "count") "(" FIELD ")" [ "&" NUMBER ] ( op value | ["not"] "in" set )
 //	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") NUMBER ]
 //	slice   = "[" range { "," range } "]"
 //	set     = "{" element { [","] element } "}"     element = value | value ".." value

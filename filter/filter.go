@@ -152,12 +152,26 @@ type operand struct {
 	// written is the field's name as the filter wrote it (ours or
 	// Wireshark's), for error messages.
 	written string
+	// fn is a function applied to the values: len() gives each value's
+	// length in octets, count() the number of values (none when the
+	// field is absent, as in Wireshark).
+	fn fnKind
 }
+
+type fnKind uint8
+
+const (
+	fnNone fnKind = iota
+	fnLen
+	fnCount
+)
 
 // kind is the kind of the operand's values: bytes for a slice, a number
 // for a masked field, else the field's.
 func (o *operand) kind() dissect.Kind {
 	switch {
+	case o.fn != fnNone:
+		return dissect.KindUint
 	case o.ranges != nil:
 		return dissect.KindBytes
 	case o.masked:
@@ -168,6 +182,9 @@ func (o *operand) kind() dissect.Kind {
 
 // name is the operand as written, for error messages.
 func (o *operand) name() string {
+	if o.fn != fnNone {
+		return [...]string{"", "len", "count"}[o.fn] + "(" + o.written + ")"
+	}
 	if o.proto != nil {
 		return o.proto.Name
 	}
@@ -322,6 +339,20 @@ func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]d
 		}
 	} else {
 		dst = o.field.Values(fr, dst)
+	}
+	switch o.fn {
+	case fnCount:
+		if len(dst) > 0 {
+			dst = append(dst[:0], dissect.Value{Kind: dissect.KindUint, U: uint64(len(dst))})
+		}
+	case fnLen:
+		for i, v := range dst {
+			n := len(v.B) + len(v.S)
+			if v.Kind == dissect.KindIP {
+				n = v.A.BitLen() / 8
+			}
+			dst[i] = dissect.Value{Kind: dissect.KindUint, U: uint64(n)}
+		}
 	}
 	if o.masked {
 		for i := range dst {

@@ -172,6 +172,14 @@ var valid = []struct {
 	{"fgcredit.credits === 1078", ""},
 	{"fgcredit.credits !== 1078", "18 19"},
 	{"fgcredit.credits & 0x400", "18"},
+	{"count(ip.addr) == 2", "3 6 7 9 11 13 15"},
+	{"!count(ip.addr) == 2", "1 2 4 5 8 10 12 14 16 17 18 19 20 21"},
+	{"count(infiniband.bth.destqp) == 0", ""},
+	{"count(fgcredit.dst) == 2", "18"},
+	{"count(fgcredit.dst) in {1, 3}", "19"},
+	{"len(frame) > 100", "3 4 9 10 11 12 13 14 15 16 17"},
+	{"len(ip.src) == 4", "3 6 7 9 11 13 15"},
+	{"len(udp.payload) & 1", "13 14"},
 }
 
 func matching(t *testing.T, f *filter.Filter, frames []*dissect.Frame) string {
@@ -289,6 +297,14 @@ var invalid = []struct {
 	{"infiniband.bth.foo == 1", 1, "infiniband.bth.destqp"},
 	{"macc == 1", 1, "macc.opcode"},
 	{"udp.dstport == 4791.0", 16, "not a number"},
+	{"count(ip.addr)", 1, "cannot be tested alone"},
+	{"count(ip.addr) && ip", 1, "cannot be tested alone"},
+	{"len(udp.srcport) == 2", 5, "len() takes a field of octets"},
+	{"upper(bts.origin) == QUEUE", 1, "unknown function"},
+	{"len(bts) == 2", 5, "is a protocol"},
+	{"len(eth.src[0:2]) == 2", 12, "expected ) after len(eth.src"},
+	{"len() == 1", 5, "expected a field in len()"},
+	{"count(nothing.here) == 1", 7, "unknown field"},
 	{strings.Repeat("(", 300) + "bts" + strings.Repeat(")", 300), 257, "nests deeper"},
 	{strings.Repeat("!", 300) + "bts", 257, "nests deeper"},
 }

@@ -77,34 +77,22 @@ func (p *parser) errAt(t token, msg string) error {
 	return &SyntaxError{Expr: p.expr, Pos: t.pos, Msg: msg}
 }
 
-func (p *parser) parseOr() (*node, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().kind == tOr {
-		p.next()
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		l = &node{op: opOr, l: l, r: r}
-	}
-	return l, nil
-}
+func (p *parser) parseOr() (*node, error)  { return p.parseBinary(tOr, opOr, p.parseAnd) }
+func (p *parser) parseAnd() (*node, error) { return p.parseBinary(tAnd, opAnd, p.parseUnary) }
 
-func (p *parser) parseAnd() (*node, error) {
-	l, err := p.parseUnary()
+// parseBinary reads operands joined by the left-associative operator k.
+func (p *parser) parseBinary(k tokKind, op nodeOp, operand func() (*node, error)) (*node, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.peek().kind == tAnd {
+	for p.peek().kind == k {
 		p.next()
-		r, err := p.parseUnary()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = &node{op: opAnd, l: l, r: r}
+		l = &node{op: op, l: l, r: r}
 	}
 	return l, nil
 }
@@ -135,6 +123,9 @@ func (p *parser) parseUnary() (*node, error) {
 		}
 		return n, nil
 	case tWord:
+		if p.peek().kind == tLParen {
+			return p.parseFunc(t)
+		}
 		return p.parseTest(t)
 	case tEOF:
 		return nil, p.errAt(t, "expression ends where a field or protocol was expected")
@@ -144,6 +135,52 @@ func (p *parser) parseUnary() (*node, error) {
 
 // isOperator reports whether t can follow a field in a test.
 func isOperator(t token) bool { return t.kind == tCmp || t.kind == tIn || t.kind == tBitAnd }
+
+// parseFunc reads len(FIELD) or count(FIELD) and the comparison that must
+// follow (Wireshark cannot test whether a function is present either).
+func (p *parser) parseFunc(name token) (*node, error) {
+	var o operand
+	switch name.text {
+	case "len":
+		o.fn = fnLen
+	case "count":
+		o.fn = fnCount
+	default:
+		return nil, p.errAt(name, fmt.Sprintf("unknown function %q: sfcdump has len() and count()", name.text))
+	}
+	p.next() // (
+	arg := p.next()
+	if arg.kind != tWord {
+		return nil, p.errAt(arg, fmt.Sprintf("expected a field in %s(), found %s", name.text, arg.describe()))
+	}
+	o.written = arg.text
+	pr, isProto := dissect.LookupProto(arg.text)
+	fd, isField := dissect.LookupField(arg.text)
+	switch {
+	case isProto && o.fn == fnLen && pr.HasBytes():
+		o.proto = pr
+	case isField:
+		o.field = fd
+	case isProto:
+		return nil, p.errAt(arg, fmt.Sprintf("%s() takes a field, and %s is a protocol", name.text, arg.text))
+	default:
+		return nil, p.errAt(arg, unknownName(arg.text))
+	}
+	if o.fn == fnLen && o.field != nil {
+		switch o.field.Kind {
+		case dissect.KindMAC, dissect.KindBytes, dissect.KindIP, dissect.KindString:
+		default:
+			return nil, p.errAt(arg, fmt.Sprintf("len() takes a field of octets (address, bytes, text), and %s is %s", arg.text, kindWord(o.field.Kind)))
+		}
+	}
+	if c := p.next(); c.kind != tRParen {
+		return nil, p.errAt(c, fmt.Sprintf("expected ) after %s(%s, found %s", name.text, arg.text, c.describe()))
+	}
+	if t := p.peek(); !isOperator(t) && !(t.kind == tNot && p.peek2().kind == tIn) {
+		return nil, p.errAt(name, fmt.Sprintf("%s: compare the function's value (e.g. %s == 2); it cannot be tested alone", o.name(), o.name()))
+	}
+	return p.parseRest(o, name)
+}
 
 func (p *parser) parseTest(name token) (*node, error) {
 	var lhs operand
@@ -178,6 +215,12 @@ func (p *parser) parseTest(name token) (*node, error) {
 			}
 		}
 	}
+	return p.parseRest(lhs, name)
+}
+
+// parseRest reads what follows an operand: a mask, then a comparison, a
+// set membership or nothing (a bare test).
+func (p *parser) parseRest(lhs operand, name token) (*node, error) {
 	if p.peek().kind == tBitAnd {
 		if err := p.parseMask(&lhs); err != nil {
 			return nil, err

@@ -102,6 +102,13 @@ var differential = []string{
 	"frame.len in {60..64}",
 	"frame.cap_len == frame.len && frame.len < 100",
 	"frame.number in {1, 3..5} || frame.number == 100",
+	// Functions, and the UDP payload.
+	"count(ip.addr) == 2",
+	"len(frame) > 100",
+	"len(ip.src) == 4 && !ipv6",
+	"udp.payload contains 12:b7",
+	"len(udp.payload) > 40",
+	"udp.payload[0] == 0a",
 }
 
 // corpusCapture writes the frames of the corpus captures (pcaps/: every
