@@ -229,3 +229,46 @@ func TestCapturePcapng(t *testing.T) {
 		t.Error("capinfos (tshark's package) is missing in CI")
 	}
 }
+
+// Unread counts the frames the kernel queued that the caller has not
+// taken yet: the emulator waits on it instead of on its readers' luck
+// with the scheduler.
+func TestPortUnread(t *testing.T) {
+	bed := netnstest.New(t, 1)
+	tx, err := bed.Open("t0", liveio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	rx, err := bed.Open("d0", liveio.Options{Promisc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	if n, err := rx.Unread(0); err != nil || n != 0 {
+		t.Fatalf("Unread before any frame: %d, %v", n, err)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := tx.Write(frame(60, nil, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// veth delivers in the sender's context, but allow the softirq a moment.
+	deadline := time.Now().Add(2 * time.Second)
+	n, err := rx.Unread(0)
+	for err == nil && n < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		n, err = rx.Unread(0)
+	}
+	if err != nil || n != 3 {
+		t.Fatalf("Unread(0) after 3 frames: %d, %v", n, err)
+	}
+	if _, err := rx.Read(); err != nil {
+		t.Fatal(err)
+	}
+	for taken, want := range []uint64{3, 2, 1, 0} {
+		if n, err := rx.Unread(uint64(taken)); err != nil || n != want {
+			t.Errorf("Unread(%d): %d, %v; want %d", taken, n, err, want)
+		}
+	}
+}

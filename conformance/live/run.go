@@ -49,6 +49,17 @@ type Options struct {
 	Check conformance.Options
 	// DUT names the device under test in reports ("vendor model firmware").
 	DUT string
+	// OnSchedule, when set, is told the wall-clock instant of the
+	// vector's model time 0 (its epoch, else its first input frame as
+	// planned) before anything is sent: Sync.SetOrigin, so that an
+	// emulated DUT starts its clock where the reference starts its own.
+	OnSchedule func(origin time.Time) error
+	// DUTLag, when set, gives the lag events a software DUT (sfcdump
+	// emulate through a Sync: Sync.Lags) reported for
+	// wall-clock instants in [from, to]. A late input, or an output late
+	// by more than a tenth of the time tolerance, makes the run
+	// INCONCLUSIVE: the DUT's host, not the device it models, fell behind.
+	DUTLag func(from, to time.Time) ([]Lag, error)
 }
 
 // Slip summarises the schedule achieved: how late frames left against
@@ -416,6 +427,16 @@ func run(dir string, o Options, rep *Report) error {
 	}
 	toWall := func(t int64) time.Time { return wallStart.Add(time.Duration(float64(t-p.t0) * n)) }
 
+	if o.OnSchedule != nil {
+		base := p.t0
+		if c.HasEpoch {
+			base = c.Epoch.UnixNano()
+		}
+		if err := o.OnSchedule(toWall(base)); err != nil {
+			return unusablef("telling the emulator the schedule: %v", err)
+		}
+	}
+
 	capt := &liveio.Capture{Start: wallStart, Map: toVec}
 	var cports []liveio.CapturePort
 	for _, id := range sortedKeys(ports) {
@@ -487,6 +508,13 @@ func run(dir string, o Options, rep *Report) error {
 	}
 	if capErr != nil {
 		reasons = append(reasons, "capture: "+capErr.Error())
+	}
+	if o.DUTLag != nil {
+		ev, err := o.DUTLag(wallStart.Add(-lead), endWall)
+		if err != nil {
+			reasons = append(reasons, "the emulator's lag log: "+err.Error())
+		}
+		reasons = append(reasons, lagReasons(ev, n, tol)...)
 	}
 
 	dev, err := judge(c, inPath, devPath, o.Check)
