@@ -292,7 +292,7 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 	// hand: a reader the scheduler has not run yet would otherwise make
 	// its frame late and reorder it after frames that came after it.
 	taken := make([]uint64, len(ids))
-	holdMax := max(settle, 10*time.Millisecond)
+	holdMax := max(settle, 50*time.Millisecond)
 	var holdSince time.Time
 	unread := func() bool {
 		for i, id := range ids {
@@ -325,7 +325,7 @@ loop:
 			}
 		}
 		if !holdSince.IsZero() && time.Since(holdSince) < holdMax {
-			if w := time.Now().Add(50 * time.Microsecond); wakeAt.IsZero() || w.Before(wakeAt) {
+			if w := time.Now().Add(time.Millisecond); wakeAt.IsZero() || w.Before(wakeAt) {
 				wakeAt = w
 			}
 		}

@@ -129,13 +129,20 @@ func (s *Sync) Close() error {
 	return s.err
 }
 
+// LagShare: an emulator's output may lag by 1/LagShare of the time
+// tolerance (in vector time) before the run is INCONCLUSIVE. The lag adds
+// to the device's latency as captured; a quarter of the tolerance cannot
+// turn the reference device's timing into a deviation, and a fault that
+// shows in timing needs to be larger than the remaining three quarters.
+const LagShare = 4
+
 // lagReasons turns the emulator's lag events of a run into INCONCLUSIVE
 // reasons: any input taken late (the device did not see the input as
-// sent, perhaps not in its order), and outputs that left more than a
-// tenth of the time tolerance late in vector time (n: the dilation).
+// sent, perhaps not in its order), and outputs that left more than
+// 1/LagShare of the time tolerance late in vector time (n: the dilation).
 func lagReasons(ev []Lag, n float64, tol int64) []string {
 	var in, out []Lag
-	limit := time.Duration(float64(tol) / 10 * n)
+	limit := time.Duration(float64(tol) / LagShare * n)
 	for _, x := range ev {
 		switch {
 		case x.Kind == LagInput:
@@ -162,7 +169,7 @@ func lagReasons(ev []Lag, n float64, tol int64) []string {
 	}
 	if len(out) > 0 {
 		w := worst(out)
-		reasons = append(reasons, fmt.Sprintf("the emulator sent %d frames more than a tenth of the %s time tolerance late (worst: port %s, %s late in vector time, %s in wall-clock time): its own lag, not the device's; unload the host or raise --dilate",
+		reasons = append(reasons, fmt.Sprintf("the emulator sent %d frames more than a quarter of the %s time tolerance late (worst: port %s, %s late in vector time, %s in wall-clock time): its own lag, not the device's; unload the host or raise --dilate",
 			len(out), fmtNs(tol), w.Port, vec(w.Lag), w.Lag))
 	}
 	return reasons
