@@ -131,7 +131,7 @@ kernel drops, and how far it fell behind the wall clock.`,
 					return &exitError{2, fmt.Errorf("--sync: %w", err)}
 				}
 				defer sy.Close()
-				o.Origin, o.OnLag = sy.Origin, sy.AddLag
+				o.Origin, o.OnLag, o.LogInputs = sy.Origin, sy.AddLag, true
 			}
 			open := map[int]*liveio.Port{}
 			defer func() {

@@ -48,6 +48,9 @@ type EmuOptions struct {
 	// conform live uses them (through a Sync) to call a run against the
 	// emulator INCONCLUSIVE rather than judge a stalled machine.
 	OnLag func(Lag)
+	// LogInputs makes OnLag hear of every frame received too (Kind
+	// LagRx), for conform live to compare with what it sent.
+	LogInputs bool
 }
 
 // Lag is one moment the emulator fell behind the wall clock: a software
@@ -60,6 +63,8 @@ type Lag struct {
 	Kind string `json:"kind"`
 	// Port is the port's name in the case.
 	Port string `json:"port"`
+	// Hash identifies the frame of an LagRx event (FNV-64a of its octets).
+	Hash uint64 `json:"hash,omitempty"`
 	// Lag is how late, in wall-clock time: for an input, how far the
 	// device's clock had passed its receive time when it was taken (it
 	// went in at the current model time, perhaps after frames that came
@@ -72,6 +77,10 @@ type Lag struct {
 const (
 	LagInput  = "input"
 	LagOutput = "output"
+	// LagRx is every frame received (with EmuOptions.LogInputs), Lag 0:
+	// conform live checks each reached the emulator soon after it left,
+	// and in the order sent.
+	LagRx = "rx"
 )
 
 // EmuPort is what the emulator did on one port.
@@ -285,6 +294,9 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 			t = now
 		}
 		sum.Ports[idx[f.port]].In++
+		if o.OnLag != nil && o.LogInputs {
+			o.OnLag(Lag{At: f.t, Kind: LagRx, Port: c.PortName(f.port), Hash: hashFrame(f.data)})
+		}
 		return d.Input(f.port, t, f.data)
 	}
 	// taken counts the frames each port's reader handed over. Before the

@@ -97,7 +97,7 @@ func live(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault, o Options) 
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Fault: fault, Ready: func() { close(ready) }, OnLag: sy.AddLag, Origin: func() time.Time {
+		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Fault: fault, Ready: func() { close(ready) }, OnLag: sy.AddLag, LogInputs: true, Origin: func() time.Time {
 			if org := sy.Origin(); !org.IsZero() {
 				return org.Add(originShift)
 			}

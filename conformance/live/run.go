@@ -523,6 +523,7 @@ func run(dir string, o Options, rep *Report) error {
 			reasons = append(reasons, "the emulator's lag log: "+err.Error())
 		}
 		reasons = append(reasons, lagReasons(ev, n, tol)...)
+		reasons = append(reasons, deliveryReasons(sent, ev, c.PortName, n, tol)...)
 	}
 
 	dev, err := judge(c, inPath, devPath, o.Check)

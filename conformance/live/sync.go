@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -171,6 +172,80 @@ func lagReasons(ev []Lag, n float64, tol int64) []string {
 		w := worst(out)
 		reasons = append(reasons, fmt.Sprintf("the emulator sent %d frames more than a quarter of the %s time tolerance late (worst: port %s, %s late in vector time, %s in wall-clock time): its own lag, not the device's; unload the host or raise --dilate",
 			len(out), fmtNs(tol), w.Port, vec(w.Lag), w.Lag))
+	}
+	return reasons
+}
+
+// deliveryReasons compares the frames sent with the emulator's LagRx
+// events (what it received, with its kernel receive times): a frame that
+// reached it more than 1/LagShare of the time tolerance (vector time)
+// after it left, or after a frame sent after it on another port, means
+// the device saw an input the reference does not replay (the host's
+// kernel held it): INCONCLUSIVE. Frames the emulator never logged are
+// left to the other checks (it logs only with --sync).
+func deliveryReasons(sent []sentFrame, ev []Lag, name func(int) string, n float64, tol int64) []string {
+	rx := map[string][]Lag{}
+	for _, x := range ev {
+		if x.Kind == LagRx {
+			rx[x.Port] = append(rx[x.Port], x)
+		}
+	}
+	if len(rx) == 0 {
+		return nil
+	}
+	type got struct {
+		no     int
+		tx, rx time.Time
+	}
+	var matched []got
+	next := map[string]int{}
+	for _, s := range sent {
+		p := name(s.port)
+		seen := rx[p]
+		for j := next[p]; j < len(seen); j++ {
+			if seen[j].Hash == s.hash {
+				tx := s.kernel
+				if tx.IsZero() {
+					tx = s.before
+				}
+				matched = append(matched, got{s.no, tx, seen[j].At})
+				next[p] = j + 1
+				break
+			}
+		}
+	}
+	var reasons []string
+	limit := time.Duration(float64(tol) / LagShare * n)
+	late, worst := 0, got{}
+	for _, m := range matched {
+		if d := m.rx.Sub(m.tx); d > limit {
+			late++
+			if d > worst.rx.Sub(worst.tx) {
+				worst = m
+			}
+		}
+	}
+	if late > 0 {
+		d := worst.rx.Sub(worst.tx)
+		reasons = append(reasons, fmt.Sprintf("%d input frames reached the emulator more than a quarter of the %s time tolerance after they left (worst: input frame %d, %s in vector time, %s in wall-clock time): the host held them",
+			late, fmtNs(tol), worst.no, fmtNs(int64(float64(d)/n)), d))
+	}
+	slices.SortStableFunc(matched, func(a, b got) int { return a.tx.Compare(b.tx) })
+	inverted, first := 0, ""
+	var maxRx time.Time
+	maxNo := 0
+	for _, m := range matched {
+		if m.rx.Before(maxRx) {
+			if inverted == 0 {
+				first = fmt.Sprintf("input frame %d reached it %s before input frame %d, sent before it", m.no, maxRx.Sub(m.rx), maxNo)
+			}
+			inverted++
+			continue
+		}
+		maxRx, maxNo = m.rx, m.no
+	}
+	if inverted > 0 {
+		reasons = append(reasons, fmt.Sprintf("%d input frames reached the emulator out of the order sent (first: %s): the device did not see the input the reference replays", inverted, first))
 	}
 	return reasons
 }

@@ -86,3 +86,40 @@ func TestLagReasons(t *testing.T) {
 		}
 	}
 }
+
+// Every frame sent must reach the emulator soon and in the order sent.
+func TestDeliveryReasons(t *testing.T) {
+	const n = 1000 // a quarter of the 1 µs tolerance is 250 µs of wall clock
+	t0 := time.Unix(100, 0)
+	ms := func(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Millisecond))) }
+	sent := []sentFrame{
+		{no: 1, port: 0, hash: 11, kernel: ms(0)},
+		{no: 2, port: 2, hash: 22, kernel: ms(0.05)},
+		{no: 3, port: 0, hash: 33, kernel: ms(1)},
+	}
+	name := func(id int) string { return map[int]string{0: "0", 2: "2"}[id] }
+	rx := func(port string, hash uint64, at time.Time) Lag { return Lag{At: at, Kind: LagRx, Port: port, Hash: hash} }
+	for _, tc := range []struct {
+		name string
+		ev   []Lag
+		want []string
+	}{
+		{"not logged", nil, nil},
+		{"in order", []Lag{rx("0", 99, ms(-5)), rx("0", 11, ms(0.01)), rx("2", 22, ms(0.06)), rx("0", 33, ms(1.01))}, nil},
+		{"held", []Lag{rx("0", 11, ms(0.01)), rx("2", 22, ms(0.06)), rx("0", 33, ms(1.3))},
+			[]string{"1 input frames reached the emulator more than a quarter of the 1µs time tolerance after they left (worst: input frame 3, 300ns in vector time"}},
+		{"reordered", []Lag{rx("0", 11, ms(0.08)), rx("2", 22, ms(0.06)), rx("0", 33, ms(1.01))},
+			[]string{"1 input frames reached the emulator out of the order sent (first: input frame 2 reached it 20µs before input frame 1, sent before it)"}},
+	} {
+		got := deliveryReasons(sent, tc.ev, name, n, 1000)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %q, want %d reasons", tc.name, got, len(tc.want))
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tc.want[i]) {
+				t.Errorf("%s: %q\nwant prefix %q", tc.name, got[i], tc.want[i])
+			}
+		}
+	}
+}
