@@ -214,6 +214,26 @@ func TestCapturePcapng(t *testing.T) {
 		}
 		last = fr.Time
 	}
+	// The statistics blocks are in the frames' time scale too.
+	raw, _ := os.ReadFile(path)
+	isbs := 0
+	for off := 0; off+12 <= len(raw); {
+		typ, n := binary.LittleEndian.Uint32(raw[off:]), int(binary.LittleEndian.Uint32(raw[off+4:]))
+		if n < 12 || off+n > len(raw) {
+			t.Fatalf("block at %d: length %d", off, n)
+		}
+		if typ == 5 {
+			isbs++
+			ns := int64(binary.LittleEndian.Uint32(raw[off+12:]))<<32 | int64(binary.LittleEndian.Uint32(raw[off+16:]))
+			if at := time.Unix(0, ns); at.Before(last) || at.After(base.Add(time.Minute)) {
+				t.Errorf("statistics block at %v, the last frame at %v", at.UTC(), last.UTC())
+			}
+		}
+		off += n
+	}
+	if isbs != 2 {
+		t.Errorf("%d statistics blocks, want 2", isbs)
+	}
 	if r.Interface(0).Name != "port0" || r.Interface(1).Name != "port1" {
 		t.Errorf("interfaces %q %q", r.Interface(0).Name, r.Interface(1).Name)
 	}
