@@ -74,16 +74,7 @@ func TestLagReasons(t *testing.T) {
 		{"a late input", []Lag{{At: at, Kind: LagInput, Port: "host", Lag: 3 * time.Microsecond}},
 			[]string{"the emulator took 1 input frames late (worst: port host, 3ns late in vector time, 3µs in wall-clock time)"}},
 	} {
-		got := lagReasons(tc.ev, n, 1000)
-		if len(got) != len(tc.want) {
-			t.Errorf("%s: %q, want %d reasons", tc.name, got, len(tc.want))
-			continue
-		}
-		for i := range got {
-			if !strings.HasPrefix(got[i], tc.want[i]) {
-				t.Errorf("%s: %q\nwant prefix %q", tc.name, got[i], tc.want[i])
-			}
-		}
+		wantReasons(t, tc.name, lagReasons(tc.ev, n, 1000), tc.want)
 	}
 }
 
@@ -98,7 +89,9 @@ func TestDeliveryReasons(t *testing.T) {
 		{no: 3, port: 0, hash: 33, kernel: ms(1)},
 	}
 	name := func(id int) string { return map[int]string{0: "0", 2: "2"}[id] }
-	rx := func(port string, hash uint64, at time.Time) Lag { return Lag{At: at, Kind: LagRx, Port: port, Hash: hash} }
+	rx := func(port string, hash uint64, at time.Time) Lag {
+		return Lag{At: at, Kind: LagRx, Port: port, Hash: hash}
+	}
 	for _, tc := range []struct {
 		name string
 		ev   []Lag
@@ -111,15 +104,20 @@ func TestDeliveryReasons(t *testing.T) {
 		{"reordered", []Lag{rx("0", 11, ms(0.08)), rx("2", 22, ms(0.06)), rx("0", 33, ms(1.01))},
 			[]string{"1 input frames reached the emulator out of the order sent (first: input frame 2 reached it 20µs before input frame 1, sent before it)"}},
 	} {
-		got := deliveryReasons(sent, tc.ev, name, n, 1000)
-		if len(got) != len(tc.want) {
-			t.Errorf("%s: %q, want %d reasons", tc.name, got, len(tc.want))
-			continue
-		}
-		for i := range got {
-			if !strings.HasPrefix(got[i], tc.want[i]) {
-				t.Errorf("%s: %q\nwant prefix %q", tc.name, got[i], tc.want[i])
-			}
+		wantReasons(t, tc.name, deliveryReasons(sent, tc.ev, name, n, 1000), tc.want)
+	}
+}
+
+// wantReasons checks reasons one by one against the prefixes wanted.
+func wantReasons(t *testing.T, name string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %q, want %d reasons", name, got, len(want))
+		return
+	}
+	for i := range got {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("%s: %q\nwant prefix %q", name, got[i], want[i])
 		}
 	}
 }
