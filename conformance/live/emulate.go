@@ -142,6 +142,9 @@ func (s *Summary) String() string {
 		out += fmt.Sprintf("  model drops: %v\n", s.Drops)
 	}
 	out += fmt.Sprintf("  late inputs %d, worst input lag %s, worst output lag %s (beyond the %s settle time)\n", s.LateInputs, s.MaxInputLag, s.MaxOutputLag, s.Settle)
+	if s.Devices > 1 {
+		out += fmt.Sprintf("  devices: %d (a fresh one at each origin conform live gave)\n", s.Devices)
+	}
 	for _, f := range s.Faults {
 		out += "  fault injected: " + f + "\n"
 	}
