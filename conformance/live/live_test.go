@@ -369,3 +369,55 @@ func TestLiveOriginPhase(t *testing.T) {
 		t.Errorf("ticks 500 ns late: verdict %s, failed %v; want FAIL with FG-JUSTIFIED\n%s", rep.Verdict, failed, text(rep, sum))
 	}
 }
+
+// One emulator serves several runs: each new origin conform live gives it
+// starts a fresh device, so the second run of a vector passes as the
+// first (the state of the first, its pauses and timers, is gone).
+func TestLiveEmulatorPerRun(t *testing.T) {
+	tb := netnstest.New(t, 5)
+	dir := "../../pcaps/sfc/incast-first-bts"
+	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports, pm := map[int]*liveio.Port{}, PortMap{}
+	for _, id := range portIDs(c) {
+		p, err := tb.Open(fmt.Sprintf("d%d", id), liveio.Options{Promisc: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ports[id], pm[c.PortName(id)] = p, fmt.Sprintf("t%d", id)
+	}
+	sy, err := OpenSync(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sy.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan *Summary, 1)
+	go func() {
+		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Ready: func() { close(ready) }, OnLag: sy.AddLag, LogInputs: true, Origin: sy.Origin})
+		if err != nil {
+			t.Errorf("emulator: %v", err)
+		}
+		done <- s
+	}()
+	<-ready
+	var verdicts, reasons []string
+	for i := 0; i < 2; i++ {
+		rep := Run(dir, Options{Dilate: testDilate, Ports: pm, Open: tb.Open, OnSchedule: sy.SetOrigin, DUTLag: sy.Lags})
+		verdicts, reasons = append(verdicts, rep.Verdict), append(reasons, rep.Reasons...)
+		if rep.Verdict != conformance.Pass && rep.Verdict != Inconclusive {
+			t.Errorf("run %d: verdict %s\n%s", i+1, rep.Verdict, text(rep, nil))
+		}
+	}
+	cancel()
+	sum := <-done
+	if sum == nil || sum.Devices != 2 {
+		t.Fatalf("summary %+v, want 2 devices", sum)
+	}
+	if verdicts[0] == Inconclusive || verdicts[1] == Inconclusive {
+		t.Skipf("verdicts %v: the host was too busy to judge a run: %q", verdicts, reasons)
+	}
+}
