@@ -605,6 +605,141 @@ def sfc_incast():
          cnames, [x for x in base + bg if x[1] <= t0 + 1000])
 
 
+def sfc_decisions(fr, t0, q_th, q_tg, reset):
+    """behaviour.md §1 steps 1-4 on a single congested egress FIFO: (ingress, t, frame, pause, qd_e)."""
+    q = Fifo()
+    filt, out = set(), []
+    for i, t, f in fr:
+        t -= t0
+        qd = q.depth(t, len(q.items))
+        q.push(t, i, f)
+        key = (five_tuple(f), int(t // reset))
+        if qd > q_th and key not in filt:
+            filt.add(key)
+            qde = q.depth(t, len(q.items))
+            pause = math.ceil(max(0, qde - q_tg) * 8 / SPEED * 1e9 / 1000 - 1e-12)
+            out.append((i, t, f, pause, qde))
+    return q, out
+
+
+def build_cim(port, f, pause, reporter, vid=0, flags=0x01, msdu_max=512, add=1):
+    """wire.md §4: L3 CIM addressed like a BTS (IP source = the offending packet's destination,
+    destination = its source; DSCP 48, TTL 64, UDP sport = the offending sport, dport 35234),
+    PDU version 0, E = 1, Add = 1, the offending frame's MACs and VLAN id, min(MSDU, 512) octets
+    (padded to 48), then the SFC pause TLV (type 1, length 8)."""
+    msdu = f[14:][:msdu_max]
+    msdu += b"\0" * max(0, 48 - len(msdu))
+    pdu = bytes([0x02 | add]) + f[0:6] + f[6:12] + struct.pack("!HH", vid & 0xFFF, len(msdu)) + msdu
+    pdu += struct.pack("!BBHBBI", 1, 8, pause, flags, 0, reporter)
+    src, dst, sport = f[30:34], f[26:30], struct.unpack("!H", f[34:36])[0]
+    u = udp(src, dst, sport, 35234, pdu)
+    eth = mac("02:00:00:00:00:0%d" % port) + mac("02:5f:00:00:00:0%d" % port) + b"\x08\x00"
+    return eth + ipv4(src, dst, u, 48 << 2)
+
+
+def cim_incast():
+    v = "cim/incast-sfc-tlv"
+    names, fr, t0 = vec_input(v)
+    q, dec = sfc_decisions(fr, t0, 20000, 10000, 5000)
+    R = 9
+    data = [(4, t0 + s, f) for _, s, _, _, f in q.items]
+    sig = [(i, t0 + t, build_cim(i, f, p, R)) for i, t, f, p, _ in dec]
+    print("cim/incast-sfc-tlv:", [(i, round(t), p) for i, t, _, p, _ in dec], file=sys.stderr)
+    cnames = ["port%d" % k for k in range(5)]
+    bg = [(k, t0 - 800000 - 3000 * k, lldp(mac("02:5f:00:00:00:0%d" % k))) for k in range(5)]
+    emit(v, "cim-incast.clean.pcapng", "PASS", "-",
+         "behaviour.md §5: where SFC sends a BTS, an L3 CIM with Add=1, the offending frame's MACs and VLAN, its MSDU "
+         "(512 octets) and the SFC pause TLV (same pause, C, origin, reporter 9); wire.md §4",
+         cnames, data + sig + bg, merge=True)
+
+    def with_sig(idx, fn):
+        out = list(sig)
+        r = fn(*out[idx], dec[idx])
+        if r is None:
+            del out[idx]
+        else:
+            out[idx] = r
+        return data + out + bg
+
+    emit(v, "cim-incast.pause-zero.pcapng", "FAIL", "SFC-CIM-PAUSE",
+         "conformance.md rule 4: a resume (0) where the reference pauses is never within tolerance",
+         cnames, with_sig(0, lambda p, t, b, d: (p, t, build_cim(p, d[2], 0, R))))
+    emit(v, "cim-incast.vid-set.pcapng", "FAIL", "SFC-CIM-FIELDS",
+         "behaviour.md §5 / wire.md §4.1: vlan_identifier = the offending frame's VLAN (untagged: 0); device writes 5",
+         cnames, with_sig(1, lambda p, t, b, d: (p, t, build_cim(p, d[2], d[3], R, vid=5))))
+    emit(v, "cim-incast.c-flag-clear.pcapng", "FAIL", "SFC-CIM-FIELDS",
+         "behaviour.md §5: the TLV carries the same C flag as the BTS would (port 4 server-facing: C set)",
+         cnames, with_sig(2, lambda p, t, b, d: (p, t, build_cim(p, d[2], d[3], R, flags=0))))
+    emit(v, "cim-incast.msdu-64.pcapng", "FAIL", "SFC-CIM-FIELDS",
+         "wire.md §4.1: builders copy min(len(MSDU), 512) octets; device copies 64 (a BTS-sized quote)",
+         cnames, with_sig(3, lambda p, t, b, d: (p, t, build_cim(p, d[2], d[3], R, msdu_max=64))))
+    emit(v, "cim-incast.missing-first.pcapng", "FAIL", "SFC-CIM-FIRST",
+         "conformance.md rule 5: the first signal of every sender under incast counts (sender 1's CIM dropped)",
+         cnames, with_sig(1, lambda p, t, b, d: None))
+    emit(v, "cim-incast.late-1100ns.pcapng", "FAIL", "SFC-CIM-TIMING",
+         "conformance.md rule 6: late by at most tolerances.time 1us",
+         cnames, with_sig(3, lambda p, t, b, d: (p, t + 1100, b)))
+    emit(v, "cim-incast.ends-700ns.pcapng", "INCONCLUSIVE", "-",
+         "conformance.md rule 9: the capture ends (0.7us) before the reference's last signal (794ns) plus 1us",
+         cnames, [x for x in data + sig + bg if x[1] <= t0 + 700])
+
+
+def sfcp():
+    v = "sfc-p/bts-to-pfc"
+    names, fr, t0 = vec_input(v)
+    q = Fifo()
+    sig, data = [], []
+    hosts = {ip4("10.0.0.0")[:3]: 0, ip4("10.0.1.0")[:3]: 1}
+    for i, t, f in fr:
+        t -= t0
+        if f[23] == 17 and f[36:38] == b"\x03\xfd":
+            # behaviour.md §3: BTS to a host behind an SFC-P port: consumed, PFC instead
+            port = hosts[f[30:33]]
+            pause_us = struct.unpack("!H", f[44:46])[0]
+            quoted_dscp = f[58 + 1] >> 2
+            prio = quoted_dscp >> 3
+            quanta = min(65535, math.ceil(pause_us * 1000 * SPEED / 512 / 1e9 - 1e-9))
+            sig.append((port, t, prio, quanta, pause_us))
+        else:
+            q.push(t, i, f)
+    data = [(2, t0 + s, f) for _, s, _, _, f in q.items]
+    smac = lambda p: mac("02:5f:00:00:00:0%d" % p)
+    frames = [(p, t0 + t, pfc_frame(smac(p), pr, qn)) for p, t, pr, qn, _ in sig]
+    print("sfc-p/bts-to-pfc:", sig, file=sys.stderr)
+    cnames = ["port0", "port1", "port2"]
+    bg = [(k, t0 - 100000 - 1000 * k, lldp(smac(k))) for k in range(3)]
+    bg += [(2, t0 + 5500, arp(smac(2), ip4("10.0.0.254"), ip4("10.9.9.9")))]
+    emit(v, "sfcp-bts-to-pfc.clean.pcapng", "PASS", "-",
+         "behaviour.md §3: the ToR consumes a BTS to a local host on an SFC-P port and sends it a PFC frame: p = class of the "
+         "quoted DSCP, enable bit p only, time = ceil(pause_ns*link_bps/512/1e9) (20us -> 3907, 50us -> 9766), pause 0 -> time 0",
+         cnames, data + frames + bg)
+
+    def mod(idx, fn):
+        out = list(frames)
+        r = fn(*out[idx], sig[idx])
+        if r is None:
+            del out[idx]
+        else:
+            out[idx] = r
+        return data + out + bg
+
+    emit(v, "sfcp-bts-to-pfc.floor-quanta.pcapng", "FAIL", "PFC-QUANTA",
+         "behaviour.md §3: time[p] = ceil(...); floor gives 3906 for 20us (off by one quantum)",
+         cnames, mod(0, lambda p, t, b, s: (p, t, pfc_frame(smac(p), s[2], math.floor(s[4] * 1000 * SPEED / 512 / 1e9)))))
+    emit(v, "sfcp-bts-to-pfc.us-as-quanta.pcapng", "FAIL", "PFC-QUANTA",
+         "behaviour.md §3: the pause is converted to quanta at the link speed; device copies 50 (µs) into the quanta field",
+         cnames, mod(1, lambda p, t, b, s: (p, t, pfc_frame(smac(p), s[2], s[4]))))
+    emit(v, "sfcp-bts-to-pfc.all-classes.pcapng", "FAIL", "PFC-FIELDS",
+         "behaviour.md §3: enable bit p only; device enables all 8 classes with the same time",
+         cnames, mod(0, lambda p, t, b, s: (p, t, pfc_frame(smac(p), s[2], s[3], enable=0xFF, times=[s[3]] * 8))))
+    emit(v, "sfcp-bts-to-pfc.missing-resume.pcapng", "FAIL", "PFC-XON",
+         "behaviour.md §3: pause 0 becomes time 0 (resume); the device sends nothing for the pause-0 BTS",
+         cnames, mod(2, lambda p, t, b, s: None))
+    emit(v, "sfcp-bts-to-pfc.bts-forwarded.pcapng", "FAIL", "SFC-BTS-JUSTIFIED",
+         "behaviour.md §3: the ToR consumes the BTS; device also forwards the first BTS to host 0 (an unjustified BTS)",
+         cnames, data + frames + bg + [(0, t0 + sig[0][1] + 5, [f for i, t, f in fr if f[23] == 17 and f[36:38] == b"\x03\xfd"][0])])
+
+
 def refix(frame):
     """recompute IPv4 header and UDP checksums of an IPv4/UDP frame."""
     b = bytearray(frame)
@@ -739,6 +874,8 @@ def main():
     pause_8023x()
     sfc_incast()
     pfc_xoff()
+    cim_incast()
+    sfcp()
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("vector\tcapture\tverdict\trule\twhy\n")
         for row in MANIFEST:
