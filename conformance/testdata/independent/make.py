@@ -251,6 +251,8 @@ def nic_schedule(offers, blocked):
             chosen = (rr + j) % len(order)
             break
         if chosen is None:
+            if wake == math.inf:
+                break  # the rest is held for ever
             t = wake
             continue
         _, f = flows[order[chosen]].pop(0)
@@ -542,6 +544,12 @@ def sfc_incast():
         return fn
 
     first = 0  # the first BTS (sender 3 at ~724ns)
+    emit(v, "sfc-incast.clean-values-in-window.pcapng", "PASS", "-",
+         "conformance.md rule 4: a time-varying value is accepted iff the reference produces it at some instant within the "
+         "time window; sender 3's BTS carries pause 2 and depth 22638, the reference's values at 755ns (31ns later), "
+         "and is sent 900ns late (within tolerances.time)",
+         cnames, with_bts(0, lambda p, t, b: (p, t + 900, refix(bytes(b[:44]) + struct.pack("!H", 2) + bytes(b[46:54])
+                                                                + struct.pack("!I", 22638) + bytes(b[58:])))))
     emit(v, "sfc-incast.pause-plus1-outside.pcapng", "FAIL", "SFC-BTS-PAUSE",
          "behaviour.md §1 step 4 / conformance.md rule 4: pause 4us is produced at no instant "
          "(max depth 35574 gives 3us); first BTS says 4 instead of %d" % bts[first][3]["pause"],
@@ -740,6 +748,90 @@ def sfcp():
          cnames, data + frames + bg + [(0, t0 + sig[0][1] + 5, [f for i, t, f in fr if f[23] == 17 and f[36:38] == b"\x03\xfd"][0])])
 
 
+# ---------------------------------------------------------------- BFC (wire.md §7.1, behaviour.md §6)
+BFC_POLY = [0x82F63B78, 0xEDB88320, 0xEB31D82E, 0x992C1A4C, 0xD5828281, 0xD419CC15, 0xC8DF352F, 0xD8018001]
+BFC_CHECK = [0xE3069283, 0xCBF43926, 0x2D3DD0AE, 0xEEB754CC, 0xA9CC8179, 0x87315576, 0x1697D06A, 0x01206205]
+
+
+def crc_s(s, data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ (BFC_POLY[s] if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+
+
+for _s in range(8):  # the check values of wire.md's table
+    assert crc_s(_s, b"123456789") == BFC_CHECK[_s], _s
+
+
+def bfc_key(f):
+    return f[26:30] + f[30:34] + bytes([f[23]]) + f[34:38]
+
+
+def bfc_paused(filt, k, L, f):
+    key = bfc_key(f)
+    per = L // k
+    for s in range(k):
+        b = crc_s(s, key) % (8 * per)
+        if not filt[s * per + b // 8] & (0x80 >> (b % 8)):
+            return False
+    return True
+
+
+def bfc_nic():
+    v = "bfc/nic-stale-sequence"
+    names, fr, t0 = vec_input(v)
+    offers = [(t - t0, f) for i, t, f in fr if names[i] == "host"]
+    frames = [(t - t0, f) for i, t, f in fr if names[i] != "host" and f[12:14] == b"\x88\xb5" and f[14:16] == b"FC"]
+
+    def filters(apply_stale):
+        out, last = [], None  # (t, filter bytes, k, L)
+        for t, f in frames:
+            k, L, seq = f[18], struct.unpack("!H", f[20:22])[0], struct.unpack("!I", f[22:26])[0]
+            if last is not None and not apply_stale and ((seq - last) & 0xFFFFFFFF) >= 0x80000000:
+                continue  # serial-number arithmetic: older than the last applied
+            last = seq
+            out.append((t, f[26:26 + L], k, L))
+        return out
+
+    def blocker(fl):
+        def blocked(f, t):
+            cur = None
+            for te, filt, k, L in fl:
+                if te <= t:
+                    cur = (filt, k, L)
+            if cur and bfc_paused(cur[0], cur[1], cur[2], f):
+                nxt = [te for te, _, _, _ in fl if te > t]
+                return min(nxt) if nxt else math.inf
+            return None
+        return blocked
+
+    fl = filters(False)
+    sched = nic_schedule(offers, blocker(fl))
+    print("bfc/nic-stale-sequence: flow paused by frame 1:", [bfc_paused(fl[0][1], fl[0][2], fl[0][3], f) for _, f in offers[:2]],
+          file=sys.stderr)
+    cnames = ["port0"]
+    me = mac("02:00:00:00:00:00")
+    bg = [(0, t0 - 10000, lldp(me)), (0, t0 + 150000, lldp(me))]
+    base = [(0, t0 + t, f) for t, f in sched]
+    emit(v, "bfc-nic-stale.clean.pcapng", "PASS", "-",
+         "behaviour.md §6: the upstream replaces the port's filter ignoring stale sequence numbers; a flow is paused iff its bit is "
+         "set in all k stages (wire.md §7.1 CRC_s, index mod 8L/k); seq 1 after seq 2 is ignored; LLDP before t0 and 150us after",
+         cnames, base + bg)
+    sched2 = nic_schedule(offers, blocker(filters(True)))
+    emit(v, "bfc-nic-stale.applies-stale.pcapng", "FAIL", "DATA-LOSS",
+         "wire.md §7.1: a receiver ignores a frame older than the last it applied; the device applies stale seq 1 at 1.5us and "
+         "holds flow 0 for ever (its remaining frames never leave; the capture runs 150us on)",
+         cnames, [(0, t0 + t, f) for t, f in sched2 if t < math.inf] + bg)
+    sched3 = nic_schedule(offers, lambda f, t: None)
+    early = max(a - b for (a, fa), (b, fb) in zip(sorted((t, f) for t, f in sched), sorted((t, f) for t, f in sched3)))
+    emit(v, "bfc-nic-stale.ignores-pause.pcapng", "FAIL", "DATA-TIMING",
+         "behaviour.md §6: a queue whose head flow matches the filter is skipped; the device ignores the pause of 0.3-1us",
+         cnames, [(0, t0 + t, f) for t, f in sched3] + bg)
+
+
 def refix(frame):
     """recompute IPv4 header and UDP checksums of an IPv4/UDP frame."""
     b = bytearray(frame)
@@ -860,6 +952,13 @@ def pfc_xoff():
     emit(v, "pfc-xoff.extra-refresh.pcapng", "FAIL", "PFC-JUSTIFIED",
          "conformance.md rule 7: an extra (duplicate) signal is unjustified; behaviour.md §4 refresh every 2us, not 0.7us after",
          cnames, data + extra + bg)
+    emit(v, "pfc-xoff.xoff-before-t0.pcapng", "FAIL", "PFC-JUSTIFIED",
+         "conformance.md rule 1: device frames before time 0 are not an error, but signal frames earlier than the tolerance "
+         "are reported as unjustified (a stale XOFF on port 0 2us before t0)",
+         cnames, data + sig + bg + [(0, t0 - 2000, pfc_frame(smac(0), PRIO, QUANTA))])
+    emit(v, "pfc-xoff.clean-late-900ns.pcapng", "PASS", "-",
+         "conformance.md rule 6: a signal may be late by at most tolerances.time (1us): every PFC frame 900ns late",
+         cnames, data + [(p, t + 900, b) for p, t, b in sig] + bg)
     emit(v, "pfc-xoff.isb-drops.pcapng", "INCONCLUSIVE", "-",
          "conformance.md rule 9: the pcapng says the capture dropped frames (isb_ifdrop 1 on port3)",
          cnames, data + sig + bg, drops={3: 1})
@@ -876,6 +975,7 @@ def main():
     pfc_xoff()
     cim_incast()
     sfcp()
+    bfc_nic()
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("vector\tcapture\tverdict\trule\twhy\n")
         for row in MANIFEST:
