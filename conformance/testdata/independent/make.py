@@ -608,6 +608,13 @@ def sfc_incast():
     emit(v, "sfc-incast.data-drop.pcapng", "FAIL", "DATA-LOSS",
          "conformance.md rule 8 / behaviour.md §1 step 5: SFC never drops the data packet",
          cnames, data[:20] + data[21:] + sig + bg)
+    two = [x for j, x in enumerate(sig) if j not in (1, 3)]
+    emit(v, "sfc-incast.missing-two-first.pcapng", "FAIL", "SFC-BTS-FIRST",
+         "conformance.md rule 5: no depth slack: 2 of the 4 first BTS of the incast dropped (senders 1 and 2)",
+         cnames, data + two + bg)
+    emit(v, "sfc-incast.port0-silent.pcapng", "INCONCLUSIVE", "-",
+         "conformance.md rule 9: a needed port carried nothing (port 0, where the reference sends sender 0's BTS, has no frame at all)",
+         cnames, [x for x in base + bg if x[0] != 0])
     emit(v, "sfc-incast.ends-1us.pcapng", "INCONCLUSIVE", "-",
          "conformance.md rule 9: the capture ends (1us) before the reference's last signal (794ns) plus the time tolerance (1us)",
          cnames, [x for x in base + bg if x[1] <= t0 + 1000])
