@@ -184,8 +184,8 @@ type devChecker struct {
 	// looked up once, not by name per frame. nil when not in the report.
 	matchChecks [5]*CheckResult
 	icrcCheck   *CheckResult
-	pool     [][]byte
-	err      error
+	pool        [][]byte
+	err         error
 
 	// background (conformance.md rules 1 and 2)
 	ign      *filter.Filter
