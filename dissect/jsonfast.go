@@ -158,35 +158,40 @@ func jsonUDP(dst []byte, f *Frame) ([]byte, bool) {
 	return AppendUint(dst, uint64(f.P.UDP.DstPort)), true
 }
 
+// Keys and booleans of the BTH written together, indexed by the booleans
+// (false 0, true 1; two of them: first*2 + second).
+var (
+	bthSEM    = [4]string{`,"se":false,"m":false,"padcnt":`, `,"se":false,"m":true,"padcnt":`, `,"se":true,"m":false,"padcnt":`, `,"se":true,"m":true,"padcnt":`}
+	bthECN    = [4]string{`,"fecn":false,"becn":false,"destqp":`, `,"fecn":false,"becn":true,"destqp":`, `,"fecn":true,"becn":false,"destqp":`, `,"fecn":true,"becn":true,"destqp":`}
+	bthAck    = [2]string{`,"ackreq":false,"psn":`, `,"ackreq":true,"psn":`}
+	bthICRCOK = [2]string{`,"icrc_ok":false`, `,"icrc_ok":true`}
+)
+
+func bit(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
 func jsonBTH(dst []byte, f *Frame) ([]byte, bool) {
 	b := &f.P.BTH
 	dst = append(dst, `"opcode":`...)
 	dst = AppendUint(dst, uint64(b.Opcode))
-	dst = append(dst, `,"se":`...)
-	dst = appendBool(dst, b.SE)
-	dst = append(dst, `,"m":`...)
-	dst = appendBool(dst, b.M)
-	dst = append(dst, `,"padcnt":`...)
+	dst = append(dst, bthSEM[bit(b.SE)*2+bit(b.M)]...)
 	dst = AppendUint(dst, uint64(b.PadCnt))
 	dst = append(dst, `,"tver":`...)
 	dst = AppendUint(dst, uint64(b.TVer))
 	dst = append(dst, `,"pkey":`...)
 	dst = AppendUint(dst, uint64(b.PKey))
-	dst = append(dst, `,"fecn":`...)
-	dst = appendBool(dst, b.FECN)
-	dst = append(dst, `,"becn":`...)
-	dst = appendBool(dst, b.BECN)
-	dst = append(dst, `,"destqp":`...)
+	dst = append(dst, bthECN[bit(b.FECN)*2+bit(b.BECN)]...)
 	dst = AppendUint(dst, uint64(b.DestQP))
-	dst = append(dst, `,"ackreq":`...)
-	dst = appendBool(dst, b.AckReq)
-	dst = append(dst, `,"psn":`...)
+	dst = append(dst, bthAck[bit(b.AckReq)]...)
 	dst = AppendUint(dst, uint64(b.PSN))
 	dst = append(dst, `,"icrc":`...)
 	dst = AppendUint(dst, uint64(b.ICRC))
 	if b.ICRCChecked {
-		dst = append(dst, `,"icrc_ok":`...)
-		dst = appendBool(dst, b.ICRCOK)
+		dst = append(dst, bthICRCOK[bit(b.ICRCOK)]...)
 	}
 	return dst, true
 }
@@ -215,7 +220,20 @@ func jsonCNP(dst []byte, f *Frame) ([]byte, bool) {
 }
 
 var (
-	pfcClassKeys = [8]string{`,"c0":`, `,"c1":`, `,"c2":`, `,"c3":`, `,"c4":`, `,"c5":`, `,"c6":`, `,"c7":`}
+	// pfcClasses[v] is `,"c0":...,"c7":...` for the enable vector's low
+	// octet v.
+	pfcClasses = func() (t [256]string) {
+		for v := range t {
+			var b []byte
+			for i := 0; i < 8; i++ {
+				b = append(b, `,"c`...)
+				b = append(b, byte('0'+i), '"', ':')
+				b = appendBool(b, v&(1<<i) != 0)
+			}
+			t[v] = string(b)
+		}
+		return t
+	}()
 	pfcTimeKeys  = [8]string{`,"time_c0":`, `,"time_c1":`, `,"time_c2":`, `,"time_c3":`, `,"time_c4":`, `,"time_c5":`, `,"time_c6":`, `,"time_c7":`}
 	pfcPauseKeys = [8]string{`,"pause_ns_c0":`, `,"pause_ns_c1":`, `,"pause_ns_c2":`, `,"pause_ns_c3":`, `,"pause_ns_c4":`, `,"pause_ns_c5":`, `,"pause_ns_c6":`, `,"pause_ns_c7":`}
 )
@@ -226,10 +244,7 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = AppendUint(dst, uint64(m.Opcode))
 	dst = append(dst, `,"enable_vector":`...)
 	dst = AppendUint(dst, uint64(m.EnableVector))
-	for i := 0; i < 8; i++ {
-		dst = append(dst, pfcClassKeys[i]...)
-		dst = appendBool(dst, m.Enabled(i))
-	}
+	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
 	for i := 0; i < 8; i++ {
 		dst = append(dst, pfcTimeKeys[i]...)
 		dst = AppendUint(dst, uint64(m.Times[i]))

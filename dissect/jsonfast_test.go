@@ -1,9 +1,11 @@
 package dissect
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/sample"
 )
 
@@ -35,6 +37,44 @@ func TestJSONFastMatchesTable(t *testing.T) {
 				t.Errorf("frame %d (%s), %d bit/s:\nstraight %s\ntable    %s", i+1, sample.Frames()[i].Name, bps, fast, slow)
 			}
 		}
+	}
+}
+
+// The straight writers' tables of booleans and keys: every combination of
+// the BTH's flags and every PFC class-enable octet, straight and through
+// the table.
+func TestJSONFastFlags(t *testing.T) {
+	var bthF, pfcF *Frame
+	fs := frames(t)
+	for i := range fs {
+		f := &fs[i]
+		if f.P.Has(layers.LayerTypeBTH) && bthF == nil {
+			bthF = f
+		}
+		if f.P.Has(layers.LayerTypePFC) && pfcF == nil {
+			pfcF = f
+		}
+	}
+	var e Encoder
+	saved := jsonFastOf
+	defer func() { jsonFastOf = saved }()
+	both := func(f *Frame, what string) {
+		jsonFastOf = saved
+		fast := string(e.AppendJSON(nil, f))
+		jsonFastOf = make([]func([]byte, *Frame) ([]byte, bool), len(Protos))
+		if slow := string(e.AppendJSON(nil, f)); fast != slow {
+			t.Errorf("%s:\nstraight %s\ntable    %s", what, fast, slow)
+		}
+	}
+	for v := 0; v < 128; v++ {
+		b := &bthF.P.BTH
+		b.SE, b.M, b.FECN, b.BECN, b.AckReq, b.ICRCChecked, b.ICRCOK = v&1 != 0, v&2 != 0, v&4 != 0, v&8 != 0, v&16 != 0, v&32 != 0, v&64 != 0
+		both(bthF, fmt.Sprintf("bth flags %07b", v))
+	}
+	for v := 0; v < 1<<16; v += 255 {
+		pfcF.P.PFC.EnableVector = uint16(v)
+		pfcF.LinkBPS = 100e9
+		both(pfcF, fmt.Sprintf("pfc enable vector %#04x", v))
 	}
 }
 
