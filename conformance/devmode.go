@@ -624,11 +624,11 @@ func (k *devChecker) refFire(f Firing) { k.sfc.refFire(f) }
 // reference is complete up to r.t, so device frames up to r.t − lag can
 // be checked.
 func (k *devChecker) afterInput(r *record) {
-	if k.trig != nil {
-		k.trig.index(r)
-	}
 	var m device.Meta
 	device.Parse(r.data, &m, &k.cp)
+	if k.trig != nil {
+		k.trig.index(r, &m)
+	}
 	if m.Kind == device.KindData {
 		key := keyOf(&m, 0)
 		if _, ok := k.inFlows[key]; !ok {
