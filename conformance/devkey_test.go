@@ -95,6 +95,17 @@ func TestDataKeyAndNoAllocs(t *testing.T) {
 	if k.hash(other, &m) != k.hash(write, &m) {
 		t.Error("the hash covers the ICRC")
 	}
+	// Both ways of hashing around it give the hash of the frame without
+	// it: ICRC last, or padding after the IP packet.
+	if got, want := k.hash(write, &m), maphash.Bytes(k.seed, write[:end-4]); got != want {
+		t.Errorf("ICRC last: hash %x, want %x", got, want)
+	}
+	padded := append(append([]byte(nil), write...), 0, 0, 0, 0, 0, 0)
+	var pm device.Meta
+	device.Parse(padded, &pm, &k.cp)
+	if got, want := k.hash(padded, &pm), maphash.Bytes(k.seed, append(append([]byte(nil), write[:end-4]...), 0, 0, 0, 0, 0, 0)); got != want {
+		t.Errorf("padded: hash %x, want %x", got, want)
+	}
 	other[end-5] ^= 1
 	if k.hash(other, &m) == k.hash(write, &m) {
 		t.Error("the hash misses the payload")
