@@ -271,14 +271,7 @@ func (e *Encoder) appendTime(dst []byte, t time.Time) []byte {
 		e.sec, e.secLen = sec, len(b)-1 // without the Z
 	}
 	dst = append(dst, e.secBuf[:e.secLen]...)
-	if ns := t.Nanosecond(); ns != 0 {
-		dst = append(dst, '.')
-		dst = AppendNanos9(dst, int64(ns))
-		for dst[len(dst)-1] == '0' {
-			dst = dst[:len(dst)-1]
-		}
-	}
-	return append(dst, 'Z')
+	return appendFracZ(dst, t.Nanosecond())
 }
 
 // appendRFC3339Nano appends t in UTC as t.UTC().AppendFormat(dst,
@@ -302,7 +295,14 @@ func appendRFC3339Nano(dst []byte, t time.Time) []byte {
 	dst = append2(dst, mm)
 	dst = append(dst, ':')
 	dst = append2(dst, ss)
-	if ns := t.Nanosecond(); ns != 0 {
+	return appendFracZ(dst, t.Nanosecond())
+}
+
+// appendFracZ appends RFC3339Nano's fraction of ns (0 <= ns < 10^9):
+// nothing when 0, else a dot and the digits without trailing zeros; then
+// "Z".
+func appendFracZ(dst []byte, ns int) []byte {
+	if ns != 0 {
 		dst = append(dst, '.')
 		dst = AppendNanos9(dst, int64(ns))
 		for dst[len(dst)-1] == '0' {
