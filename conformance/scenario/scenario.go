@@ -283,6 +283,7 @@ type common struct {
 	desc     string
 	schemes  string
 	params   multi
+	devs     multi
 	tols     multi
 	volatile string
 	speed    *qty
@@ -297,6 +298,7 @@ func (g *common) declare(fs *flag.FlagSet) {
 	fs.StringVar(&g.desc, "desc", "", "one-line description of the vector (default: made from the flags)")
 	fs.StringVar(&g.schemes, "scheme", "", "schemes on, comma-separated (sfc, sfc-cache, sfc-p, cim, pfc, ...)")
 	fs.Var(&g.params, "param", "scheme parameter key=value for case.yaml (repeatable), e.g. q_th=100KB")
+	fs.Var(&g.devs, "device", "device key=value for case.yaml (repeatable), e.g. buffer=100KB or dynamic_threshold=true")
 	fs.Var(&g.tols, "tol", "tolerance key=value for case.yaml (repeatable), e.g. time=500ns")
 	fs.StringVar(&g.volatile, "volatile", "", "fields exact mode ignores, comma-separated")
 	g.speed = rateFlag(fs, "speed", "100G", "link speed of every port")
@@ -385,6 +387,10 @@ func (g *common) doc(role string, defSchemes string) *caseDoc {
 	for _, kv := range g.params {
 		k, v, _ := strings.Cut(kv, "=")
 		d.params = append(d.params, [2]string{k, v})
+	}
+	for _, kv := range g.devs {
+		k, v, _ := strings.Cut(kv, "=")
+		d.device = append(d.device, [2]string{k, v})
 	}
 	for _, kv := range g.tols {
 		k, v, _ := strings.Cut(kv, "=")
