@@ -167,10 +167,10 @@ type devChecker struct {
 	rt  []byte // scratch of routedAs
 	fc  *fieldCmp
 
-	tol, early, ptol, dtol, win, jitter, reset, missed int64
-	depthTol                                           map[int]int64
-	maxDepthTol                                        int64
-	lag                                                int64
+	tol, early, ptol, dtol, win, jitter, missed int64
+	depthTol                                    map[int]int64
+	maxDepthTol                                 int64
+	lag                                         int64
 
 	refNo   int
 	hasHost bool
