@@ -186,6 +186,43 @@ func TestQueueAssignment(t *testing.T) {
 	}
 }
 
+// TestStaticQueues: with StaticQueues (the paper's BFC-VFID) a flow takes
+// queue VFID mod N_q even when another queue is empty, so two flows whose
+// VFIDs agree mod N_q share a queue the dynamic assignment would split.
+func TestStaticQueues(t *testing.T) {
+	const nq = 8
+	// Two source ports whose VFIDs land in the same queue.
+	var a, b uint16
+	for sp := uint16(1); sp < 1000 && b == 0; sp++ {
+		if a == 0 {
+			a = sp
+			continue
+		}
+		if VFID(key(hostA, recv, sp))%nq == VFID(key(hostA, recv, a))%nq {
+			b = sp
+		}
+	}
+	want := FirstPhysicalQueue + int(VFID(key(hostA, recv, a))%nq)
+	for _, static := range []bool{false, true} {
+		d, s, _ := tor(t, Params{Queues: nq, StaticQueues: static})
+		var queues []int
+		if err := d.Attach(&queueProbe{q: &queues}); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []uint16{a, a, b, b} { // first packets go high priority
+			input(t, d, 0, 0, frame(t, hostA, recv, sp, 1000))
+		}
+		qa, qb := queues[1], queues[3]
+		switch {
+		case static && (qa != want || qb != want || s.Shared != 1):
+			t.Errorf("static: queues %d, %d (want both %d), shared %d (want 1)", qa, qb, want, s.Shared)
+		case !static && (qa != FirstPhysicalQueue || qb != FirstPhysicalQueue+1 || s.Shared != 0):
+			t.Errorf("dynamic: queues %d, %d (want %d, %d), shared %d", qa, qb, FirstPhysicalQueue, FirstPhysicalQueue+1, s.Shared)
+		}
+		d.Flush()
+	}
+}
+
 type queueProbe struct {
 	device.NopScheme
 	q *[]int

@@ -69,6 +69,10 @@ type Params struct {
 	// resume stops after one all-zero frame per port and starts again,
 	// on the τ grid, with the next frame to schedule.
 	AlwaysSend bool
+	// StaticQueues assigns every flow to physical queue VFID mod N_q, empty
+	// or not: the BFC paper's "BFC-VFID" baseline (static hashing), which
+	// collides more often than dynamic assignment. Off by default.
+	StaticQueues bool
 }
 
 // resolve fills the defaults and validates p; errors name the parameter

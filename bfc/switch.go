@@ -300,7 +300,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	if f.nPhys == 0 {
 		s.unorphan(f)
 		f.q = -1
-		for i := 0; i < s.P.Queues; i++ {
+		for i := 0; i < s.P.Queues && !s.P.StaticQueues; i++ {
 			if pt.Queues[FirstPhysicalQueue+i].Bytes == 0 {
 				f.q = int32(i)
 				break
@@ -308,7 +308,9 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 		}
 		if f.q < 0 {
 			f.q = int32(vfid % uint32(s.P.Queues))
-			s.Shared++
+			if !s.P.StaticQueues || pt.Queues[FirstPhysicalQueue+int(f.q)].Bytes > 0 {
+				s.Shared++
+			}
 		}
 	}
 	f.nPhys++

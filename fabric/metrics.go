@@ -79,6 +79,12 @@ type Result struct {
 	CreditOctets         int64      `json:"credit_octets,omitempty"`
 	CreditShare          float64    `json:"credit_share,omitempty"`
 	PerPacketCreditShare float64    `json:"per_packet_credit_share,omitempty"`
+	// PausedShare is the share of port-time (switch and NIC ports,
+	// sampled every SampleEvery) with a class paused by PFC (the BFC
+	// paper's Fig. 6 "% of time paused").
+	PausedShare float64 `json:"paused_share"`
+	// BFC: per-queue occupancy and collisions under flow_control: bfc.
+	BFC *BFCStats `json:"bfc,omitempty"`
 	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
 	PauseFrames int64 `json:"pause_frames"`
 	BTS         int64 `json:"bts"`
@@ -262,3 +268,20 @@ func (r *Result) Summary(w io.Writer) {
 }
 
 func sortF(v []float64) { sort.Float64s(v) }
+
+// BFCStats is what a BFC run measured beyond the common metrics.
+type BFCStats struct {
+	// QueueP99 is the P99 of the non-empty physical queues' octets, all
+	// switch ports, sampled every SampleEvery (Fig. 10).
+	QueueP99 int64 `json:"queue_p99"`
+	// Flows is the number of flows (VFIDs) the switches scheduled;
+	// Collided those that joined a physical queue holding another flow's
+	// packets at least once; CollisionShare = Collided / Flows (Fig. 7).
+	Flows          int     `json:"flows"`
+	Collided       int     `json:"collided"`
+	CollisionShare float64 `json:"collision_share"`
+	// Pauses: flows paused by the BFC pause rule; Frames: BFC pause frames
+	// sent.
+	Pauses int64 `json:"pauses"`
+	Frames int64 `json:"frames"`
+}

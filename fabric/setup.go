@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/floodgate"
@@ -52,6 +53,11 @@ type Setup struct {
 	// Floodgate parameters (package floodgate; zero: its defaults).
 	Floodgate floodgate.Params
 	FGSw      []*floodgate.Switch
+	// BFC parameters (package bfc; zero: its defaults) under FCBFC, the
+	// switches, and the VFIDs seen and those that collided.
+	BFC                  bfc.Params
+	BFCSw                []*bfc.Switch
+	BFCSeen, BFCCollided map[uint32]bool
 	Seed      uint64
 	// ECMPByDst hashes on the destination only (see ECMP.ByDst); always so
 	// under Floodgate.
@@ -82,7 +88,19 @@ func (s *Setup) Apply(n *Net) error {
 			s.FGSw = append(s.FGSw, f)
 			schemes = append(schemes, f)
 		}
-		if s.FC == FCPFC || s.FC == FCFloodgate || s.FC != FCNone && s.SFC.PFC {
+		if s.FC == FCBFC {
+			b := bfc.NewSwitch(s.BFC)
+			s.BFCSw = append(s.BFCSw, b)
+			if s.BFCSeen == nil {
+				s.BFCSeen, s.BFCCollided = map[uint32]bool{}, map[uint32]bool{}
+			}
+			nq := s.BFC.Queues
+			if nq == 0 {
+				nq = bfc.DefaultQueues
+			}
+			schemes = append(schemes, b, newCollisions(nq, s.BFCSeen, s.BFCCollided))
+		}
+		if s.FC == FCPFC || s.FC == FCFloodgate || s.FC == FCBFC || s.FC != FCNone && s.SFC.PFC {
 			p := pfc.NewSwitch(s.PFC)
 			s.PFCSw = append(s.PFCSw, p)
 			schemes = append(schemes, &pfc.Receiver{}, p)
@@ -106,6 +124,10 @@ func (s *Setup) Apply(n *Net) error {
 			}
 		case FCFloodgate:
 			if err := h.NIC.Attach(&pfc.Receiver{}, floodgate.NewNIC()); err != nil {
+				return err
+			}
+		case FCBFC:
+			if err := h.NIC.Attach(&pfc.Receiver{}, bfc.NewNIC()); err != nil {
 				return err
 			}
 		}
