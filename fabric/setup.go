@@ -58,7 +58,7 @@ type Setup struct {
 	BFC                  bfc.Params
 	BFCSw                []*bfc.Switch
 	BFCSeen, BFCCollided map[uint32]bool
-	Seed      uint64
+	Seed                 uint64
 	// ECMPByDst hashes on the destination only (see ECMP.ByDst); always so
 	// under Floodgate.
 	ECMPByDst bool
