@@ -223,6 +223,39 @@ func TestStaticQueues(t *testing.T) {
 	}
 }
 
+// TestFilterGatesFirst: a flow the downstream has paused (its filter on
+// the egress port matches) and that has nothing queued here goes through
+// the high-priority queue by default, which the filter never holds; with
+// FilterGatesFirst it joins a physical queue instead, so the pause holds.
+func TestFilterGatesFirst(t *testing.T) {
+	fa := Hashes(key(hostA, recv, 1))
+	filter := make([]byte, 128)
+	for st := 0; st < 4; st++ {
+		layers.SetFilterBit(layers.BFCVersion, filter, 4, &fa, st)
+	}
+	pause, err := AppendFrame(nil, device.MAC{}, 4, 1, filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gate := range []bool{false, true} {
+		d, _, _ := tor(t, Params{FilterGatesFirst: gate})
+		var queues []int
+		if err := d.Attach(&queueProbe{q: &queues}); err != nil {
+			t.Fatal(err)
+		}
+		input(t, d, 2, 0, pause)
+		input(t, d, 0, 10, frame(t, hostA, recv, 1, 1000)) // paused downstream
+		input(t, d, 0, 10, frame(t, hostA, recv, 2, 1000)) // not paused
+		want := []int{HighPriorityQueue, HighPriorityQueue}
+		if gate {
+			want[0] = FirstPhysicalQueue
+		}
+		if !slices.Equal(queues, want) {
+			t.Errorf("gate %v: queues %v, want %v", gate, queues, want)
+		}
+	}
+}
+
 type queueProbe struct {
 	device.NopScheme
 	q *[]int

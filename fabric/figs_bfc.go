@@ -268,30 +268,33 @@ func runBFCFig10(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		ns, size = []int{8, 16, 32, 64, 128, 256}, 400_000
 	}
 	fr := &FigResult{Name: "bfc-fig10", Title: Figures["bfc-fig10"].Title, Scale: scaleName(full), XLabel: "concurrent flows", YLabel: "P99 per-queue occupancy (KB)"}
-	s := Series{Label: "BFC"}
 	bdp := float64(100*device.Gbps) / 8 * 2e-6 // 1-hop BDP: 100 Gb/s × 2 µs
-	worst := 0.0
-	for _, nf := range ns {
-		recv := 0
-		senders := 8
-		sc := bfcScenario(full, 0, bfcBFC)
-		sc.Name = fmt.Sprintf("bfc-fig10-%d", nf)
-		sc.SampleEvery = device.Microsecond
-		sc.Workload = Workload{Degree: senders, QPs: nf / senders, Size: size, Remote: true, Receiver: &recv, Incasts: 1, Duration: 1}
-		m, err := avgRuns(seeds, sc, p, func(r *Result) float64 { return float64(r.BFC.QueueP99) })
-		if err != nil {
-			return nil, err
+	worst := map[bool]float64{}
+	meas := map[bool]string{}
+	for _, gate := range []bool{false, true} {
+		s := Series{Label: map[bool]string{false: "BFC", true: "BFC, filter gates the first packet"}[gate]}
+		for _, nf := range ns {
+			recv := 0
+			senders := 8
+			v := bfcBFC
+			v.bfc.FilterGatesFirst = gate
+			sc := bfcScenario(full, 0, v)
+			sc.Name = fmt.Sprintf("bfc-fig10-%d", nf)
+			sc.SampleEvery = device.Microsecond
+			sc.Workload = Workload{Degree: senders, QPs: nf / senders, Size: size, Remote: true, Receiver: &recv, Incasts: 1, Duration: 1}
+			m, err := avgRuns(seeds, sc, p, func(r *Result) float64 { return float64(r.BFC.QueueP99) })
+			if err != nil {
+				return nil, err
+			}
+			worst[gate] = max(worst[gate], m)
+			s.X, s.Y = append(s.X, float64(nf)), append(s.Y, m/1e3)
+			meas[gate] += fmt.Sprintf("%d flows: %.1f KB; ", nf, m/1e3)
 		}
-		worst = max(worst, m)
-		s.X, s.Y = append(s.X, float64(nf)), append(s.Y, m/1e3)
-	}
-	fr.Series = append(fr.Series, s)
-	meas := ""
-	for i := range s.X {
-		meas += fmt.Sprintf("%d flows: %.1f KB; ", int(s.X[i]), s.Y[i])
+		fr.Series = append(fr.Series, s)
 	}
 	fr.Checks = append(fr.Checks, Check{ID: "BFC-6a", Criterion: "BFC P99 per-queue occupancy ≤ 2.5 × 1-hop BDP (62.5 KB) for every flow count",
-		Measured: meas, Pass: worst <= 2.5*bdp})
+		Measured: meas[false], Pass: worst[false] <= 2.5*bdp})
+	fr.Notes = append(fr.Notes, "With bfc.Params.FilterGatesFirst (a flow the downstream paused does not take the high-priority queue): "+meas[true])
 	fr.Checks = append(fr.Checks, Check{ID: "BFC-6b", Criterion: "BFC-BufferOpt rises ≥ 4× from 8 to 256 flows", Skipped: true,
 		Measured: "not modelled: our sources name BFC-BufferOpt but do not give its rule"})
 	fr.Notes = append(fr.Notes, "Senders: 8 hosts of the other racks, each with flows/8 queue pairs; the occupancy pools every switch's non-empty physical queues.")

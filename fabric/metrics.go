@@ -284,4 +284,7 @@ type BFCStats struct {
 	// sent.
 	Pauses int64 `json:"pauses"`
 	Frames int64 `json:"frames"`
+	// FirstPackets: frames the switches sent through BFC's high-priority
+	// (never paused) queue, summed over switches.
+	FirstPackets int64 `json:"first_packets"`
 }

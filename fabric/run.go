@@ -324,6 +324,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		for _, b := range st.BFCSw {
 			res.BFC.Pauses += b.Pauses
 			res.BFC.Frames += b.FramesSent
+			res.BFC.FirstPackets += b.FirstPackets
 		}
 	}
 	sortF(rxSamples)
