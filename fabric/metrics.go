@@ -83,6 +83,8 @@ type Result struct {
 	// sampled every SampleEvery) with a class paused by PFC (the BFC
 	// paper's Fig. 6 "% of time paused").
 	PausedShare float64 `json:"paused_share"`
+	// PBFS: postcard counts when PB-FS is on.
+	PBFS *PBFSStats `json:"pbfs,omitempty"`
 	// BFC: per-queue occupancy and collisions under flow_control: bfc.
 	BFC *BFCStats `json:"bfc,omitempty"`
 	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
@@ -287,4 +289,18 @@ type BFCStats struct {
 	// FirstPackets: frames the switches sent through BFC's high-priority
 	// (never paused) queue, summed over switches.
 	FirstPackets int64 `json:"first_packets"`
+}
+
+// PBFSStats is what a PB-FS run measured (the PB-FS paper's Fig. 6).
+type PBFSStats struct {
+	// Postcards sent by all switches; FromDstToR those a ToR sent about a
+	// packet to one of its own hosts (its downstream, server-facing
+	// ports).
+	Postcards  int64 `json:"postcards"`
+	FromDstToR int64 `json:"from_dst_tor"`
+	// EligibleFlows: flows of at least line rate × DC_RTT / 2 octets (the
+	// ones PB-FS marks); PerEligibleFlow = Postcards / EligibleFlows.
+	EligibleFlows   int     `json:"eligible_flows"`
+	PerEligibleFlow float64 `json:"per_eligible_flow"`
+	DstToRShare     float64 `json:"dst_tor_share"`
 }

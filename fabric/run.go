@@ -10,6 +10,7 @@ import (
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
+	"github.com/opensfc/sfc/postcard"
 	"gopkg.in/yaml.v3"
 )
 
@@ -29,6 +30,8 @@ type Scenario struct {
 	// BFC parameters under flow_control: bfc (package bfc; zero: its
 	// defaults). The switches' ports get the egress queues BFC needs.
 	BFC bfc.Params `yaml:"bfc" json:"bfc"`
+	// PBFS turns PB-FS on (any flow control).
+	PBFS PBFSConfig `yaml:"pbfs" json:"pbfs"`
 	// ECMPByDst routes every flow to a host on one path (hash of the
 	// destination only), as Floodgate runs always do; a baseline compared
 	// with Floodgate sets it too.
@@ -117,10 +120,13 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			sc.ECN = &e
 		}
 	}
+	if sc.PBFS.On && sc.PBFS.DCRTT == 0 {
+		sc.PBFS.DCRTT = n.MaxBaseRTT()
+	}
 	if sc.SFC.BaseRTT == 0 {
 		sc.SFC.BaseRTT = n.MaxBaseRTT()
 	}
-	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, BFC: sc.BFC, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
+	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, BFC: sc.BFC, PBFS: sc.PBFS, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
 	if err := st.Apply(n); err != nil {
 		return nil, err
 	}
@@ -132,6 +138,22 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 	}
 	var fgOctets int64
+	pbs := &PBFSStats{}
+	if sc.PBFS.On {
+		for ti, s := range n.ToRs {
+			s.Dev.OnOutput(func(o device.Out) {
+				if !o.Generated || o.Kind != device.KindPostcard {
+					return
+				}
+				pbs.Postcards++
+				if l, err := postcard.Decode(o.Frame, 0); err == nil {
+					if h := n.HostByAddr(l.Flow.Dst); h != nil && h.ToR == ti {
+						pbs.FromDstToR++
+					}
+				}
+			})
+		}
+	}
 	if sc.FC == FCFloodgate {
 		for _, s := range n.Switches {
 			s.Dev.OnOutput(func(o device.Out) {
@@ -311,6 +333,26 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 		sortF(v)
 		res.Switches[i].P99 = int64(percentile(v, 0.99))
+	}
+	if sc.PBFS.On {
+		var total int64
+		for _, s := range st.PBFSSw {
+			total += s.Postcards
+		}
+		pbs.Postcards = total
+		long := int64(n.Topo.Host.Speed) / 8 * sc.PBFS.DCRTT / 2 / 1e9
+		for _, f := range flows {
+			if f.Size >= long {
+				pbs.EligibleFlows++
+			}
+		}
+		if pbs.EligibleFlows > 0 {
+			pbs.PerEligibleFlow = float64(total) / float64(pbs.EligibleFlows)
+		}
+		if total > 0 {
+			pbs.DstToRShare = float64(pbs.FromDstToR) / float64(total)
+		}
+		res.PBFS = pbs
 	}
 	if portSamples > 0 {
 		res.PausedShare = float64(pausedSamples) / float64(portSamples)

@@ -6,6 +6,7 @@ import (
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
+	"github.com/opensfc/sfc/postcard"
 )
 
 // FC names the flow control of a run.
@@ -59,6 +60,10 @@ type Setup struct {
 	BFCSw                []*bfc.Switch
 	BFCSeen, BFCCollided map[uint32]bool
 	Seed                 uint64
+	// PBFS turns PB-FS on (package postcard): switches assess and send
+	// postcards, NICs fast-start and adopt the postcards' rate.
+	PBFS   PBFSConfig
+	PBFSSw []*postcard.Switch
 	// ECMPByDst hashes on the destination only (see ECMP.ByDst); always so
 	// under Floodgate.
 	ECMPByDst bool
@@ -88,6 +93,11 @@ func (s *Setup) Apply(n *Net) error {
 			s.FGSw = append(s.FGSw, f)
 			schemes = append(schemes, f)
 		}
+		if s.PBFS.On {
+			ps := postcard.NewSwitch(postcard.SwitchParams{DCRTT: s.PBFS.DCRTT})
+			s.PBFSSw = append(s.PBFSSw, ps)
+			schemes = append(schemes, ps)
+		}
 		if s.FC == FCBFC {
 			b := bfc.NewSwitch(s.BFC)
 			s.BFCSw = append(s.BFCSw, b)
@@ -113,6 +123,12 @@ func (s *Setup) Apply(n *Net) error {
 		}
 	}
 	for _, h := range n.Hosts {
+		if s.PBFS.On {
+			h.pb = newPBGate(s.PBFS.DCRTT)
+			if err := h.NIC.Attach(h.pb); err != nil {
+				return err
+			}
+		}
 		switch s.FC {
 		case FCSFC:
 			if err := h.NIC.Attach(bts.NewNIC()); err != nil {
