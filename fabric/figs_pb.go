@@ -43,7 +43,7 @@ func pbScenario(full bool, seed uint64, cc CC, on bool) Scenario {
 // pbAgg is one (CC, PB-FS on/off) pair's results averaged over seeds.
 type pbAgg struct {
 	shortP95, tinyP95, maxBuf float64
-	perFlow, dstShare        float64
+	perFlow, dstShare         float64
 }
 
 func pbRun(full bool, seeds []uint64, cc CC, on bool, p Progress) (*pbAgg, error) {
