@@ -186,6 +186,76 @@ func TestQueueAssignment(t *testing.T) {
 	}
 }
 
+// TestStaticQueues: with StaticQueues (the paper's BFC-VFID) a flow takes
+// queue VFID mod N_q even when another queue is empty, so two flows whose
+// VFIDs agree mod N_q share a queue the dynamic assignment would split.
+func TestStaticQueues(t *testing.T) {
+	const nq = 8
+	// Two source ports whose VFIDs land in the same queue.
+	var a, b uint16
+	for sp := uint16(1); sp < 1000 && b == 0; sp++ {
+		if a == 0 {
+			a = sp
+			continue
+		}
+		if VFID(key(hostA, recv, sp))%nq == VFID(key(hostA, recv, a))%nq {
+			b = sp
+		}
+	}
+	want := FirstPhysicalQueue + int(VFID(key(hostA, recv, a))%nq)
+	for _, static := range []bool{false, true} {
+		d, s, _ := tor(t, Params{Queues: nq, StaticQueues: static})
+		var queues []int
+		if err := d.Attach(&queueProbe{q: &queues}); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []uint16{a, a, b, b} { // first packets go high priority
+			input(t, d, 0, 0, frame(t, hostA, recv, sp, 1000))
+		}
+		qa, qb := queues[1], queues[3]
+		switch {
+		case static && (qa != want || qb != want || s.Shared != 1):
+			t.Errorf("static: queues %d, %d (want both %d), shared %d (want 1)", qa, qb, want, s.Shared)
+		case !static && (qa != FirstPhysicalQueue || qb != FirstPhysicalQueue+1 || s.Shared != 0):
+			t.Errorf("dynamic: queues %d, %d (want %d, %d), shared %d", qa, qb, FirstPhysicalQueue, FirstPhysicalQueue+1, s.Shared)
+		}
+		d.Flush()
+	}
+}
+
+// TestFilterGatesFirst: a flow the downstream has paused (its filter on
+// the egress port matches) and that has nothing queued here goes through
+// the high-priority queue by default, which the filter never holds; with
+// FilterGatesFirst it joins a physical queue instead, so the pause holds.
+func TestFilterGatesFirst(t *testing.T) {
+	fa := Hashes(key(hostA, recv, 1))
+	filter := make([]byte, 128)
+	for st := 0; st < 4; st++ {
+		layers.SetFilterBit(layers.BFCVersion, filter, 4, &fa, st)
+	}
+	pause, err := AppendFrame(nil, device.MAC{}, 4, 1, filter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gate := range []bool{false, true} {
+		d, _, _ := tor(t, Params{FilterGatesFirst: gate})
+		var queues []int
+		if err := d.Attach(&queueProbe{q: &queues}); err != nil {
+			t.Fatal(err)
+		}
+		input(t, d, 2, 0, pause)
+		input(t, d, 0, 10, frame(t, hostA, recv, 1, 1000)) // paused downstream
+		input(t, d, 0, 10, frame(t, hostA, recv, 2, 1000)) // not paused
+		want := []int{HighPriorityQueue, HighPriorityQueue}
+		if gate {
+			want[0] = FirstPhysicalQueue
+		}
+		if !slices.Equal(queues, want) {
+			t.Errorf("gate %v: queues %v, want %v", gate, queues, want)
+		}
+	}
+}
+
 type queueProbe struct {
 	device.NopScheme
 	q *[]int

@@ -69,6 +69,17 @@ type Params struct {
 	// resume stops after one all-zero frame per port and starts again,
 	// on the τ grid, with the next frame to schedule.
 	AlwaysSend bool
+	// StaticQueues assigns every flow to physical queue VFID mod N_q, empty
+	// or not: the BFC paper's "BFC-VFID" baseline (static hashing), which
+	// collides more often than dynamic assignment. Off by default.
+	StaticQueues bool
+	// FilterGatesFirst sends a packet through the high-priority queue only
+	// when its flow also does not match the pause filter received on the
+	// egress port (the downstream has not paused it); otherwise it joins a
+	// physical queue, where the filter holds it. behaviour.md §6 says "not
+	// paused" without saying by whom; the default reads it as "not paused
+	// at its ingress by this switch". Off by default.
+	FilterGatesFirst bool
 }
 
 // resolve fills the defaults and validates p; errors name the parameter

@@ -252,6 +252,16 @@ func (s *Switch) blocked(ps *portState, qi int, p *device.Packet) bool {
 	return m.blocked
 }
 
+// matches reports whether p's flow matches the filter received on the
+// port of ps (FilterGatesFirst).
+func (s *Switch) matches(ps *portState, p *device.Packet) bool {
+	if !ps.rbits {
+		return false
+	}
+	h := metaHashes(&p.Meta)
+	return layers.FilterMatches(ps.rv, ps.rfilter, ps.rk, &h)
+}
+
 // nActive counts the unpaused non-empty physical queues of pt, at least 1.
 func (s *Switch) nActive(pt *device.Port, ps *portState) int {
 	return max(s.countActive(pt, ps), 1)
@@ -291,7 +301,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	vfid := metaVFID(&p.Meta)
 	p.Tag = int64(vfid)
 	f := s.lookup(e, vfid, &p.Meta)
-	if f.nPhys == 0 && f.nHP == 0 && !f.paused {
+	if f.nPhys == 0 && f.nHP == 0 && !f.paused && !(s.P.FilterGatesFirst && s.matches(ps, p)) {
 		f.nHP++
 		p.Queue = HighPriorityQueue
 		s.FirstPackets++
@@ -300,7 +310,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	if f.nPhys == 0 {
 		s.unorphan(f)
 		f.q = -1
-		for i := 0; i < s.P.Queues; i++ {
+		for i := 0; i < s.P.Queues && !s.P.StaticQueues; i++ {
 			if pt.Queues[FirstPhysicalQueue+i].Bytes == 0 {
 				f.q = int32(i)
 				break
@@ -308,7 +318,9 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 		}
 		if f.q < 0 {
 			f.q = int32(vfid % uint32(s.P.Queues))
-			s.Shared++
+			if !s.P.StaticQueues || pt.Queues[FirstPhysicalQueue+int(f.q)].Bytes > 0 {
+				s.Shared++
+			}
 		}
 	}
 	f.nPhys++

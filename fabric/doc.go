@@ -22,7 +22,11 @@
 //     same egress hook. The shared buffer with a dynamic threshold is the
 //     device core's (Config.Buffer, DynamicThreshold, Alpha). Setup
 //     attaches the flow control: PFC (package pfc), SFC and SFC-P (package
-//     bts), Floodgate (package floodgate).
+//     bts), Floodgate (package floodgate), BFC (package bfc, with PFC as
+//     its backstop; collisions and per-queue occupancy measured by
+//     bfcrun.go), and PB-FS (package postcard, pbfs.go) beside any of
+//     them: postcard switches everywhere, the PB-FS sender on each NIC
+//     from a flow's start to its first ACK, the CC starting from its rate.
 //   - Transports (transport.go, cc.go, roce.go): a RoCEv2 reliable connection per
 //     flow, one Transport scheme per NIC. It posts one packet at a time
 //     (device.Offer), paces by rate and window through the device's
@@ -41,8 +45,9 @@
 //     flow alone at line rate) per size bin with P50/P95/P99, peak and
 //     sampled buffer per switch and by hop (ToR-Down, ToR-Up, Core),
 //     receiver throughput, PFC pauses, drops, goodput, BTS and Floodgate
-//     credit overhead, SFC table occupancy; written as JSON and CSV, and
-//     summarised on the terminal. (PB-FS postcards are not wired in yet.)
+//     credit overhead, SFC table occupancy, PFC-paused share of port-time,
+//     BFC collisions and per-physical-queue occupancy; written as JSON and CSV, and
+//     summarised on the terminal.
 //   - Runner (run.go): a Scenario (YAML) names a topology, a transport, a
 //     flow control and a workload; Run builds the Net, runs it
 //     deterministically from its seed, and returns the Result.

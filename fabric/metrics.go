@@ -79,6 +79,14 @@ type Result struct {
 	CreditOctets         int64      `json:"credit_octets,omitempty"`
 	CreditShare          float64    `json:"credit_share,omitempty"`
 	PerPacketCreditShare float64    `json:"per_packet_credit_share,omitempty"`
+	// PausedShare is the share of port-time (switch and NIC ports,
+	// sampled every SampleEvery) with a class paused by PFC (the BFC
+	// paper's Fig. 6 "% of time paused").
+	PausedShare float64 `json:"paused_share"`
+	// PBFS: postcard counts when PB-FS is on.
+	PBFS *PBFSStats `json:"pbfs,omitempty"`
+	// BFC: per-queue occupancy and collisions under flow_control: bfc.
+	BFC *BFCStats `json:"bfc,omitempty"`
 	// PauseFrames counts PFC XOFF frames sent; BTS the SFC signals.
 	PauseFrames int64 `json:"pause_frames"`
 	BTS         int64 `json:"bts"`
@@ -262,3 +270,37 @@ func (r *Result) Summary(w io.Writer) {
 }
 
 func sortF(v []float64) { sort.Float64s(v) }
+
+// BFCStats is what a BFC run measured beyond the common metrics.
+type BFCStats struct {
+	// QueueP99 is the P99 of the non-empty physical queues' octets, all
+	// switch ports, sampled every SampleEvery (Fig. 10).
+	QueueP99 int64 `json:"queue_p99"`
+	// Flows is the number of flows (VFIDs) the switches scheduled;
+	// Collided those that joined a physical queue holding another flow's
+	// packets at least once; CollisionShare = Collided / Flows (Fig. 7).
+	Flows          int     `json:"flows"`
+	Collided       int     `json:"collided"`
+	CollisionShare float64 `json:"collision_share"`
+	// Pauses: flows paused by the BFC pause rule; Frames: BFC pause frames
+	// sent.
+	Pauses int64 `json:"pauses"`
+	Frames int64 `json:"frames"`
+	// FirstPackets: frames the switches sent through BFC's high-priority
+	// (never paused) queue, summed over switches.
+	FirstPackets int64 `json:"first_packets"`
+}
+
+// PBFSStats is what a PB-FS run measured (the PB-FS paper's Fig. 6).
+type PBFSStats struct {
+	// Postcards sent by all switches; FromDstToR those a ToR sent about a
+	// packet to one of its own hosts (its downstream, server-facing
+	// ports).
+	Postcards  int64 `json:"postcards"`
+	FromDstToR int64 `json:"from_dst_tor"`
+	// EligibleFlows: flows of at least line rate × DC_RTT / 2 octets (the
+	// ones PB-FS marks); PerEligibleFlow = Postcards / EligibleFlows.
+	EligibleFlows   int     `json:"eligible_flows"`
+	PerEligibleFlow float64 `json:"per_eligible_flow"`
+	DstToRShare     float64 `json:"dst_tor_share"`
+}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/floodgate"
 	"github.com/opensfc/sfc/pfc"
+	"github.com/opensfc/sfc/postcard"
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,6 +27,11 @@ type Scenario struct {
 	PFC       pfc.Params       `yaml:"pfc" json:"pfc"`
 	ECN       *ECN             `yaml:"ecn" json:"ecn,omitempty"`
 	Floodgate floodgate.Params `yaml:"floodgate" json:"floodgate"`
+	// BFC parameters under flow_control: bfc (package bfc; zero: its
+	// defaults). The switches' ports get the egress queues BFC needs.
+	BFC bfc.Params `yaml:"bfc" json:"bfc"`
+	// PBFS turns PB-FS on (any flow control).
+	PBFS PBFSConfig `yaml:"pbfs" json:"pbfs"`
 	// ECMPByDst routes every flow to a host on one path (hash of the
 	// destination only), as Floodgate runs always do; a baseline compared
 	// with Floodgate sets it too.
@@ -88,9 +95,16 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		sc.FC = FCNone
 	}
 	switch sc.FC {
-	case FCNone, FCPFC, FCSFC, FCSFCP, FCFloodgate:
+	case FCNone, FCPFC, FCSFC, FCSFCP, FCFloodgate, FCBFC:
 	default:
-		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp, floodgate"}
+		return nil, &device.ParamError{Scope: "scenario", Name: "flow_control", Value: string(sc.FC), Allowed: "none, pfc, sfc, sfcp, floodgate, bfc"}
+	}
+	bfcQ := sc.BFC.Queues
+	if bfcQ == 0 {
+		bfcQ = bfc.DefaultQueues
+	}
+	if sc.FC == FCBFC {
+		sc.Switch.Queues = max(sc.Switch.Queues, bfc.QueuesFor(bfcQ))
 	}
 	n, err := Build(sc.Topology, sc.Switch)
 	if err != nil {
@@ -106,10 +120,13 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			sc.ECN = &e
 		}
 	}
+	if sc.PBFS.On && sc.PBFS.DCRTT == 0 {
+		sc.PBFS.DCRTT = n.MaxBaseRTT()
+	}
 	if sc.SFC.BaseRTT == 0 {
 		sc.SFC.BaseRTT = n.MaxBaseRTT()
 	}
-	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
+	st := &Setup{FC: sc.FC, ECN: sc.ECN, INT: sc.Transport.CC == CCHPCC, SFC: sc.SFC, PFC: sc.PFC, Floodgate: sc.Floodgate, BFC: sc.BFC, PBFS: sc.PBFS, Seed: sc.Seed, ECMPByDst: sc.ECMPByDst}
 	if err := st.Apply(n); err != nil {
 		return nil, err
 	}
@@ -121,6 +138,22 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 	}
 	var fgOctets int64
+	pbs := &PBFSStats{}
+	if sc.PBFS.On {
+		for ti, s := range n.ToRs {
+			s.Dev.OnOutput(func(o device.Out) {
+				if !o.Generated || o.Kind != device.KindPostcard {
+					return
+				}
+				pbs.Postcards++
+				if l, err := postcard.Decode(o.Frame, 0); err == nil {
+					if h := n.HostByAddr(l.Flow.Dst); h != nil && h.ToR == ti {
+						pbs.FromDstToR++
+					}
+				}
+			})
+		}
+	}
 	if sc.FC == FCFloodgate {
 		for _, s := range n.Switches {
 			s.Dev.OnOutput(func(o device.Out) {
@@ -156,7 +189,8 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	// which it received anything (the SFC paper's Fig. 7c CDF).
 	const rxWindow = 100 * device.Microsecond
 	lastRx := make([]int64, len(n.Hosts))
-	var rxSamples []float64
+	var rxSamples, qSamples []float64
+	var pausedSamples, portSamples int64
 	nextRx := int64(rxWindow)
 	advance := func(t int64) {
 		for nextSample <= t {
@@ -178,6 +212,14 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 				} else {
 					res.Hops.Core = max(res.Hops.Core, used)
 				}
+			}
+			if sc.FC != FCNone {
+				pp, np := pausedPorts(n, n.Sim.Now())
+				pausedSamples += int64(pp)
+				portSamples += int64(np)
+			}
+			if sc.FC == FCBFC {
+				qSamples = bfcQueueSample(n, bfcQ, qSamples)
 			}
 			nextSample += sc.SampleEvery
 			if n.Sim.Now() >= nextRx {
@@ -291,6 +333,41 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 		sortF(v)
 		res.Switches[i].P99 = int64(percentile(v, 0.99))
+	}
+	if sc.PBFS.On {
+		var total int64
+		for _, s := range st.PBFSSw {
+			total += s.Postcards
+		}
+		pbs.Postcards = total
+		long := int64(n.Topo.Host.Speed) / 8 * sc.PBFS.DCRTT / 2 / 1e9
+		for _, f := range flows {
+			if f.Size >= long {
+				pbs.EligibleFlows++
+			}
+		}
+		if pbs.EligibleFlows > 0 {
+			pbs.PerEligibleFlow = float64(total) / float64(pbs.EligibleFlows)
+		}
+		if total > 0 {
+			pbs.DstToRShare = float64(pbs.FromDstToR) / float64(total)
+		}
+		res.PBFS = pbs
+	}
+	if portSamples > 0 {
+		res.PausedShare = float64(pausedSamples) / float64(portSamples)
+	}
+	if sc.FC == FCBFC {
+		sortF(qSamples)
+		res.BFC = &BFCStats{QueueP99: int64(percentile(qSamples, 0.99)), Flows: len(st.BFCSeen), Collided: len(st.BFCCollided)}
+		if len(st.BFCSeen) > 0 {
+			res.BFC.CollisionShare = float64(len(st.BFCCollided)) / float64(len(st.BFCSeen))
+		}
+		for _, b := range st.BFCSw {
+			res.BFC.Pauses += b.Pauses
+			res.BFC.Frames += b.FramesSent
+			res.BFC.FirstPackets += b.FirstPackets
+		}
 	}
 	sortF(rxSamples)
 	res.RxThroughput = [3]float64{percentile(rxSamples, 0.1), percentile(rxSamples, 0.5), percentile(rxSamples, 0.9)}

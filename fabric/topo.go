@@ -121,6 +121,7 @@ type Host struct {
 	// Transport is the RoCEv2 transport attached to the NIC (nil until
 	// Net.AttachTransports).
 	Transport *Transport
+	pb        *pbGate // PB-FS sender, when on
 }
 
 // Tier of a switch: 0 ToR/edge, 1 spine/aggregation, 2 core.

@@ -277,6 +277,7 @@ type Transport struct {
 	// Counters.
 	DataSent, Retx, ACKs, NAKs, CNPs, Timeouts int64
 	OnRampPauses                               int64
+	pb                                         *pbGate
 }
 
 type rkey struct {
@@ -318,6 +319,7 @@ type sender struct {
 	done      bool
 	fullFrame int
 	baseOWD   int64
+	pbAcked   bool // PB-FS phase over (first ACK seen)
 }
 
 // Timer ids of the transport.
@@ -343,6 +345,7 @@ func (n *Net) AttachTransports(cfg TransportConfig, done func(FlowResult)) (*Tra
 	for _, h := range n.Hosts {
 		t := newTransport(n, h, &c)
 		t.Done = done
+		t.pb = h.pb
 		if err := h.NIC.Attach(t); err != nil {
 			return nil, err
 		}
@@ -435,6 +438,9 @@ func (t *Transport) Start(f Flow) error {
 	s.baseOWD, _ = t.net.PathDelay(f.Src, f.Dst)
 	s.tm.cur = t.line
 	t.snd[qp] = s
+	if t.pb != nil {
+		t.pb.start(s.key, f.Size)
+	}
 	t.trySend(s)
 	return nil
 }
@@ -769,6 +775,10 @@ func (t *Transport) onAck(d *device.Device, p *device.Packet, bth []byte) {
 	now := d.Now()
 	aeth := bth[bthLen:]
 	progress := false
+	if t.pb != nil && !s.pbAcked {
+		s.pbAcked = true
+		t.seedRate(s, t.pb.ack(s.key))
+	}
 	if aeth[0] == nakSeq {
 		e := unwrapPSN(getPSN(bth), s.una)
 		if e > s.una {
@@ -844,6 +854,9 @@ func (t *Transport) onAck(d *device.Device, p *device.Packet, bth []byte) {
 func (t *Transport) finish(s *sender, now int64) {
 	s.done = true
 	delete(t.snd, s.qp)
+	if t.pb != nil {
+		t.pb.forget(s.key)
+	}
 	t.nic.ForgetFlow(s.key)
 	t.nic.ForgetFlow(s.ackK)
 	if t.Done != nil {

@@ -21,17 +21,21 @@ func newFigCmd() *cobra.Command {
 	var full, quiet bool
 	var seeds int
 	c := &cobra.Command{
-		Use:   "fig NAME",
+		Use:   "fig NAME...",
 		Short: "Reproduce a paper figure: data (JSON), plot (SVG) and PASS/FAIL per acceptance criterion",
 		Long: "Reproduce a paper figure. NAME is one of: " + strings.Join(fabric.FigureNames(), ", ") + `.
 Without --full it runs the scaled-down setup CI runs (same orderings checked);
---full runs the paper's setup. Exit status 1 when a criterion fails.`,
+--full runs the paper's setup. Several names run in one process, so figures
+that share a run (bfc-fig6, bfc-fig7, bfc-fig12; pb-fig5, pb-fig6) make it
+once. Exit status 1 when a criterion fails.`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage("fig takes one figure name (%s)", strings.Join(fabric.FigureNames(), ", "))
+			if len(args) == 0 {
+				return usage("fig takes figure names (%s)", strings.Join(fabric.FigureNames(), ", "))
 			}
-			if fabric.Figures[args[0]] == nil {
-				return usage("no figure %q (have %s)", args[0], strings.Join(fabric.FigureNames(), ", "))
+			for _, a := range args {
+				if fabric.Figures[a] == nil {
+					return usage("no figure %q (have %s)", a, strings.Join(fabric.FigureNames(), ", "))
+				}
 			}
 			return nil
 		},
@@ -43,45 +47,14 @@ Without --full it runs the scaled-down setup CI runs (same orderings checked);
 			for i := 1; i <= seeds; i++ {
 				ss = append(ss, uint64(i))
 			}
-			fr, err := fabric.Figures[args[0]].Run(full, ss, progressLine(cmd.ErrOrStderr(), quiet))
-			if err != nil {
-				return err
-			}
-			if !quiet {
-				fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			base := filepath.Join(out, fr.Name+"-"+fr.Scale)
-			b, _ := json.MarshalIndent(fr, "", "  ")
-			if err := os.WriteFile(base+".json.tmp", append(b, '\n'), 0o644); err != nil {
-				return err
-			}
-			if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
-				return err
-			}
-			if err := plotFig(fr, base+".svg"); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s (%s scale, %d seeds): %s\n", fr.Name, fr.Scale, seeds, fr.Title)
 			failed := 0
-			for _, c := range fr.Checks {
-				st := "PASS"
-				switch {
-				case c.Skipped:
-					st = "SKIP"
-				case !c.Pass:
-					st = "FAIL"
-					failed++
+			for _, name := range args {
+				n, err := runFig(cmd, name, out, full, quiet, ss)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(w, "  %s %s: %s — %s\n", st, c.ID, c.Criterion, c.Measured)
+				failed += n
 			}
-			for _, n := range fr.Notes {
-				fmt.Fprintf(w, "  note: %s\n", n)
-			}
-			fmt.Fprintf(w, "wrote %s.json, %s.svg\n", base, base)
 			if failed > 0 {
 				return fmt.Errorf("%d criteria failed", failed)
 			}
@@ -93,6 +66,52 @@ Without --full it runs the scaled-down setup CI runs (same orderings checked);
 	c.Flags().IntVar(&seeds, "seeds", 1, "seeds to average over (the targets ask for ≥ 3 at full scale)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress line")
 	return c
+}
+
+// runFig runs one figure, writes its JSON and SVG under out and prints its
+// checks; it returns the number of failed criteria.
+func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64) (int, error) {
+	seeds := len(ss)
+	fr, err := fabric.Figures[name].Run(full, ss, progressLine(cmd.ErrOrStderr(), quiet))
+	if err != nil {
+		return 0, err
+	}
+	if !quiet {
+		fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return 0, err
+	}
+	base := filepath.Join(out, fr.Name+"-"+fr.Scale)
+	b, _ := json.MarshalIndent(fr, "", "  ")
+	if err := os.WriteFile(base+".json.tmp", append(b, '\n'), 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
+		return 0, err
+	}
+	if err := plotFig(fr, base+".svg"); err != nil {
+		return 0, err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s (%s scale, %d seeds): %s\n", fr.Name, fr.Scale, seeds, fr.Title)
+	failed := 0
+	for _, c := range fr.Checks {
+		st := "PASS"
+		switch {
+		case c.Skipped:
+			st = "SKIP"
+		case !c.Pass:
+			st = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(w, "  %s %s: %s — %s\n", st, c.ID, c.Criterion, c.Measured)
+	}
+	for _, n := range fr.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintf(w, "wrote %s.json, %s.svg\n", base, base)
+	return failed, nil
 }
 
 func plotFig(fr *fabric.FigResult, path string) error {

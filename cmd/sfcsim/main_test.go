@@ -20,6 +20,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "a.yaml", "b.yaml"},
 		{"run", "/nonexistent.yaml"},
 		{"fig", "nosuchfig"},
+		{"fig"},
+		{"fig", "bfc-fig10", "nosuchfig"},
 		{"run", "--nosuchflag", "x"},
 		{"sweep", "../../fabric/testdata/small.yaml", "--set", "novalue"},
 		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
@@ -78,5 +80,25 @@ func TestSweepSlurm(t *testing.T) {
 	code, out, stderr = sfcsim("sweep", "../../fabric/testdata/small.yaml", "--seeds", "2", "-j", "2", "-o", dir)
 	if code != 0 || strings.Count(out, "flows") != 2 {
 		t.Errorf("exit %d, out %q, err %q", code, out, stderr)
+	}
+}
+
+// TestFigSeveral: several figure names run in one invocation, each writing
+// its data and plot and printing its checks.
+func TestFigSeveral(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := sfcsim("fig", "-q", "-o", dir, "bfc-fig10", "sfc-fig5")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, n := range []string{"bfc-fig10-ci", "sfc-fig5-ci"} {
+		for _, ext := range []string{".json", ".svg"} {
+			if _, err := os.Stat(filepath.Join(dir, n+ext)); err != nil {
+				t.Error(err)
+			}
+		}
+		if !strings.Contains(stdout, strings.TrimSuffix(n, "-ci")+" (ci scale") {
+			t.Errorf("no checks of %s in %q", n, stdout)
+		}
 	}
 }
