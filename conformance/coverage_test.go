@@ -325,17 +325,23 @@ func speedIs(bps int64) func(v *covVec) bool {
 	}
 }
 
+// loadCov reads the vector in dir.
+func loadCov(t *testing.T, dir string) *covVec {
+	t.Helper()
+	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &covVec{name: rel(dir), c: c,
+		in:  readCapture(t, filepath.Join(dir, conformance.InputFile)),
+		exp: readCapture(t, filepath.Join(dir, conformance.ExpectedFile))}
+}
+
 func loadCorpus(t *testing.T) []*covVec {
 	t.Helper()
 	var out []*covVec
 	for _, dir := range vectors(t) {
-		c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &covVec{name: rel(dir), c: c,
-			in:  readCapture(t, filepath.Join(dir, conformance.InputFile)),
-			exp: readCapture(t, filepath.Join(dir, conformance.ExpectedFile))})
+		out = append(out, loadCov(t, dir))
 	}
 	return out
 }
@@ -405,6 +411,11 @@ func TestCoverageRequirementsCanFail(t *testing.T) {
 			t.Errorf("%s: holds %v for sfc/incast-first-bts", r.what, r.ok(plain))
 		}
 	}
+	// Two vectors that do not feed each other are no two-switch scenario.
+	other := loadCov(t, filepath.Join(pcaps, "sfc/incast-ipv6"))
+	if twoSwitchCovered([]*covVec{plain, other}) {
+		t.Error("two unrelated vectors count as a two-switch scenario")
+	}
 }
 
 // TestTwoSwitchChain checks the two-switch pair against each other on
@@ -414,15 +425,7 @@ func TestCoverageRequirementsCanFail(t *testing.T) {
 // sender-side ToR's input.
 func TestTwoSwitchChain(t *testing.T) {
 	const delay = time.Microsecond // the scenario's --link-delay
-	load := func(d string) *covVec {
-		dir := filepath.Join(pcaps, d)
-		c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &covVec{name: d, c: c, in: readCapture(t, filepath.Join(dir, conformance.InputFile)), exp: readCapture(t, filepath.Join(dir, conformance.ExpectedFile))}
-	}
-	s, r := load("sfc-cache/two-switch-sender"), load("sfc/two-switch-receiver")
+	s, r := loadCov(t, filepath.Join(pcaps, "sfc-cache/two-switch-sender")), loadCov(t, filepath.Join(pcaps, "sfc/two-switch-receiver"))
 	sUp, rUp := len(s.c.Ports)-1, len(r.c.Ports)-1
 	on := func(cp *capture, port int, shift time.Duration) []capFrame {
 		var out []capFrame
