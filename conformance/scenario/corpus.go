@@ -60,7 +60,7 @@ var Corpus = []Entry{
 	// Every parameter a vendor sets, with a non-default value (conformance.md
 	// "The corpus"; TestCorpusCoverage checks the list).
 	{"sfc/speed-10g", `incast --speed 10G --senders 4 --burst 12KB --sync 500ns --param q_th=5KB --param q_tg=2KB --desc "SFC switch with 10G ports, 4-to-1 incast: pause times drain Q_tg at 10 Gb/s"`},
-	{"sfc/speed-mix", `incast --speeds 10G,25G,40G,100G,400G --senders 5 --burst 8KB --param q_th=10KB --param q_tg=5KB --desc "SFC switch with senders at 10G, 25G, 40G, 100G and 400G into a 100G receiver port: frame times per port speed, pause at the egress port's speed"`},
+	{"sfc/speed-mix", `incast --speeds 10G,25G,40G,400G --senders 4 --burst 16KB --sync 2us --param q_th=5KB --param q_tg=2KB --desc "SFC switch with senders at 10G, 25G, 40G and 400G into a 100G receiver port: frame times per port speed, pause at the egress port's speed"`},
 	{"pfc/xoff-25g", `incast --scheme pfc --speed 25G --senders 3 --burst 32KB --param xoff=10KB --param xon=5KB --desc "PFC switch with 25G ports, 3-to-1 incast: XOFF of 0xFFFF quanta (1.34ms at 25G, refreshed after half of it) and XON when the count falls to xon"`},
 	{"sfc-p/bts-to-pfc-40g", `sender-tor --scheme sfc,sfc-p --speed 40G --hosts 2 --signals 20us@3us,50us@6us:1,0@9us --duration 12us --desc "SFC-P with 40G ports: the BTS pause times become PFC quanta at 40 Gb/s"`},
 	{"pfc/priority-dscp-map", `incast --scheme pfc --dscp 10 --dscp-class 10=5 --senders 3 --burst 48KB --param xoff=20KB --param xon=10KB --param refresh=2us --param quanta=1000 --desc "PFC switch with a DSCP map (DSCP 10 to class 5): XOFF, refresh and XON on priority 5"`},
