@@ -291,7 +291,7 @@ func (m *Model) schemes() ([]device.Scheme, error) {
 	}
 	if c.Has(SchemePBFS) {
 		p := postcard.SwitchParams{Slots: int(c.intParam("n")), DCRTT: c.intParam("dc_rtt"), Delta: int(c.intParam("delta")),
-			MTU: c.intParam("mtu"), MarkMask: uint8(c.intParam("mark_mask"))}
+			MTU: c.intParam("mtu"), SenderRate: c.intParam("sender_rate"), MarkMask: uint8(c.intParam("mark_mask"))}
 		out = append(out, postcard.NewSwitch(p))
 	}
 	return out, nil

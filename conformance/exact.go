@@ -166,6 +166,20 @@ func replay(m *Model, in *stream, count *int64, after func(r *record)) error {
 	if end := m.Case.End; end > m.Dev.Now() {
 		m.Dev.AdvanceTo(end)
 	}
+	return m.fault()
+}
+
+// fault returns the configuration fault of the reference run, as an
+// error at the case key to change: a PFC switch that dropped lossless
+// frames had too small a headroom (behaviour.md §4), so the vector is
+// unusable rather than its reference silently lossy.
+func (m *Model) fault() error {
+	if m.PFC == nil {
+		return nil
+	}
+	if f := m.PFC.Fault(); f != nil {
+		return m.Case.errAt("params.headroom", "%v", f)
+	}
 	return nil
 }
 

@@ -352,7 +352,7 @@ func (v *vecInfo) secondSignal(c *capture, i int) (*capture, bool) {
 	found := false
 	for _, in := range v.in.frames {
 		m := meta(in.data)
-		if ip := m.IPPacket(in.data); ip != nil && len(ip) >= 20 && len(s.Quote) >= 20 && string(ip[12:20]) == string(s.Quote[12:20]) && m.Flow() == key && in.t.After(a) && !in.t.After(orig.t) {
+		if ip := m.IPPacket(in.data); len(ip) >= 20 && len(s.Quote) >= 20 && string(ip[12:20]) == string(s.Quote[12:20]) && m.Flow() == key && in.t.After(a) && !in.t.After(orig.t) {
 			a, found = in.t, true
 		}
 	}

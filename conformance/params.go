@@ -63,7 +63,7 @@ var paramTable = []paramSpec{
 	// PFC, behaviour.md §4.
 	{name: "xoff", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "static XOFF threshold per (ingress port, priority) (default 1 × BDP)"},
 	{name: "xon", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "XON threshold (default xoff − 2 × mtu)"},
-	{name: "mtu", kind: pkBytes, lo: 64, hi: 65535, schemes: []string{SchemePFC, SchemePBFS}, role: int(device.RoleSwitch), doc: "MTU of the PFC XON default and of PB-FS T_Δ (default 1500B)"},
+	{name: "mtu", kind: pkBytes, lo: 64, hi: 65535, schemes: []string{SchemePFC, SchemePBFS}, role: int(device.RoleSwitch), doc: "MTU: of the PFC XON default (default 1500B) and the full-size frame of PB-FS T_Δ = Δ × mtu / sender_rate (default 1078B)"},
 	{name: "quanta", kind: pkInt, lo: 1, hi: 0xFFFF, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "pause time of an XOFF frame in quanta (default 65535)"},
 	{name: "refresh", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "XOFF refresh period (default half the pause duration)"},
 	{name: "headroom", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemePFC}, role: int(device.RoleSwitch), doc: "octets accepted after XOFF before dropping (default 3 × BDP)"},
@@ -78,7 +78,7 @@ var paramTable = []paramSpec{
 	{name: "k", kind: pkInt, lo: 1, hi: 8, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC filter stages (hashes) k (default 4)"},
 	{name: "always_send", kind: pkBool, schemes: []string{SchemeBFC}, role: int(device.RoleSwitch), doc: "BFC pause frames every tau for ever, not only while active (default false)"},
 	// Floodgate, behaviour.md §7.
-	{name: "m", kind: pkFloat, flo: 1e-6, fhi: 64, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "window multiplier m of the next-hop BDP (default 1.5)"},
+	{name: "m", kind: pkFloat, flo: 1e-6, fhi: 64, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "window multiplier m of the next-hop BDP: W = m × BDP_nextHop + C_out × tau (default 1)"},
 	{name: "next_hop_rtt", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "RTT of the next-hop BDP (default 1.2us)"},
 	{name: "bdp", kind: pkBytes, lo: 0, hi: 1 << 40, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "next-hop BDP for every port (default port speed × next_hop_rtt)"},
 	{name: "dst_pause", kind: pkBytes, lo: 1, hi: 1 << 40, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "VOQ threshold of dst-pause (default 1.5 × the largest link BDP)"},
@@ -86,6 +86,7 @@ var paramTable = []paramSpec{
 	{name: "max_frame", kind: pkBytes, lo: 64, hi: 9216, schemes: []string{SchemeFloodgate}, role: int(device.RoleSwitch), doc: "largest credit frame (default 1500B)"},
 	// PB-FS, behaviour.md §8.
 	{name: "n", kind: pkInt, lo: 1, hi: 64, schemes: []string{SchemePBFS}, role: int(device.RoleSwitch), doc: "slots N of the PB-FS history (default 8)"},
+	{name: "sender_rate", kind: pkRate, schemes: []string{SchemePBFS}, role: int(device.RoleSwitch), doc: "senders' line rate R_s of PB-FS T_Δ = Δ × mtu / sender_rate (default the speed of the server-facing ports, the lowest when they differ)"},
 	{name: "dc_rtt", kind: pkDuration, lo: 1, hi: device.Second, schemes: []string{SchemePBFS}, role: anyRole, doc: "DC_RTT (default 25us)"},
 	{name: "delta", kind: pkInt, lo: 1, hi: 1024, schemes: []string{SchemePBFS}, role: anyRole, doc: "Δ, the marking interval (default 6)"},
 	{name: "mark_mask", kind: pkInt, lo: 1, hi: 255, schemes: []string{SchemePBFS}, role: anyRole, doc: "TOS / traffic-class bits of a PBT mark (default 0x04)"},

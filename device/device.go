@@ -122,7 +122,12 @@ type Packet struct {
 	// buffer checks (control class, PFC headroom).
 	Generated, NoPause, Reserved bool
 	// Headroom marks a frame a PFC scheme admitted into headroom.
-	Headroom   bool
+	Headroom bool
+	// Lossless marks a frame of a PFC-enabled priority (set by a PFC
+	// scheme in OnIngress): the egress dynamic threshold never drops it
+	// (behaviour.md §4, "lossless means lossless"); only a PFC headroom
+	// that is exhausted may.
+	Lossless   bool
 	Enqueued   int64 // ns
 	NotBefore  int64 // ns, earliest start of transmission
 	TxStart    int64 // ns, set when transmission starts
@@ -651,8 +656,9 @@ func (d *Device) Enqueue(p *Packet) {
 	}
 }
 
-// admit applies the shared buffer and the dynamic threshold, and counts
-// the frame in the buffer.
+// admit applies the shared buffer and the dynamic threshold (to lossy
+// frames only: p.Lossless frames are exempt), and counts the frame in the
+// buffer.
 func (d *Device) admit(pt *Port, p *Packet) bool {
 	n := int64(len(p.Data))
 	if !p.Reserved && !p.counted {
@@ -661,7 +667,7 @@ func (d *Device) admit(pt *Port, p *Packet) bool {
 			d.drop(p, p.InPort, "buffer full")
 			return false
 		}
-		if d.dt && float64(q.Bytes+n) > d.alpha*float64(d.bufSize-d.used) {
+		if d.dt && !p.Lossless && float64(q.Bytes+n) > d.alpha*float64(d.bufSize-d.used) {
 			d.drop(p, p.InPort, "dynamic threshold")
 			return false
 		}

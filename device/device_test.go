@@ -403,7 +403,6 @@ func TestConnectAndDeterminism(t *testing.T) {
 			log = append(log, byte(o.Port), byte(o.Time), byte(o.Time>>8))
 			log = append(log, o.Frame...)
 		})
-		var nics []*Device
 		for i, ip := range []netip.Addr{ipA, ipC} {
 			n, err := NewNIC(Config{Name: ip.String(), Sim: sim, Ports: []PortConfig{{ID: 0, Speed: 100 * Gbps}}})
 			if err != nil {
@@ -419,7 +418,6 @@ func TestConnectAndDeterminism(t *testing.T) {
 			if _, err := n.AddFlow(FlowSpec{Template: frame(t, ip, ipB, 0, 1078), Count: 50, Start: int64(i) * 300}); err != nil {
 				t.Fatal(err)
 			}
-			nics = append(nics, n)
 		}
 		sw.Flush()
 		if r := sw.Record(); r.Queue(1, 0).EnqFrames != 100 || r.Queue(1, 0).Peak == 0 {

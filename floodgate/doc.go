@@ -27,8 +27,9 @@
 //     (Device.Release).
 //
 // Downstream role (§7 "Switch (downstream role)"): the octets of every data
-// frame forwarded (counted when its last bit left, OnDepart) are added to
-// (ingress port, d) when the ingress is a credit port (by default every
+// frame are added to (ingress port, d) when the frame joins its egress
+// queue (the paper's moment: at once, or when it leaves a VOQ here; not
+// when its last bit leaves) and the ingress is a credit port (by default every
 // port that is not server-facing). Every τ, at multiples of τ from time 0,
 // each credit port gets one credit frame with every pending (d, count), in
 // the order the destinations first appeared since the last frame; counts
@@ -45,10 +46,14 @@
 //
 // # Choices where behaviour.md is silent, and its example
 //
+//   - m defaults to 1, the paper's W = BDP_nextHop + C_out × τ for
+//     aggregated credits; credits are octets, not packets, so frames of
+//     mixed sizes are exact.
 //   - BDP_nexthop: the example (100 Gb/s, 600 ns links, m = 1.5, τ = 10 µs
 //     gives 147,500 octets) holds with the next-hop round trip, 2 × 600 ns:
 //     12.5 octets/ns × 1,200 ns = 15,000; 1.5 × 15,000 + 12.5 × 10,000 =
-//     22,500 + 125,000 = 147,500. NextHopRTT defaults to that 1.2 µs.
+//     22,500 + 125,000 = 147,500 (140,000 with the default m = 1).
+//     NextHopRTT defaults to that 1.2 µs.
 //     The device core does not expose link delays, hence the parameter.
 //   - Thresholds: behaviour.md gives no default for the dst-pause
 //     threshold; this model uses 1.5 × the largest link BDP, the

@@ -18,7 +18,7 @@ func Example() {
 		{ID: 0, Speed: 100 * device.Gbps, ServerFacing: true, Prefixes: []netip.Prefix{netip.PrefixFrom(host, 32)}},
 		{ID: 1, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.2.0.0/16")}},
 	}})
-	fg := floodgate.NewSwitch(floodgate.Params{}) // m 1.5, 1.2 µs next-hop RTT, τ 10 µs
+	fg := floodgate.NewSwitch(floodgate.Params{}) // m 1, 1.2 µs next-hop RTT, τ 10 µs
 	_ = d.Attach(fg)
 	fmt.Println("initial window:", fg.InitialWindow(d, 1), "octets")
 	pkt, _ := device.BuildUDP(nil, device.UDPSpec{Src: host, Dst: dst, SrcPort: 1, DstPort: 4791, Len: 1000})
@@ -32,7 +32,7 @@ func Example() {
 	w, voq, _ = fg.Window(dst)
 	fmt.Println("after 2,500 credits: window", w, "waiting:", voq)
 	// Output:
-	// initial window: 147500 octets
-	// window left: 500 waiting: 3000
-	// after 2,500 credits: window 0 waiting: 0
+	// initial window: 140000 octets
+	// window left: 0 waiting: 10000
+	// after 2,500 credits: window 500 waiting: 8000
 }

@@ -133,9 +133,14 @@ func TestInitialWindow(t *testing.T) {
 	if w := Window(1.5, BDP(100*device.Gbps, 600), 100*device.Gbps, 10*device.Microsecond); w != 136_250 {
 		t.Errorf("one-way W = %d", w)
 	}
+	// The default m is 1 (behaviour.md §7): W = BDP_nextHop + C_out × τ =
+	// 15,000 + 125,000 (the old default m = 1.5 gave 147,500).
 	r := newRig(t, Params{})
-	if w := r.s.InitialWindow(r.d, 3); w != 147_500 {
-		t.Errorf("switch W0 = %d", w)
+	if w := r.s.InitialWindow(r.d, 3); w != 140_000 || r.s.P.M != 1 {
+		t.Errorf("switch W0 = %d with m = %v, want 140,000 with m = 1", w, r.s.P.M)
+	}
+	if r15 := newRig(t, Params{M: 1.5}); r15.s.InitialWindow(r15.d, 3) != 147_500 {
+		t.Errorf("m = 1.5: W0 = %d", r15.s.InitialWindow(r15.d, 3))
 	}
 	// 400 Gb/s, BDP 60,000: 90,000 + 500,000.
 	if w := Window(1.5, BDP(400*device.Gbps, 1200), 400*device.Gbps, 10*device.Microsecond); w != 590_000 {
@@ -147,12 +152,12 @@ func TestInitialWindow(t *testing.T) {
 	}
 }
 
-// TestWindowAndVOQ: 200 frames of 1,000 octets for d1 at time 0 from host
-// port 0: 147 pass (147,000 ≤ 147,500), the rest wait in d1's VOQ; a frame
+// TestWindowAndVOQ: with m = 1.5, 200 frames of 1,000 octets for d1 at
+// time 0 from host port 0: 147 pass (147,000 ≤ 147,500), the rest wait in d1's VOQ; a frame
 // for d2 is not held by d1's window; credits of 3,000 octets release 3
 // frames (500 + 3,000 = 3,500 covers three), in order.
 func TestWindowAndVOQ(t *testing.T) {
-	r := newRig(t, Params{NoDstPause: true})
+	r := newRig(t, Params{M: 1.5, NoDstPause: true})
 	for i := 0; i < 200; i++ {
 		f := data(t, h0, d1, 1000)
 		f[14+4], f[14+5] = byte(i>>8), byte(i) // IPv4 identification = sequence
@@ -254,11 +259,34 @@ func TestCreditAggregation(t *testing.T) {
 	}
 }
 
+// TestCreditAtEnqueue: behaviour.md §7, the downstream counts a frame's
+// octets when it joins its egress queue, not when it leaves. 100 frames of
+// 1,000 octets from switch port 3 to host h0 at 9 µs take 8.2 µs to leave
+// port 0, yet the credit frame of the 10 µs tick returns all 100,000
+// octets (counting at departure returned the 12 that had left, 12,000).
+// Frames that wait in a VOQ here are counted when they leave it
+// (TestDelayCredit).
+func TestCreditAtEnqueue(t *testing.T) {
+	r := newRig(t, Params{NoDstPause: true})
+	for i := 0; i < 100; i++ {
+		r.input(t, 3, 9_000, data(t, d1, h0, 1000))
+	}
+	r.d.AdvanceTo(10_500)
+	if n := r.count(0); n >= 100 {
+		t.Fatalf("%d frames left port 0 by 10.5 us: the test needs a queue", n)
+	}
+	fs, ts := r.credits(t, 3)
+	want := []layers.CreditEntry{{Credits: 100_000, Dst: h0}}
+	if len(fs) != 1 || ts[0] != 10_000 || fmt.Sprint(fs[0]) != fmt.Sprint(want) {
+		t.Errorf("credit frames %v at %v, want %v at 10,000 ns", fs, ts, want)
+	}
+}
+
 // TestDelayCredit: credits for d1 are held back while this switch's own VOQ
 // for d1 exceeds the delay-credit threshold, and go out in the first frame
 // after it falls back; credits for other destinations are not held.
 func TestDelayCredit(t *testing.T) {
-	r := newRig(t, Params{NoDstPause: true, DelayCredit: 5000})
+	r := newRig(t, Params{M: 1.5, NoDstPause: true, DelayCredit: 5000})
 	// From port 4 (a switch): 200 × 1,000 toward d1 behind window port 3
 	// (W0 147,500: 53 frames wait, VOQ 53,000 > 5,000) and 10 × 1,000
 	// toward host h0.
@@ -274,7 +302,7 @@ func TestDelayCredit(t *testing.T) {
 	if len(fs) != 1 || fmt.Sprint(fs[0]) != fmt.Sprint([]layers.CreditEntry{{Credits: 10_000, Dst: h0}}) {
 		t.Fatalf("credit frames %v, want only h0's", fs)
 	}
-	// By 15 µs all 147 frames that passed have left: 147,000 held.
+	// The 147 frames that passed joined port 3's queue at 0: 147,000 held.
 	if p := r.s.Pending(r.d, 4, d1); p != 147_000 {
 		t.Errorf("held for d1: %d", p)
 	}
@@ -297,7 +325,7 @@ func TestDelayCredit(t *testing.T) {
 // while it is in force, and resumes all of them (pause 0) when the VOQ
 // falls below half the threshold.
 func TestDstPause(t *testing.T) {
-	r := newRig(t, Params{DstPause: 10_000})
+	r := newRig(t, Params{M: 1.5, DstPause: 10_000})
 	r.input(t, 2, 0, data(t, h2, d1, 1000)) // host 2 sends early, then stops
 	for i := 0; i < 150; i++ {
 		r.input(t, 0, 20_000, data(t, h0, d1, 1000))

@@ -11,12 +11,14 @@ import (
 
 // Defaults of behaviour.md §7, and of this model where §7 gives none.
 const (
-	// DefaultM is m, the next-hop BDP multiplier of the window.
-	DefaultM = 1.5
+	// DefaultM is m, the next-hop BDP multiplier of the window: 1, the
+	// Floodgate paper's W = BDP_nextHop + C_out × τ for aggregated credits
+	// (behaviour.md §7; the authors' ns-3 configurations use 1.5).
+	DefaultM = 1
 	// DefaultNextHopRTT is the round trip over which BDP_nexthop is
 	// counted: twice the 600 ns link propagation of the Floodgate example
-	// (100 Gb/s: BDP = 15,000 octets; window 1.5 × 15,000 + 125,000 =
-	// 147,500 octets with τ = 10 µs).
+	// (100 Gb/s: BDP = 15,000 octets; window 15,000 + 125,000 = 140,000
+	// octets with m = 1 and τ = 10 µs).
 	DefaultNextHopRTT = 1200 * device.Nanosecond
 	// DefaultTau is the credit period τ.
 	DefaultTau = 10 * device.Microsecond
@@ -35,7 +37,7 @@ var (
 // Params configures a Floodgate switch (behaviour.md §7). Zero values take
 // the defaults.
 type Params struct {
-	// M is m: default 1.5, 0 < m ≤ 64.
+	// M is m: default 1, 0 < m ≤ 64.
 	M float64
 	// NextHopRTT is the RTT of BDP_nexthop = port speed × NextHopRTT:
 	// default 1.2 µs, 1 ns..1 s. BDP, when set, gives BDP_nexthop in
@@ -104,8 +106,9 @@ func BDP(speed, rtt int64) int64 { return device.MulDiv(speed, rtt, 8*device.Sec
 
 // Window returns the initial window of behaviour.md §7 in octets:
 // m × BDP_nexthop + C_out × τ, with C_out the egress port speed in bit/s
-// and τ in ns; m × BDP is rounded to the nearest octet. 100 Gb/s, m = 1.5,
-// BDP 15,000 (1.2 µs) and τ = 10 µs: 22,500 + 125,000 = 147,500.
+// and τ in ns; m × BDP is rounded to the nearest octet. 100 Gb/s, m = 1,
+// BDP 15,000 (1.2 µs) and τ = 10 µs: 15,000 + 125,000 = 140,000 (m = 1.5:
+// 147,500).
 func Window(m float64, bdp, speed, tau int64) int64 {
 	return int64(math.Round(m*float64(bdp))) + device.MulDiv(speed, tau, 8*device.Second)
 }

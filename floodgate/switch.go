@@ -49,7 +49,8 @@ type credits struct {
 // a FIFO VOQ: a data packet passes when its VOQ is empty and W_d covers it,
 // else it waits; credit frames from the downstream switch refill W_d and
 // release the VOQ in order. In its downstream role it counts the octets of
-// data it forwarded per (credit port, destination) and every τ sends each
+// data per (credit port, destination) as each frame joins its egress queue
+// (after any wait in a VOQ here) and every τ sends each
 // credit port one credit frame with every pending count, holding back the
 // counts of a destination whose own VOQ here exceeds the delay-credit
 // threshold. As a source ToR it sends dst-pause for d (pause 0xFFFF) to the
@@ -236,11 +237,15 @@ func (s *Switch) drop(ds *dest) {
 // OnEnqueue applies the window of the packet's destination when its egress
 // is a window port, and notes host ports sending toward it (dst-pause).
 func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
-	if p == s.releasing || !managed(p) {
+	if !managed(p) {
 		return device.Pass
 	}
 	in, out := d.Port(p.InPort), d.Port(p.OutPort)
 	if in == nil || out == nil {
+		return device.Pass
+	}
+	if p == s.releasing {
+		s.count(d, in, p) // out of the VOQ into the egress queue
 		return device.Pass
 	}
 	now := d.Now()
@@ -251,6 +256,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	}
 	e := out.Index()
 	if !s.window[e] {
+		s.count(d, in, p)
 		return device.Pass
 	}
 	if ds == nil {
@@ -268,6 +274,7 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	n := int64(len(p.Data))
 	if ds.n == 0 && ds.w >= n {
 		ds.w -= n
+		s.count(d, in, p)
 		return device.Pass
 	}
 	if ds.n == len(ds.voq) {
@@ -404,14 +411,13 @@ func (s *Switch) OnControl(d *device.Device, p *device.Packet) device.Verdict {
 	return device.Take
 }
 
-// OnDepart counts the octets of a data frame that left toward its
-// destination as credit for its ingress port, when that is a credit port.
-func (s *Switch) OnDepart(d *device.Device, p *device.Packet) {
-	if !managed(p) {
-		return
-	}
-	in := d.Port(p.InPort)
-	if in == nil || !s.credit[in.Index()] {
+// count adds the octets of a data frame that joins its egress queue now
+// to the credit of (its ingress port, its destination), when the ingress
+// is a credit port: behaviour.md §7 counts at the enqueue to the egress
+// queue (a frame that waits in a VOQ here is counted when it leaves the
+// VOQ), not when the frame leaves the switch.
+func (s *Switch) count(d *device.Device, in *device.Port, p *device.Packet) {
+	if !s.credit[in.Index()] {
 		return
 	}
 	c := &s.pend[in.Index()]

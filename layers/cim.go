@@ -22,8 +22,11 @@ const (
 	TLVSFCPause uint8 = 1
 	// SFCFlagCacheable is the C flag of the SFC pause TLV.
 	SFCFlagCacheable uint8 = 0x01
-	cimHeaderLen           = 17
-	sfcTLVLen              = 8
+)
+
+const (
+	cimHeaderLen = 17
+	sfcTLVLen    = 8
 )
 
 // SFCPause is the value of the SFC pause-time TLV (type 1, 8 octets): the

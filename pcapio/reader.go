@@ -261,10 +261,10 @@ func (r *Reader) openPcap() error {
 		r.be, r.fracNS = true, 1
 	}
 	if v := r.u16(h[4:]); v != 2 {
-		return fmt.Errorf("Unknown major version %d", v)
+		return fmt.Errorf("unknown major version %d", v)
 	}
 	if v := r.u16(h[6:]); v != 4 {
-		return fmt.Errorf("Unknown minor version %d", v)
+		return fmt.Errorf("unknown minor version %d", v)
 	}
 	r.snaplen = r.u32(h[16:])
 	r.link = layers.LinkType(r.u32(h[20:]))
@@ -564,7 +564,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			case 0x4d3c2b1a:
 				r.be, r.section = true, true
 			default:
-				return errors.New("Wrong byte order value in Section Header")
+				return errors.New("wrong byte order value in section header")
 			}
 		} else if !r.section {
 			return fmt.Errorf("%w: no section header", ErrFormat)
@@ -593,7 +593,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 				return fmt.Errorf("pcapng section header: length %d", l)
 			}
 			if r.u16(body[4:]) != 1 || r.u16(body[6:]) != 0 {
-				return fmt.Errorf("Unknown pcapng Version in Section Header (%d.%d)", r.u16(body[4:]), r.u16(body[6:]))
+				return fmt.Errorf("unknown pcapng version in section header (%d.%d)", r.u16(body[4:]), r.u16(body[6:]))
 			}
 			r.ifaces = r.ifaces[:0]
 		case 1: // interface description
@@ -645,7 +645,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 				return fmt.Errorf("pcapng simple packet block: length %d", l)
 			}
 			if len(r.ifaces) == 0 {
-				return errors.New("At least one Interface is needed for a packet")
+				return errors.New("at least one interface is needed for a packet")
 			}
 			orig := r.u32(body)
 			capLen := min(orig, uint32(len(body)-4))
@@ -698,7 +698,7 @@ func (r *Reader) ngInterface(body []byte) error {
 		if res&0x80 != 0 {
 			base = 2
 		}
-		return fmt.Errorf("Timestamp resolution %d^-%d is too high", base, res&0x7f)
+		return fmt.Errorf("timestamp resolution %d^-%d is too high", base, res&0x7f)
 	}
 	if res&0x80 != 0 {
 		in.div = 1 << (res & 0x7f)

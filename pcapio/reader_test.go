@@ -172,13 +172,6 @@ func (w *ng) bo() binary.AppendByteOrder {
 	return binary.LittleEndian
 }
 
-func (w *ng) order() binary.ByteOrder {
-	if w.be {
-		return binary.BigEndian
-	}
-	return binary.LittleEndian
-}
-
 func (w *ng) block(typ uint32, body []byte) *ng {
 	bo := w.bo()
 	body = append(body, make([]byte, (4-len(body)%4)%4)...)
@@ -488,7 +481,7 @@ func TestReaderErrors(t *testing.T) {
 		{name: "unknown interface", data: badIface.buf, lastGood: 1, err: "frame names interface 3, capture has 1"},
 		{name: "captured length past the block", data: past.buf, lastGood: 0, err: "past the block"},
 		{name: "trailing length", data: trailer.buf, lastGood: 0, err: "trailing length"},
-		{name: "timestamp resolution", data: hugeRes.buf, open: "Timestamp resolution 10^-70 is too high"},
+		{name: "timestamp resolution", data: hugeRes.buf, open: "timestamp resolution 10^-70 is too high"},
 		{name: "snap length", data: snap, lastGood: 0, err: "capture length exceeds snap length: 300000 > 65535"},
 	} {
 		r, err := NewReader("x", bytes.NewReader(c.data))

@@ -20,6 +20,15 @@
 // (default 1 × BDP of the ingress port, BDP = 10 µs × speed; behaviour.md
 // gives no default) or dynamic, AlphaPFC × free shared buffer.
 //
+// Lossless means lossless: a frame of a lossless priority is marked
+// device.Packet.Lossless, so the device's egress dynamic threshold (which
+// applies to lossy classes only) never drops it; when the shared buffer
+// cannot take it, it goes into the headroom and XOFF is sent at once.
+// Exhausted headroom is the only way a lossless frame is lost, and a run
+// where it happens is a configuration fault (headroom too small): Fault
+// returns it, and the conformance harness reports the vector unusable
+// with that fault rather than dropping frames silently.
+//
 // Quanta conversions round so that a pause is never shorter than asked:
 // QuantaToNs rounds up to whole ns, NsToQuanta rounds up to whole quanta
 // (the SFC-P rule) and clamps to 65535. Frames are built by hand (60

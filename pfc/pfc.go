@@ -204,6 +204,7 @@ type Switch struct {
 	xoff, xon, headroom, refresh []int64
 	// Sent counts XOFF (including refreshes) and XON frames.
 	XOFFSent, XONSent int64
+	flt               *ConfigFault
 }
 
 // NewSwitch returns a PFC switch scheme with parameters p.
@@ -295,22 +296,63 @@ func (s *Switch) thresholds(d *device.Device, i int) (int64, int64) {
 	return x, max(0, x-gap)
 }
 
-// OnIngress admits a frame that arrives after XOFF into the headroom, or
-// drops it when the headroom is full.
+// OnIngress marks a frame of a lossless priority (device.Packet.Lossless:
+// the egress dynamic threshold does not apply to it) and admits it into
+// the headroom of its (ingress port, priority) when it arrives after XOFF
+// or when the shared buffer cannot take it; when that headroom is full it
+// drops the frame ("pfc headroom") and records the configuration fault
+// (Fault).
 func (s *Switch) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
 	if !s.lossless(d, p) {
 		return device.Pass
 	}
+	p.Lossless = true
 	i := d.Port(p.InPort).Index()
-	st := &s.st[i][p.Class&7]
-	if st.xoff {
-		if st.hr+int64(len(p.Data)) > s.headroom[i] {
+	c := int(p.Class & 7)
+	st := &s.st[i][c]
+	n := int64(len(p.Data))
+	full := d.BufferSize() > 0 && d.BufferUsed()+n > d.BufferSize()
+	if st.xoff || full {
+		if st.hr+n > s.headroom[i] {
+			s.fault(d, p.InPort, c, s.headroom[i], n)
 			p.DropReason = "pfc headroom"
 			return device.Drop
 		}
 		p.Headroom, p.Reserved = true, true
 	}
 	return device.Pass
+}
+
+func (s *Switch) fault(d *device.Device, port, prio int, headroom, n int64) {
+	if s.flt == nil {
+		s.flt = &ConfigFault{Port: port, Priority: prio, Time: d.Now(), Headroom: headroom}
+	}
+	s.flt.Frames++
+	s.flt.Octets += n
+}
+
+// Fault returns the configuration fault of the run so far: nil while no
+// lossless frame was dropped. Behaviour.md §4: a lossless frame is only
+// ever dropped when its headroom is exhausted, and a run where that
+// happens is misconfigured (headroom too small), never a silent loss.
+func (s *Switch) Fault() *ConfigFault { return s.flt }
+
+// ConfigFault is the configuration fault of behaviour.md §4: lossless
+// frames were dropped because the headroom of an (ingress port,
+// priority) was exhausted. Port, Priority, Time and Headroom describe the
+// first drop; Frames and Octets count them all.
+type ConfigFault struct {
+	Port, Priority int
+	Time           int64 // ns
+	Headroom       int64 // octets
+	Frames, Octets int64
+}
+
+// Error names the fault, where it first happened and the remedy.
+func (f *ConfigFault) Error() string {
+	return fmt.Sprintf("configuration fault: %d lossless frame(s) (%d octets) dropped, the first at %d ns on ingress port %d priority %d, whose headroom of %d octets was exhausted: "+
+		"lossless frames may only be lost when the headroom is too small for the link (behaviour.md §4); raise headroom",
+		f.Frames, f.Octets, f.Time, f.Port, f.Priority, f.Headroom)
 }
 
 // OnEnqueue counts the frame and sends XOFF when the count exceeds XOFF.
@@ -327,7 +369,9 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 		st.hr += n
 	}
 	xoff, _ := s.thresholds(d, i)
-	if !st.xoff && st.count > xoff {
+	// A frame in headroom before XOFF found the shared buffer full: the
+	// sender must stop now, whatever the count.
+	if !st.xoff && (st.count > xoff || p.Headroom) {
 		st.xoff = true
 		st.gen++
 		s.send(d, i, c, s.P.Quanta)

@@ -3,6 +3,7 @@ package pfc
 import (
 	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/device"
@@ -187,6 +188,9 @@ func TestHeadroom(t *testing.T) {
 	if n := d.Record().Dropped("pfc headroom"); n != 7 {
 		t.Errorf("headroom drops %d, want 7 (frames 14..20)", n)
 	}
+	if f := s.Fault(); f == nil || f.Frames != 7 || f.Octets != 7000 || f.Port != 0 || f.Priority != 0 || f.Headroom != 2000 {
+		t.Errorf("fault %+v, want 7 frames of 1000 octets on port 0 priority 0, headroom 2000", f)
+	}
 	// A priority outside the lossless set is not counted.
 	s2 := NewSwitch(Params{XOFF: 1000, Priorities: 0x02})
 	d2 := sw(t, s2)
@@ -274,5 +278,99 @@ func TestReceiver(t *testing.T) {
 	_ = d.Input(1, 7000, AppendFrame(nil, device.MAC{}, 1, [8]uint16{})[:17])
 	if d.Record().Dropped("pfc malformed")+d.Record().Dropped("malformed") == 0 {
 		t.Error("malformed PFC not counted")
+	}
+}
+
+// losslessSwitch is a switch with a shared buffer and the egress dynamic
+// threshold (α = 1: a queue may grow to the free buffer).
+func losslessSwitch(t *testing.T, buffer int64, s *Switch) *device.Device {
+	t.Helper()
+	d, err := device.NewSwitch(device.Config{Name: "s", Buffer: buffer, DynamicThreshold: true, Ports: []device.PortConfig{
+		{ID: 0, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.PrefixFrom(hA, 32)}},
+		{ID: 1, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.PrefixFrom(hB, 32)}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Attach(s, &Receiver{}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestLosslessIgnoresDynamicThreshold: behaviour.md §4, lossless means
+// lossless. 70 frames of 1,000 octets of a lossless priority arrive at
+// once into a 100,000-octet buffer whose egress dynamic threshold (α = 1)
+// stops a lossy queue at about half the buffer (q + n > free): none of
+// them is dropped (the old model dropped 20 as "dynamic threshold"),
+// while the same burst in a lossy class loses frames to the threshold.
+func TestLosslessIgnoresDynamicThreshold(t *testing.T) {
+	for _, lossless := range []bool{true, false} {
+		p := Params{XOFF: 90_000, Headroom: 50_000}
+		if !lossless {
+			p.Priorities = 0x02 // class 0 is lossy
+		}
+		s := NewSwitch(p)
+		d := losslessSwitch(t, 100_000, s)
+		for i := 0; i < 70; i++ {
+			if err := d.Input(0, 0, data(t, 0, 1000)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.Flush()
+		r := d.Record()
+		if lossless {
+			if n := r.Dropped(""); n != 0 {
+				t.Errorf("lossless: %d frames dropped (%v), want none", n, r.Drops)
+			}
+			if got := r.Ports[1].TxFrames; got != 70 {
+				t.Errorf("lossless: %d frames forwarded, want 70", got)
+			}
+			if s.Fault() != nil {
+				t.Errorf("lossless: fault %v", s.Fault())
+			}
+		} else if n := r.Dropped("dynamic threshold"); n == 0 {
+			t.Errorf("lossy: no dynamic-threshold drop (%v)", r.Drops)
+		}
+	}
+}
+
+// TestLosslessBufferFullUsesHeadroom: a lossless frame that finds the
+// shared buffer full goes into its headroom and XOFF leaves at once, even
+// below the static XOFF; once the headroom is exhausted the frames are
+// dropped as "pfc headroom" and the run reports a configuration fault
+// naming the port, the priority and the headroom.
+func TestLosslessBufferFullUsesHeadroom(t *testing.T) {
+	s := NewSwitch(Params{XOFF: 50_000, Headroom: 5_000})
+	d := losslessSwitch(t, 10_000, s)
+	outs := pfcOuts(t, d)
+	for i := 0; i < 20; i++ {
+		_ = d.Input(0, 0, data(t, 0, 1000))
+	}
+	r := d.Record()
+	if n := r.Dropped("buffer full") + r.Dropped("dynamic threshold"); n != 0 {
+		t.Errorf("%d lossless frames dropped by the shared buffer rules: %v", n, r.Drops)
+	}
+	if n := r.Dropped("pfc headroom"); n != 5 {
+		t.Errorf("headroom drops %d, want 5 (frames 16..20): %v", n, r.Drops)
+	}
+	if len(*outs) == 0 || (*outs)[0].en != 1 || (*outs)[0].quanta != MaxQuanta {
+		t.Errorf("PFC frames %v, want an XOFF for priority 0 when the buffer filled", *outs)
+	}
+	f := s.Fault()
+	if f == nil {
+		t.Fatal("no configuration fault after lossless drops")
+	}
+	if f.Frames != 5 || f.Port != 0 || f.Priority != 0 || f.Headroom != 5000 || f.Time != 0 {
+		t.Errorf("fault %+v", f)
+	}
+	for _, w := range []string{"configuration fault", "5 lossless frame(s)", "port 0 priority 0", "headroom of 5000 octets"} {
+		if !strings.Contains(f.Error(), w) {
+			t.Errorf("fault %q does not say %q", f.Error(), w)
+		}
+	}
+	d.Flush()
+	if got := d.Record().Ports[1].TxFrames; got != 15 {
+		t.Errorf("%d frames forwarded, want 15", got)
 	}
 }

@@ -21,8 +21,12 @@
 //     each of those slots' starts, Q^1 the oldest. The current slot is not
 //     part of the history.
 //   - It also keeps the octets and the marked octets received for the port
-//     in the window (t − T_Δ, t], T_Δ = Δ × MTU × 8 / port speed (720 ns
-//     by default), the current packet included.
+//     in the window (t − T_Δ, t], T_Δ = Δ × MTU × 8 / R_s: the time a
+//     sender takes to send Δ full-size frames, with R_s the senders' line
+//     rate (SenderRate, `sender_rate`: default the speed of the switch's
+//     server-facing ports, the lowest when they differ) and MTU the
+//     full-size frame (default 1,078 octets, a 1,024-octet RoCEv2
+//     payload): 517 ns at 100 Gb/s, the current packet included.
 //   - On a marked data packet (IPv4 TOS or IPv6 traffic-class bits
 //     MarkMask, 0x04 by default) at t0: I_p = Σ I^i + N × I^N; when I_p >
 //     T × DC_RTT − Q^1 it sends a CC-postcard to the packet's source: IP
@@ -62,7 +66,8 @@
 //     intermediates), so rates are the same on every platform. An adopted
 //     rate is at least 1 Mb/s.
 //   - "Received for the port" counts data packets on arrival (before
-//     buffer admission), signals excluded. MTU of T_Δ: 1,500 octets.
+//     buffer admission), signals excluded. A switch without server-facing
+//     ports takes each output port's speed for R_s.
 //   - The slot timer is a background timer that runs only while some
 //     port's history is changing; once every port is steady (no octets in
 //     its last N slots, its depth unchanged) it stops and restarts with the

@@ -14,8 +14,9 @@ const (
 	DefaultSlots = 8                       // N
 	DefaultDCRTT = 25 * device.Microsecond // DC_RTT
 	DefaultDelta = 6                       // Δ
-	// DefaultMTU is the MTU of T_Δ = Δ × MTU / T, in octets.
-	DefaultMTU = 1500
+	// DefaultMTU is the MTU of T_Δ = Δ × MTU / R_s in octets: the
+	// full-size frame of a 1,024-octet RoCEv2 payload (behaviour.md §8).
+	DefaultMTU = 1078
 	// DefaultMarkMask is the PBT mark: the lowest DSCP bit of the IPv4 TOS
 	// or IPv6 traffic class (wire.md §6).
 	DefaultMarkMask = 0x04
@@ -47,8 +48,14 @@ type SwitchParams struct {
 	DCRTT int64
 	// Delta is Δ: default 6, 1..1024.
 	Delta int
-	// MTU is the MTU of T_Δ in octets: default 1500, 64..9216.
+	// MTU is `mtu`, the full-size frame of T_Δ = Δ × MTU / R_s in
+	// captured octets: default 1078, 64..9216.
 	MTU int64
+	// SenderRate is `sender_rate`, R_s: the line rate in bit/s of the
+	// senders whose Δ full-size packets T_Δ spans. Default: the speed of
+	// this switch's server-facing ports (the lowest when they differ; each
+	// output port's own speed when the switch has none).
+	SenderRate int64
 	// MarkMask is the TOS / traffic-class bits of a PBT mark: default 0x04.
 	MarkMask uint8
 	// SwitchID is the switch id of the postcards: default the MAC of the
@@ -92,6 +99,7 @@ func (p *SwitchParams) resolve(d *device.Device) error {
 		device.CheckRange("pbfs", "dc_rtt", p.DCRTT, 2*int64(p.Slots), device.Second, " ns (at least 2N)"),
 		device.CheckRange("pbfs", "delta", int64(p.Delta), 1, 1024, ""),
 		device.CheckRange("pbfs", "mtu", p.MTU, 64, 9216, " octets"),
+		device.CheckRange("pbfs", "sender_rate", p.SenderRate, 0, 25_600_000_000_000, " bit/s"),
 		device.CheckRange("pbfs", "dscp", int64(p.DSCP), 0, 63, ""),
 	} {
 		if e != nil {
@@ -100,6 +108,9 @@ func (p *SwitchParams) resolve(d *device.Device) error {
 	}
 	if p.DCRTT > math.MaxUint32 {
 		return device.CheckRange("pbfs", "dc_rtt", p.DCRTT, 2*int64(p.Slots), math.MaxUint32, " ns (a postcard carries 32 bits)")
+	}
+	if p.SenderRate != 0 && p.SenderRate < MinRate {
+		return device.CheckRange("pbfs", "sender_rate", p.SenderRate, MinRate, 25_600_000_000_000, " bit/s")
 	}
 	if p.SwitchID == (device.MAC{}) {
 		p.SwitchID = d.Ports()[0].MAC

@@ -38,7 +38,7 @@ type rig struct {
 
 // newRig builds a 100 Gb/s switch with the sender on port 0 and the
 // receiver on port 1, PB-FS with the defaults (N 8, DC_RTT 25 µs, Δ 6,
-// MTU 1500), and class 0 of port 1 paused so that its queue only grows.
+// MTU 1078, R_s 100 Gb/s), and class 0 of port 1 paused so that its queue only grows.
 func newRig(t testing.TB) *rig {
 	t.Helper()
 	d, err := device.NewSwitch(device.Config{Name: "sw", Ports: []device.PortConfig{
@@ -162,7 +162,7 @@ func TestSwitchAssessment(t *testing.T) {
 		r.in(t, r.s.SlotStart(j)+100, int(10*j), false)
 	}
 	// Slot 9: two unmarked at 14,163, a marked one at 14,363 and another
-	// at t0 = 14,663. T_Δ = 6 × 1,500 × 8 / 100 Gb/s = 720 ns.
+	// at t0 = 14,663. T_Δ = 6 × 1,078 × 8 / 100 Gb/s = 517 ns.
 	r.in(t, 14_163, 2, false)
 	r.in(t, 14_363, 1, true)
 	r.in(t, 14_663, 1, true)
@@ -174,8 +174,8 @@ func TestSwitchAssessment(t *testing.T) {
 	// Complete slots 1..8: I^1..I^8 = 10,000..80,000, I_p = 360,000 + 8 ×
 	// 80,000 = 1,000,000. Q^1 = depth at the start of slot 1 = slot 0's
 	// 20,000 (the queue does not drain). 1,000,000 > 312,500 − 20,000.
-	// Recent for the first: (13,643, 14,363] holds 2 + 1 frames, 1 marked;
-	// for the second: (13,943, 14,663] holds 4, 2 marked.
+	// Recent for the first: (13,846, 14,363] holds 2 + 1 frames, 1 marked;
+	// for the second: (14,146, 14,663] holds 4, 2 marked.
 	want := []struct{ recent, marked uint32 }{{3000, 1000}, {4000, 2000}}
 	for i, p := range ps {
 		if p.IPBytes != 1_000_000 || p.Q1Bytes != 20_000 || p.RecentBytes != want[i].recent || p.RecentMarkedBytes != want[i].marked {
@@ -422,6 +422,8 @@ func TestParams(t *testing.T) {
 		{sw(SwitchParams{DCRTT: 5 * device.Second}), "dc_rtt"},
 		{sw(SwitchParams{Delta: 2000}), "delta"},
 		{sw(SwitchParams{MTU: 10}), "mtu"},
+		{sw(SwitchParams{SenderRate: 1000}), "sender_rate"},
+		{sw(SwitchParams{SenderRate: -1}), "sender_rate"},
 		{sw(SwitchParams{DSCP: 70}), "dscp"},
 		{sw(SwitchParams{Addr4: netip.MustParseAddr("fd00::1")}), "addr4"},
 		{sw(SwitchParams{Addr6: netip.MustParseAddr("10.0.0.1")}), "addr6"},
@@ -453,5 +455,62 @@ func TestParams(t *testing.T) {
 	}
 	if _, err := Decode(data(t, sender, recv, 1, false, 100), 0); !errors.Is(err, ErrNotPostcard) {
 		t.Errorf("Decode of data: %v", err)
+	}
+}
+
+// TestSenderWindow: behaviour.md §8, T_Δ = Δ × MTU / R_s is the time a
+// sender at its line rate R_s takes to send Δ full-size frames (MTU 1,078
+// octets by default), not Δ × 1,500 octets at the output port's speed.
+func TestSenderWindow(t *testing.T) {
+	if got := TDelta(6, 1078, 100*device.Gbps); got != 517 {
+		t.Errorf("TDelta(6, 1078, 100G) = %d, want 517 (517.44)", got)
+	}
+	if got := TDelta(6, 1078, 25*device.Gbps); got != 2069 {
+		t.Errorf("TDelta(6, 1078, 25G) = %d, want 2069 (2069.76)", got)
+	}
+	r := newRig(t)
+	if got := r.s.SenderWindow(r.d, 1); got != 517 || r.s.P.MTU != 1078 {
+		t.Errorf("default T_Δ %d with MTU %d, want 517 with 1078 (the old 1,500-octet MTU gave 720)", got, r.s.P.MTU)
+	}
+	// Frames 600 ns apart: the first is out of the 517 ns window of the
+	// second (the old 720 ns window held both).
+	r.in(t, 1000, 1, false)
+	r.in(t, 1600, 1, true)
+	if a := r.s.Assessment(r.d, 1); a.Recent != 1000 || a.RecentMarked != 1000 {
+		t.Errorf("recent %d marked %d at 1,600 ns, want 1000 and 1000", a.Recent, a.RecentMarked)
+	}
+	// 25 Gb/s hosts behind a 100 Gb/s port toward the receiver, the PB-FS
+	// paper's setup: R_s is the hosts' rate, so T_Δ on the 100 Gb/s port
+	// is 2,069 ns (the port's speed would give 517).
+	mk := func(p SwitchParams, hostFacing bool) (*device.Device, *Switch) {
+		d, err := device.NewSwitch(device.Config{Name: "tor", Ports: []device.PortConfig{
+			{ID: 0, Speed: 25 * device.Gbps, ServerFacing: hostFacing, Prefixes: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}},
+			{ID: 1, Speed: 100 * device.Gbps, Prefixes: []netip.Prefix{netip.PrefixFrom(recv, 32)}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewSwitch(p)
+		if err := d.Attach(s); err != nil {
+			t.Fatal(err)
+		}
+		return d, s
+	}
+	cases := []struct {
+		name       string
+		p          SwitchParams
+		hostFacing bool
+		want       int64
+	}{
+		{"server-facing 25G", SwitchParams{}, true, 2069},
+		{"sender_rate 50G", SwitchParams{SenderRate: 50 * device.Gbps}, true, 1034},
+		{"mtu 1500 at 25G", SwitchParams{MTU: 1500}, true, 2880},
+		{"no server-facing port: the port's own speed", SwitchParams{}, false, 517},
+	}
+	for _, c := range cases {
+		d, s := mk(c.p, c.hostFacing)
+		if got := s.SenderWindow(d, 1); got != c.want {
+			t.Errorf("%s: T_Δ %d on the 100G port, want %d", c.name, got, c.want)
+		}
 	}
 }

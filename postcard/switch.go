@@ -38,7 +38,8 @@ type history struct {
 // the octets of data received for the port in each of the last N complete
 // slots (I^1 oldest .. I^N newest) and the port's queue depth at each
 // slot's start (Q^1 the oldest), plus the octets and marked octets
-// received in the last T_Δ = Δ × MTU / T. On a marked data packet it
+// received in the last T_Δ = Δ × MTU / R_s (R_s the senders' line rate,
+// SwitchParams.SenderRate). On a marked data packet it
 // predicts I_p = Σ I^i + N × I^N and, when I_p > T × DC_RTT − Q^1, sends a
 // CC-postcard with its assessment and a quote of the packet to the
 // packet's source, in the control class. The packet itself is forwarded
@@ -75,11 +76,22 @@ func (s *Switch) Attach(d *device.Device) error {
 		return err
 	}
 	s.ports = make([]history, len(d.Ports()))
+	rs := s.P.SenderRate
+	if rs == 0 {
+		for _, pt := range d.Ports() {
+			if pt.ServerFacing && (rs == 0 || pt.Speed < rs) {
+				rs = pt.Speed
+			}
+		}
+	}
 	for i, pt := range d.Ports() {
 		h := &s.ports[i]
 		h.speed = pt.Speed
-		// T_Δ = Δ × MTU × 8 / T, in ns (720 ns at 100 Gb/s with the defaults).
-		h.tDelta = max(device.MulDiv(int64(s.P.Delta)*s.P.MTU*8, device.Second, pt.Speed), 1)
+		r := rs
+		if r == 0 {
+			r = pt.Speed
+		}
+		h.tDelta = TDelta(s.P.Delta, s.P.MTU, r)
 		h.in = make([]int64, s.P.Slots)
 		h.q = make([]int64, s.P.Slots)
 		h.idle = true
@@ -89,6 +101,27 @@ func (s *Switch) Attach(d *device.Device) error {
 	s.scrIn = make([]int64, s.P.Slots)
 	s.slot = s.slotOf(d.Now())
 	return nil
+}
+
+// TDelta returns T_Δ = Δ × MTU × 8 / R_s in ns (at least 1): the time a
+// sender at R_s bit/s takes to send Δ full-size frames of mtu octets.
+// Δ = 6, MTU 1,078 octets, R_s = 100 Gb/s: 517 ns (517.44); at 25 Gb/s,
+// the PB-FS paper's hosts, 2,069 ns.
+func TDelta(delta int, mtu, rs int64) int64 {
+	if rs <= 0 {
+		return 1
+	}
+	return max(device.MulDiv(int64(delta)*mtu*8, device.Second, rs), 1)
+}
+
+// SenderWindow returns T_Δ in force for the port with id port (0 for an
+// unknown port).
+func (s *Switch) SenderWindow(d *device.Device, port int) int64 {
+	pt := d.Port(port)
+	if pt == nil || s.ports == nil {
+		return 0
+	}
+	return s.ports[pt.Index()].tDelta
 }
 
 // SlotStart returns the time slot k starts: ceil(k × DC_RTT / (2N))

@@ -60,11 +60,22 @@ func (f *conformFormat) addFlags(cmd *cobra.Command) {
 }
 
 func (f *conformFormat) check() error {
+	if err := f.checkMax(); err != nil {
+		return err
+	}
 	switch f.format {
 	case "text", "json", "jsonl", "junit":
 		return nil
 	}
 	return &usageError{fmt.Errorf("--format %q: want text, json, jsonl or junit", f.format)}
+}
+
+// checkMax range-checks --max (also done by check).
+func (f *conformFormat) checkMax() error {
+	if f.maxShown < 0 {
+		return &usageError{fmt.Errorf("--max %d: want 0 or more", f.maxShown)}
+	}
+	return nil
 }
 
 // vectorDirs expands args into vector directories: a directory holding a
@@ -103,6 +114,10 @@ func vectorDirs(args []string) ([]string, error) {
 	return out, nil
 }
 
+// maxJobs bounds conform run -j: each job holds a vector's model and
+// captures in memory.
+const maxJobs = 256
+
 func newConformRunCmd() *cobra.Command {
 	var f conformFormat
 	var jobs int
@@ -125,8 +140,8 @@ undefined ports, time going backwards, ...).`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			if jobs < 1 {
-				return &usageError{fmt.Errorf("-j %d: want 1 or more", jobs)}
+			if jobs < 1 || jobs > maxJobs {
+				return &usageError{fmt.Errorf("-j %d: want 1 to %d", jobs, maxJobs)}
 			}
 			reps := runParallel(dirs, jobs, func(d string) *conformance.Report {
 				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown, Sequential: jobs > 1})
@@ -138,7 +153,7 @@ undefined ports, time going backwards, ...).`,
 		},
 	}
 	f.addFlags(cmd)
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "vectors replayed at once")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 1, "vectors replayed at once (1 to 256)")
 	return cmd
 }
 
@@ -209,6 +224,9 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 			Verdict string                `json:"verdict"`
 		}{reps, verdict})
 	}
+	ew := &escapeLines{w: w}
+	defer ew.Close()
+	w = ew
 	pass := 0
 	for _, r := range reps {
 		if f.quiet && r.Verdict == conformance.Pass {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,8 @@ func TestConformReports(t *testing.T) {
 		t.Fatalf("no vector exercises PFC-XON: %s", out)
 	}
 	out, _, code = conform(t, "run", "-q", "-j", "3", "../../pcaps/pfc")
-	if code != 0 || !strings.Contains(out, "4 of 4 vectors pass") || strings.Index(out, "nic-receiver") > strings.Index(out, "xoff-refresh-xon") {
+	pfcVectors, _ := filepath.Glob("../../pcaps/pfc/*/case.yaml")
+	if n := len(pfcVectors); n < 5 || code != 0 || !strings.Contains(out, fmt.Sprintf("%d of %d vectors pass", n, n)) || strings.Index(out, "nic-receiver") > strings.Index(out, "xoff-refresh-xon") {
 		t.Fatalf("run -j 3: exit %d\n%s", code, out)
 	}
 }
@@ -186,5 +188,25 @@ func TestConformScenarioAndGen(t *testing.T) {
 	}
 	if _, _, code = conform(t, "scenario", "nosuch", "--out", dir); code != 2 {
 		t.Fatalf("unknown scenario: exit %d", code)
+	}
+}
+
+// Conformance text reports quote what the files hold (paths, interface
+// names, frames): escaped before they reach the terminal, line breaks
+// kept; --max is range-checked.
+func TestConformTextEscapedAndMaxChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evil\x1b]0;owned\x07")
+	out, _, code := conform(t, "run", dir)
+	if code != 2 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `evil\x1b]0;owned\a`) || !strings.Contains(out, "\nverdict: UNUSABLE\n") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+	if _, errs, code := conform(t, "run", "-j", "257", vec); code != 2 || !strings.Contains(errs, "-j 257") {
+		t.Errorf("conform run -j 257: exit %d, stderr %q; want 2 naming the flag", code, errs)
+	}
+	for _, args := range [][]string{{"run", vec}, {"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"}, {"live", vec, "--port", "0=lo"}} {
+		_, errs, code := conform(t, append(args, "--max", "-1")...)
+		if code != 2 || !strings.Contains(errs, "--max -1") {
+			t.Errorf("conform %s --max -1: exit %d, stderr %q; want 2 naming the flag", args[0], code, errs)
+		}
 	}
 }

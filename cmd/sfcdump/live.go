@@ -147,6 +147,9 @@ func writeLive(w io.Writer, f *conformFormat, reps []*live.Report) error {
 			Verdict string         `json:"verdict"`
 		}{reps, verdicts[liveExit(reps)]})
 	}
+	ew := &escapeLines{w: w}
+	defer ew.Close()
+	w = ew
 	counts := map[string]int{}
 	for _, r := range reps {
 		counts[r.Verdict]++

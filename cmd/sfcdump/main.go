@@ -114,3 +114,38 @@ func init() {
 	logrus.SetOutput(os.Stderr)
 	logrus.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true})
 }
+
+// escapeLines is an io.Writer that escapes each line for the terminal
+// (dissect.AppendEscaped) and keeps the line breaks: for text reports,
+// whose deviations quote what a capture holds. Close writes a last line
+// without a break.
+type escapeLines struct {
+	w    io.Writer
+	line []byte
+	out  []byte
+}
+
+func (e *escapeLines) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if c != '\n' {
+			e.line = append(e.line, c)
+			continue
+		}
+		e.out = append(dissect.AppendEscaped(e.out[:0], string(e.line)), '\n')
+		e.line = e.line[:0]
+		if _, err := e.w.Write(e.out); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// Close writes what is left of the last line.
+func (e *escapeLines) Close() error {
+	if len(e.line) == 0 {
+		return nil
+	}
+	_, err := e.w.Write(dissect.AppendEscaped(nil, string(e.line)))
+	e.line = e.line[:0]
+	return err
+}

@@ -39,7 +39,7 @@ func WriteLoad(dir string, cfg LoadConfig) error {
 		cfg.Period = 1000
 	}
 	if cfg.Hosts < 3 || cfg.Hosts > 250 || cfg.Size < 64 || cfg.Frames < 1 || cfg.Period < 10 {
-		return fmt.Errorf("%w: load: hosts 3..250, size 64.., frames 1.., period 10..", ErrUsage)
+		return fmt.Errorf("%w: load: hosts 3..250, size 64 or more, frames 1 or more, period 10 or more", ErrUsage)
 	}
 	g := &common{name: "load", args: []string{fmt.Sprintf("frames=%d hosts=%d size=%d period=%d (scenario.WriteLoad)", cfg.Frames, cfg.Hosts, cfg.Size, cfg.Period)}}
 	g.speed = &qty{s: "100G", v: 100 * device.Gbps}
