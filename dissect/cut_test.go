@@ -11,6 +11,7 @@ import (
 
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
 )
 
@@ -234,10 +235,7 @@ func TestSnappedICRC(t *testing.T) {
 // SLL2) agree with tshark's sll.pkttype, sll.hatype, sll.etype, sll.ifindex
 // and sll.src.eth.
 func TestSLLFieldsTshark(t *testing.T) {
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skipf("tshark not installed: %v", err)
-	}
+	bin := tsharktest.Path(t)
 	for _, name := range []string{"sll.pcap", "sll2.pcap"} {
 		file := "../layers/testdata/link/" + name
 		out, err := exec.Command(bin, "-r", file, "-T", "fields", "-e", "sll.pkttype", "-e", "sll.hatype",
@@ -284,10 +282,7 @@ func TestSLLFieldsTshark(t *testing.T) {
 // tshark's ipv6.routing.*, ipv6.fraghdr.*, ah.* and esp.* (first
 // occurrence; tshark's fragment offset counts 8-octet units, ours octets).
 func TestIPv6ExtTshark(t *testing.T) {
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skipf("tshark not installed: %v", err)
-	}
+	bin := tsharktest.Path(t)
 	out, err := exec.Command(bin, "-r", "../layers/testdata/ipv6ext/frames.pcap", "-T", "fields", "-E", "occurrence=f",
 		"-e", "ipv6.routing.type", "-e", "ipv6.routing.segleft", "-e", "ipv6.fraghdr.offset", "-e", "ipv6.fraghdr.more",
 		"-e", "ipv6.fraghdr.ident", "-e", "ah.spi", "-e", "ah.sequence", "-e", "esp.spi", "-e", "esp.sequence").Output()

@@ -33,6 +33,10 @@
 //	udp.payload                                               KindBytes: the UDP payload
 //	eth.vlan, eth.pcp                                         the 802.1Q tag, when present
 //
+// Wireshark 4.0's names for the fields both tools decode (infiniband.bth.*,
+// macc.*, ipv6.*, udp.srcport, eth.addr, ...) are known to LookupField and
+// LookupProto as well; WiresharkNames lists them and what they stand for.
+//
 // Byte values render as colon-separated hex (12:b7:...), as tshark does.
 // PAUSE and PFC quanta (Field.Quanta) show their duration at the frame's
 // link speed (Frame.LinkBPS) in the verbose tree.

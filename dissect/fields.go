@@ -110,6 +110,24 @@ type Proto struct {
 	Fields []*Field
 	// present reports whether f holds the protocol.
 	present func(f *Frame) bool
+	// raw returns the protocol's octets in f, for filter slices
+	// (frame[12:2]); nil when it has none to give.
+	raw func(f *Frame) []byte
+}
+
+// HasBytes reports whether the protocol's octets can be sliced (Bytes).
+func (p *Proto) HasBytes() bool { return p.raw != nil }
+
+// Bytes returns the octets of the protocol in frame f, as Wireshark's
+// protocol slices (eth[12:2], udp[0:2], frame[14:1]) read them: the whole
+// frame for frame, the header for eth, ip, ipv6 and udp. ok is false for a
+// protocol whose octets are not kept, or that f does not hold.
+func (p *Proto) Bytes(f *Frame) (b []byte, ok bool) {
+	if p.raw == nil || !p.present(f) {
+		return nil, false
+	}
+	b = p.raw(f)
+	return b, b != nil
 }
 
 // Present reports whether frame f holds the protocol.
@@ -512,11 +530,25 @@ func init() {
 	initFieldEnds()
 }
 
-// LookupField returns the field with the given full name.
-func LookupField(name string) (*Field, bool) { fd, ok := byName[name]; return fd, ok }
+// LookupField returns the field with the given full name, ours or
+// Wireshark's (WiresharkNames).
+func LookupField(name string) (*Field, bool) {
+	if fd, ok := byName[name]; ok {
+		return fd, true
+	}
+	fd, ok := wsByField[name]
+	return fd, ok
+}
 
-// LookupProto returns the protocol with the given name.
-func LookupProto(name string) (*Proto, bool) { p, ok := byProto[name]; return p, ok }
+// LookupProto returns the protocol with the given name, ours or
+// Wireshark's (ipv6, infiniband, macc, vlan).
+func LookupProto(name string) (*Proto, bool) {
+	if p, ok := byProto[name]; ok {
+		return p, true
+	}
+	p, ok := wsByProto[name]
+	return p, ok
+}
 
 // FieldNames returns every field name, sorted.
 func FieldNames() []string { return append([]string(nil), names...) }

@@ -1,10 +1,12 @@
-// Package filter is sfcdump's display filter language: Wireshark-style
-// expressions over the field names of package dissect (wire.md's field
-// table, plus eth, ip, udp, frame and the extra byte fields).
+// Package filter is sfcdump's display filter language: Wireshark 4.0's
+// syntax over the field names of package dissect (wire.md's field table,
+// plus eth, ip, udp, frame and the extra byte fields) and over Wireshark's
+// own names for the fields both tools decode (dissect.WiresharkNames:
+// infiniband.bth.*, macc.*, ipv6.*, udp.srcport, eth.addr, ...).
 //
 //	bts                                 protocol present
 //	bts.pause_us > 10 && flow.qp == 0xd2
-//	pfc.c3 && pfc.time_c3 == 0xffff     a bare boolean field tests true
+//	pfc.c3 && pfc.time_c3 == 0xffff     a bare boolean field of ours tests true
 //	ip.src == 10.0.0.0/24 || ip.dst == fd00::2
 //	cim.sa == 02:00:00:00:00:01
 //	bts.origin == cache                 origins by name or number
@@ -12,30 +14,63 @@
 //	bth.payload contains "hello"        or a quoted string's octets
 //	!(bth || pfc) and not frame.malformed
 //
+// and, as a tshark user writes them:
+//
+//	udp.dstport in {4791, 1000..1100}   sets, with ranges
+//	udp.dstport not in {4791}
+//	infiniband.bth.destqp == 0xd2 && !ipv6
+//	macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0
+//	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5]
+//	frame[12:2] == 88:08                protocol slices: frame, eth, ip, ipv6, udp
+//	eth.type & 0x0f00 == 0x0600         bit tests: a bare "field & mask" tests non-zero
+//	udp.payload matches "(?i)hel+o"     regular expressions (also ~), on octets
+//	ip.addr !== 10.0.0.1                any_ne; === is all_eq
+//	udp.srcport == udp.dstport          a field against another
+//	count(fgcredit.dst) >= 2            functions: count() and len()
+//	len(udp.payload) > 40
+//
 // Grammar, loosest first:
 //
 //	expr    = and { ("||" | "or") and }
 //	and     = unary { ("&&" | "and") unary }
 //	unary   = ("!" | "not") unary | "(" expr ")" | test
-//	test    = PROTO | FIELD | FIELD op VALUE
-//	op      = "==" | "!=" | "<" | "<=" | ">" | ">=" | "contains"
-//	          (also eq ne lt le gt ge)
+//	test    = PROTO | operand [ op value | ["not"] "in" set ]
+//	          | ("len" | "count") "(" FIELD ")" [ "&" NUMBER ] ( op value | ["not"] "in" set )
+//	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") NUMBER ]
+//	slice   = "[" range { "," range } "]"
+//	set     = "{" element { [","] element } "}"     element = value | value ".." value
+//	value   = literal | FIELD [ slice ]
+//	op      = "==" | "!=" | "===" | "!==" | "<" | "<=" | ">" | ">="
+//	          | "contains" | "matches" | "~"
+//	          (also eq ne any_eq all_ne all_eq any_ne lt le gt ge)
 //
-// Values are read according to the field's kind: numbers in decimal or hex
-// (0x..), IPv4 and IPv6 addresses or prefixes (== and != only), MAC
-// addresses, true/false (or 1/0), origin names (queue, cache, estimate),
-// byte strings as hex (01:02:03, 01-02-03 or 010203) or quoted text, and
-// times (frame.time_epoch) as seconds with a fraction.
+// && binds tighter than ||, as in Wireshark 4.0. Values are read according
+// to the operand's kind: numbers in decimal, hex (0x..), octal (0..) or
+// binary (0b..), IPv4 and IPv6 addresses or prefixes (== and != only),
+// MAC addresses, true/false (or 1/0), origin names (queue, cache,
+// estimate), byte strings as hex (01:02:03, 01-02-03 or 010203) or quoted
+// text, and times (frame.time_epoch) as seconds with a fraction. A slice
+// is a byte string. Quoted strings take Wireshark's escapes (\xHH, \NNN,
+// \n, \", \\); r"..." is raw. Regular expressions are Go's (RE2: no
+// backreferences or lookaround) matched against the value's octets, so
+// "\xb7" matches the octet 0xb7 as Wireshark's PCRE2 does.
 //
 // Semantics follow Wireshark for fields with several values (Floodgate
-// entries): a comparison is true when any value satisfies it, except !=,
-// which is true when the field is present and no value equals the operand
-// (Wireshark 3.6 and later). A comparison on a field the frame does not hold
-// is false. Unlike Wireshark, a bare boolean field (bth.fecn) tests that the
-// field is true; name the protocol to test presence.
+// entries, eth.addr, udp.port): == and the other comparisons are true when
+// any value satisfies them; != (all_ne) when the field is present and no
+// value equals the operand (Wireshark 3.6 and later); === (all_eq) when it
+// is present and every value does; !== (any_ne) when some value does not.
+// "in" is true when some value is in the set; "not in" is its negation. A
+// comparison on a field the frame does not hold is false. Unlike
+// Wireshark, a bare boolean field named by our name (bth.fecn) tests that
+// the field is true; named by its Wireshark name (infiniband.bth.se) it
+// tests presence, as in Wireshark. Where a name is both ours and
+// Wireshark's (ip.src, ip.ttl, eth.type, ...) it is ours: ip.* covers IPv6
+// too (docs/interop.md lists the differences).
 //
 // Compile checks the whole expression before any frame is read and returns
-// a *SyntaxError with the 1-based column of the offending token. A compiled
-// Filter evaluates a frame without allocating; it keeps scratch space, so
-// it is not safe for concurrent use.
+// a *SyntaxError with the 1-based column of the offending token and what
+// was expected there. A compiled Filter evaluates a frame without
+// allocating; it keeps scratch space, so it is not safe for concurrent
+// use.
 package filter

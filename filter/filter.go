@@ -2,11 +2,13 @@ package filter
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
-	"net"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -37,9 +39,46 @@ func (e *SyntaxError) Caret() string {
 
 // Filter is a compiled display filter.
 type Filter struct {
-	expr    string
-	root    *node
-	scratch []dissect.Value
+	expr string
+	root *node
+	// Scratch space, grown to the largest field seen: the values of the
+	// left and right operands, and the octets of their slices.
+	lv, rv     []dissect.Value
+	lbuf, rbuf []byte
+	rr         latin1
+}
+
+// latin1 reads octets as the runes U+0000 to U+00FF, so that a regular
+// expression (compiled by latin1Pattern) matches octets, as Wireshark's
+// PCRE2 does, rather than UTF-8.
+type latin1 struct {
+	b []byte
+	i int
+}
+
+// ReadRune returns the next octet as a rune.
+func (r *latin1) ReadRune() (rune, int, error) {
+	if r.i >= len(r.b) {
+		return 0, 0, io.EOF
+	}
+	c := r.b[r.i]
+	r.i++
+	return rune(c), 1, nil
+}
+
+// latin1Pattern rewrites the octets 0x80-0xff of a pattern as \x{hh}, so
+// that "\xb7" in a filter matches the octet 0xb7 (and UTF-8 text its
+// octets).
+func latin1Pattern(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			fmt.Fprintf(&b, `\x{%02x}`, c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // String returns the source expression.
@@ -53,8 +92,11 @@ func (f *Filter) Fields() []*dissect.Field {
 		if n == nil {
 			return
 		}
-		if n.field != nil {
-			out = append(out, n.field)
+		if n.lhs.field != nil {
+			out = append(out, n.lhs.field)
+		}
+		if n.rhs != nil && n.rhs.field != nil {
+			out = append(out, n.rhs.field)
 		}
 		walk(n.l)
 		walk(n.r)
@@ -70,34 +112,113 @@ const (
 	opOr
 	opNot
 	opProto // protocol present
-	opTrue  // field present (and true, for booleans)
-	opCmp
+	opTrue  // field present (and true, for booleans; non-zero, for a & mask)
+	opCmp   // field op literal, or field op field
+	opIn    // field in {set}
 )
 
 type cmpOp uint8
 
 const (
-	cmpEq cmpOp = iota
-	cmpNe
-	cmpLt
-	cmpLe
-	cmpGt
-	cmpGe
+	cmpEq cmpOp = iota // == eq any_eq: some value equals
+	cmpNe              // != ne all_ne: present, and no value equals
+	cmpLt              // <
+	cmpLe              // <=
+	cmpGt              // >
+	cmpGe              // >=
 	cmpContains
+	cmpMatches // matches ~
+	cmpAllEq   // === all_eq: present, and every value equals
+	cmpAnyNe   // !== any_ne: some value differs
 )
 
-var cmpNames = [...]string{"==", "!=", "<", "<=", ">", ">=", "contains"}
+var cmpNames = [...]string{"==", "!=", "<", "<=", ">", ">=", "contains", "matches", "===", "!=="}
+
+// srange is one range of a slice ([i:n], [i-j], [i], [:n], [i:]): from
+// octet off (negative: from the end) for n octets (toEnd: to the end).
+type srange struct {
+	off, n int
+	toEnd  bool
+}
+
+// operand is a field, a field's slice, a field & mask, or a protocol's
+// slice.
+type operand struct {
+	field  *dissect.Field
+	proto  *dissect.Proto // a protocol slice (frame[12:2])
+	ranges []srange       // a slice; nil for the whole value
+	mask   uint64
+	masked bool
+	// written is the field's name as the filter wrote it (ours or
+	// Wireshark's), for error messages.
+	written string
+	// fn is a function applied to the values: len() gives each value's
+	// length in octets, count() the number of values (none when the
+	// field is absent, as in Wireshark).
+	fn fnKind
+}
+
+type fnKind uint8
+
+const (
+	fnNone fnKind = iota
+	fnLen
+	fnCount
+)
+
+// kind is the kind of the operand's values: bytes for a slice, a number
+// for a masked field, else the field's.
+func (o *operand) kind() dissect.Kind {
+	switch {
+	case o.fn != fnNone:
+		return dissect.KindUint
+	case o.ranges != nil:
+		return dissect.KindBytes
+	case o.masked:
+		return dissect.KindUint
+	}
+	return o.field.Kind
+}
+
+// name is the operand as written, for error messages.
+func (o *operand) name() string {
+	if o.fn != fnNone {
+		return [...]string{"", "len", "count"}[o.fn] + "(" + o.written + ")"
+	}
+	if o.proto != nil {
+		return o.proto.Name
+	}
+	if o.written != "" {
+		return o.written
+	}
+	return o.field.Name
+}
+
+// lit is one literal operand: a value of the operand's kind, an address
+// prefix, a range of a set (a..b), a named value or a regular expression.
+type lit struct {
+	val     dissect.Value
+	hi      dissect.Value // the upper bound of a range
+	isRange bool
+	prefix  netip.Prefix
+	isPfx   bool
+	byName  bool   // a KindString operand given by name: compare S, not U
+	str     string // val.B as a string, for contains on named values
+	re      *regexp.Regexp
+}
 
 type node struct {
-	op     nodeOp
-	l, r   *node
-	proto  *dissect.Proto
-	field  *dissect.Field
-	cmp    cmpOp
-	val    dissect.Value // the operand, of the field's kind
-	prefix netip.Prefix  // for IP fields compared with a prefix
-	isPfx  bool
-	byName bool // a KindString operand given by name: compare S, not U
+	op    nodeOp
+	l, r  *node
+	proto *dissect.Proto
+	lhs   operand
+	cmp   cmpOp
+	lit   lit
+	set   []lit
+	rhs   *operand // a field on the right of a comparison
+	// present makes a bare field test presence even for a boolean, as in
+	// Wireshark (the field was named by its Wireshark name).
+	present bool
 }
 
 // Match reports whether frame f passes the filter. It does not allocate
@@ -114,368 +235,265 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 		return !f.eval(n.l, fr)
 	case opProto:
 		return n.proto.Present(fr)
+	}
+	f.lv, f.lbuf = values(&n.lhs, fr, f.lv[:0], f.lbuf[:0])
+	vs := f.lv
+	switch n.op {
 	case opTrue:
-		f.scratch = n.field.Values(fr, f.scratch[:0])
-		if n.field.Kind != dissect.KindBool {
-			return len(f.scratch) > 0
+		if n.present && !n.lhs.masked || n.lhs.kind() != dissect.KindBool && !n.lhs.masked {
+			return len(vs) > 0
 		}
-		for _, v := range f.scratch {
+		for _, v := range vs {
 			if v.U != 0 {
 				return true
 			}
 		}
 		return false
-	}
-	f.scratch = n.field.Values(fr, f.scratch[:0])
-	if len(f.scratch) == 0 {
+	case opIn:
+		for i := range vs {
+			for j := range n.set {
+				if n.set[j].eq(&vs[i]) {
+					return true
+				}
+			}
+		}
 		return false
 	}
-	if n.cmp == cmpNe {
-		for i := range f.scratch {
-			if n.equal(&f.scratch[i]) {
+	if len(vs) == 0 {
+		return false
+	}
+	if n.rhs != nil {
+		f.rv, f.rbuf = values(n.rhs, fr, f.rv[:0], f.rbuf[:0])
+		return pairs(n.cmp, vs, f.rv)
+	}
+	switch n.cmp {
+	case cmpNe:
+		for i := range vs {
+			if n.lit.eq(&vs[i]) {
 				return false
 			}
 		}
 		return true
+	case cmpAllEq:
+		for i := range vs {
+			if !n.lit.eq(&vs[i]) {
+				return false
+			}
+		}
+		return true
+	case cmpAnyNe:
+		for i := range vs {
+			if !n.lit.eq(&vs[i]) {
+				return true
+			}
+		}
+		return false
 	}
-	for i := range f.scratch {
-		if n.test(&f.scratch[i]) {
+	for i := range vs {
+		if n.lit.test(n.cmp, &vs[i], &f.rr) {
 			return true
 		}
 	}
 	return false
 }
 
-func (n *node) equal(v *dissect.Value) bool {
-	switch v.Kind {
-	case dissect.KindIP:
-		if n.isPfx {
-			return n.prefix.Contains(v.A)
-		}
-		return v.A == n.val.A
-	case dissect.KindMAC, dissect.KindBytes:
-		return bytes.Equal(v.B, n.val.B)
-	case dissect.KindString:
-		if n.byName {
-			return v.S == n.val.S
+// pairs compares the values of two fields as Wireshark does: == (and the
+// order tests) when some pair satisfies it, != when no pair is equal, ===
+// when every pair is, !== when some pair differs.
+func pairs(c cmpOp, ls, rs []dissect.Value) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	for i := range ls {
+		for j := range rs {
+			var ok bool
+			switch c {
+			case cmpEq, cmpNe, cmpAllEq, cmpAnyNe:
+				ok = equal(&ls[i], &rs[j])
+			case cmpContains:
+				ok = bytes.Contains(ls[i].B, rs[j].B)
+			default:
+				ok = order(c, compare(&ls[i], &rs[j]))
+			}
+			switch {
+			case c == cmpNe && ok:
+				return false
+			case c == cmpAllEq && !ok:
+				return false
+			case c == cmpAnyNe && !ok:
+				return true
+			case c != cmpNe && c != cmpAllEq && c != cmpAnyNe && ok:
+				return true
+			}
 		}
 	}
-	return v.U == n.val.U
+	return c == cmpNe || c == cmpAllEq
 }
 
-func (n *node) test(v *dissect.Value) bool {
-	if n.cmp == cmpEq {
-		return n.equal(v)
-	}
-	if n.cmp == cmpContains {
-		if v.Kind == dissect.KindString {
-			return strings.Contains(v.S, string(n.val.B))
+// values appends the operand's values in fr to dst: sliced into buf for a
+// slice (a value too short for it is left out), masked for a mask.
+func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]dissect.Value, []byte) {
+	if o.proto != nil {
+		if b, ok := o.proto.Bytes(fr); ok {
+			dst = append(dst, dissect.Value{Kind: dissect.KindBytes, B: b})
 		}
-		return bytes.Contains(v.B, n.val.B)
+	} else {
+		dst = o.field.Values(fr, dst)
 	}
-	var c int
-	switch v.Kind {
+	switch o.fn {
+	case fnCount:
+		if len(dst) > 0 {
+			dst = append(dst[:0], dissect.Value{Kind: dissect.KindUint, U: uint64(len(dst))})
+		}
+	case fnLen:
+		for i, v := range dst {
+			n := len(v.B) + len(v.S)
+			if v.Kind == dissect.KindIP {
+				n = v.A.BitLen() / 8
+			}
+			dst[i] = dissect.Value{Kind: dissect.KindUint, U: uint64(n)}
+		}
+	}
+	if o.masked {
+		for i := range dst {
+			dst[i].U &= o.mask
+		}
+		return dst, buf
+	}
+	if o.ranges == nil {
+		return dst, buf
+	}
+	// Reserve the octets every slice can take, so that appending to buf
+	// does not move the slices already made.
+	need := 0
+	for i := range dst {
+		need += (len(o.ranges) + 1) * max(len(dst[i].B), len(dst[i].S), 16)
+	}
+	if cap(buf) < need {
+		buf = make([]byte, 0, need)
+	}
+	out := dst[:0]
+	for _, v := range dst {
+		var whole []byte
+		switch v.Kind {
+		case dissect.KindIP:
+			start := len(buf)
+			if v.A.Is4() {
+				a := v.A.As4()
+				buf = append(buf, a[:]...)
+			} else {
+				a := v.A.As16()
+				buf = append(buf, a[:]...)
+			}
+			whole = buf[start:]
+		case dissect.KindString:
+			start := len(buf)
+			buf = append(buf, v.S...)
+			whole = buf[start:]
+		default:
+			whole = v.B
+		}
+		start := len(buf)
+		ok := true
+		for _, r := range o.ranges {
+			b, in := r.of(whole)
+			if !in {
+				ok = false
+				break
+			}
+			buf = append(buf, b...)
+		}
+		if ok {
+			out = append(out, dissect.Value{Kind: dissect.KindBytes, B: buf[start:len(buf):len(buf)]})
+		}
+	}
+	return out, buf
+}
+
+// of returns the octets of b the range covers; false when b is too short.
+func (r srange) of(b []byte) ([]byte, bool) {
+	off := r.off
+	if off < 0 {
+		off += len(b)
+	}
+	if off < 0 || off > len(b) {
+		return nil, false
+	}
+	if r.toEnd {
+		return b[off:], off < len(b)
+	}
+	if r.n > len(b)-off {
+		return nil, false
+	}
+	return b[off : off+r.n], true
+}
+
+func equal(a, b *dissect.Value) bool {
+	switch a.Kind {
 	case dissect.KindIP:
-		c = v.A.Compare(n.val.A)
-	case dissect.KindMAC:
-		c = bytes.Compare(v.B, n.val.B)
-	default:
-		switch {
-		case v.U < n.val.U:
-			c = -1
-		case v.U > n.val.U:
-			c = 1
-		}
+		return a.A == b.A
+	case dissect.KindMAC, dissect.KindBytes:
+		return bytes.Equal(a.B, b.B)
 	}
-	switch n.cmp {
+	return a.U == b.U
+}
+
+func compare(a, b *dissect.Value) int {
+	switch a.Kind {
+	case dissect.KindIP:
+		return a.A.Compare(b.A)
+	case dissect.KindMAC, dissect.KindBytes:
+		return bytes.Compare(a.B, b.B)
+	}
+	return cmp.Compare(a.U, b.U)
+}
+
+func order(c cmpOp, r int) bool {
+	switch c {
 	case cmpLt:
-		return c < 0
+		return r < 0
 	case cmpLe:
-		return c <= 0
+		return r <= 0
 	case cmpGt:
-		return c > 0
+		return r > 0
 	case cmpGe:
-		return c >= 0
+		return r >= 0
 	}
 	return false
 }
 
-// Compile parses and checks expr. An empty expression is an error: callers
-// that make the filter optional test for "" themselves.
-func Compile(expr string) (*Filter, error) {
-	toks, err := lex(expr)
-	if err != nil {
-		return nil, err
+// eq reports whether v equals the literal (is in its prefix or range).
+func (l *lit) eq(v *dissect.Value) bool {
+	switch {
+	case l.isPfx:
+		return v.Kind == dissect.KindIP && l.prefix.Contains(v.A)
+	case l.isRange:
+		return compare(v, &l.val) >= 0 && compare(v, &l.hi) <= 0
+	case v.Kind == dissect.KindString && l.byName:
+		return v.S == l.val.S
 	}
-	p := &parser{expr: expr, toks: toks}
-	if len(toks) == 1 { // only tEOF
-		return nil, p.errAt(toks[0], "empty filter")
-	}
-	root, err := p.parseOr()
-	if err != nil {
-		return nil, err
-	}
-	if t := p.peek(); t.kind != tEOF {
-		if t.kind == tRParen {
-			return nil, p.errAt(t, "unbalanced parenthesis: no ( to close")
-		}
-		return nil, p.errAt(t, fmt.Sprintf("unexpected %s after a complete expression (missing && or ||?)", t.describe()))
-	}
-	return &Filter{expr: expr, root: root}, nil
+	return equal(v, &l.val)
 }
 
-// MustCompile is Compile for expressions fixed in source code; it panics
-// on an error, so use it only where the expression cannot be wrong.
-func MustCompile(expr string) *Filter {
-	f, err := Compile(expr)
-	if err != nil {
-		panic(err)
-	}
-	return f
-}
-
-type parser struct {
-	expr  string
-	toks  []token
-	i     int
-	depth int
-}
-
-// maxDepth bounds the nesting of parentheses and negations, so a hostile
-// expression cannot grow the parser's stack without bound.
-const maxDepth = 256
-
-func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
-
-func (p *parser) errAt(t token, msg string) error {
-	return &SyntaxError{Expr: p.expr, Pos: t.pos, Msg: msg}
-}
-
-func (p *parser) parseOr() (*node, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().kind == tOr {
-		p.next()
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
+func (l *lit) test(c cmpOp, v *dissect.Value, rr *latin1) bool {
+	switch c {
+	case cmpEq:
+		return l.eq(v)
+	case cmpContains:
+		if v.Kind == dissect.KindString {
+			return strings.Contains(v.S, l.str)
 		}
-		l = &node{op: opOr, l: l, r: r}
+		return bytes.Contains(v.B, l.val.B)
+	case cmpMatches:
+		if v.Kind == dissect.KindString {
+			return l.re.MatchString(v.S)
+		}
+		rr.b, rr.i = v.B, 0
+		ok := l.re.MatchReader(rr)
+		rr.b = nil
+		return ok
 	}
-	return l, nil
-}
-
-func (p *parser) parseAnd() (*node, error) {
-	l, err := p.parseUnary()
-	if err != nil {
-		return nil, err
-	}
-	for p.peek().kind == tAnd {
-		p.next()
-		r, err := p.parseUnary()
-		if err != nil {
-			return nil, err
-		}
-		l = &node{op: opAnd, l: l, r: r}
-	}
-	return l, nil
-}
-
-func (p *parser) parseUnary() (*node, error) {
-	t := p.next()
-	if p.depth++; p.depth > maxDepth {
-		return nil, p.errAt(t, fmt.Sprintf("expression nests deeper than %d levels", maxDepth))
-	}
-	defer func() { p.depth-- }()
-	switch t.kind {
-	case tNot:
-		n, err := p.parseUnary()
-		if err != nil {
-			return nil, err
-		}
-		return &node{op: opNot, l: n}, nil
-	case tLParen:
-		n, err := p.parseOr()
-		if err != nil {
-			return nil, err
-		}
-		if c := p.next(); c.kind != tRParen {
-			if c.kind == tEOF {
-				return nil, p.errAt(t, "unbalanced parenthesis: this ( is never closed")
-			}
-			return nil, p.errAt(c, fmt.Sprintf("expected ) or an operator, found %s", c.describe()))
-		}
-		return n, nil
-	case tWord:
-		return p.parseTest(t)
-	case tEOF:
-		return nil, p.errAt(t, "expression ends where a field or protocol was expected")
-	}
-	return nil, p.errAt(t, fmt.Sprintf("expected a field or protocol, found %s", t.describe()))
-}
-
-func (p *parser) parseTest(name token) (*node, error) {
-	var fd *dissect.Field
-	if pr, ok := dissect.LookupProto(name.text); ok {
-		if p.peek().kind == tCmp {
-			return nil, p.errAt(name, fmt.Sprintf("%s is a protocol: compare one of its fields (e.g. %s)", name.text, pr.Fields[0].Name))
-		}
-		return &node{op: opProto, proto: pr}, nil
-	}
-	fd, ok := dissect.LookupField(name.text)
-	if !ok {
-		return nil, p.errAt(name, unknownName(name.text))
-	}
-	if p.peek().kind != tCmp {
-		return &node{op: opTrue, field: fd}, nil
-	}
-	opTok := p.next()
-	val := p.next()
-	if val.kind != tWord && val.kind != tString {
-		return nil, p.errAt(val, fmt.Sprintf("expected a value after %s, found %s", opTok.text, val.describe()))
-	}
-	n := &node{op: opCmp, field: fd, cmp: opTok.cmp}
-	if !allowed(fd.Kind, n.cmp, false) && !(fd.Kind == dissect.KindIP && n.cmp != cmpContains) {
-		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (a %s field)", cmpNames[n.cmp], fd.Name, kindWord(fd)))
-	}
-	if err := n.setOperand(val); err != nil {
-		return nil, p.errAt(val, err.Error())
-	}
-	if !allowed(fd.Kind, n.cmp, n.isPfx) {
-		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (a %s field)", cmpNames[n.cmp], fd.Name, kindWord(fd)))
-	}
-	return n, nil
-}
-
-func kindWord(fd *dissect.Field) string {
-	switch fd.Kind {
-	case dissect.KindString:
-		return "named value"
-	case dissect.KindUint:
-		return "number"
-	case dissect.KindBool:
-		return "boolean"
-	case dissect.KindIP:
-		return "address"
-	}
-	return fd.Kind.String()
-}
-
-func allowed(k dissect.Kind, c cmpOp, isPfx bool) bool {
-	switch k {
-	case dissect.KindBool:
-		return c == cmpEq || c == cmpNe
-	case dissect.KindBytes, dissect.KindString:
-		return c == cmpEq || c == cmpNe || c == cmpContains
-	case dissect.KindIP:
-		if isPfx {
-			return c == cmpEq || c == cmpNe
-		}
-		return c != cmpContains
-	}
-	return c != cmpContains
-}
-
-// unknownName explains a name that is neither a field nor a protocol,
-// suggesting the fields of a known protocol when the prefix is one.
-func unknownName(name string) string {
-	proto, _, _ := strings.Cut(name, ".")
-	if pr, ok := dissect.LookupProto(proto); ok && proto != name {
-		var short []string
-		for _, fd := range pr.Fields {
-			short = append(short, fd.Short)
-		}
-		return fmt.Sprintf("unknown field %q (%s has %s)", name, proto, strings.Join(short, ", "))
-	}
-	return fmt.Sprintf("unknown field or protocol %q", name)
-}
-
-// setOperand reads the value token according to the field's kind.
-func (n *node) setOperand(t token) error {
-	fd := n.field
-	s := t.text
-	quoted := t.kind == tString
-	if n.cmp == cmpContains {
-		if fd.Kind == dissect.KindString {
-			n.val = dissect.Value{Kind: dissect.KindBytes, B: []byte(s)}
-			return nil
-		}
-		b, err := parseBytes(s, quoted)
-		if err != nil {
-			return err
-		}
-		n.val = dissect.Value{Kind: dissect.KindBytes, B: b}
-		return nil
-	}
-	switch fd.Kind {
-	case dissect.KindUint:
-		v, err := strconv.ParseUint(s, 0, 64)
-		if err != nil || quoted {
-			return fmt.Errorf("%s is a number field; %q is not a number", fd.Name, s)
-		}
-		n.val = dissect.Value{Kind: fd.Kind, U: v}
-	case dissect.KindBool:
-		switch s {
-		case "true", "1", "True", "TRUE":
-			n.val = dissect.Value{Kind: fd.Kind, U: 1}
-		case "false", "0", "False", "FALSE":
-			n.val = dissect.Value{Kind: fd.Kind}
-		default:
-			return fmt.Errorf("%s is a boolean field; %q is not true, false, 1 or 0", fd.Name, s)
-		}
-	case dissect.KindIP:
-		if strings.Contains(s, "/") {
-			pfx, err := netip.ParsePrefix(s)
-			if err != nil {
-				return fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 prefix", fd.Name, s)
-			}
-			n.prefix, n.isPfx = pfx.Masked(), true
-			return nil
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 address", fd.Name, s)
-		}
-		n.val = dissect.Value{Kind: fd.Kind, A: a.Unmap()}
-	case dissect.KindMAC:
-		m, err := net.ParseMAC(s)
-		if err != nil || len(m) != 6 {
-			return fmt.Errorf("%s is a MAC address field; %q is not a MAC address like 02:00:00:00:00:01", fd.Name, s)
-		}
-		n.val = dissect.Value{Kind: fd.Kind, B: m}
-	case dissect.KindString:
-		if v, err := strconv.ParseUint(s, 0, 64); err == nil && !quoted {
-			n.val = dissect.Value{Kind: fd.Kind, U: v}
-			return nil
-		}
-		n.val = dissect.Value{Kind: fd.Kind, S: s}
-		n.byName = true
-		if fd.Name == "bts.origin" || fd.Name == "cim.origin" {
-			switch s {
-			case "queue", "cache", "estimate":
-			default:
-				return fmt.Errorf("%s is queue, cache, estimate or a number, not %q", fd.Name, s)
-			}
-		}
-	case dissect.KindBytes:
-		b, err := parseBytes(s, quoted)
-		if err != nil {
-			return err
-		}
-		n.val = dissect.Value{Kind: fd.Kind, B: b}
-	case dissect.KindTime:
-		ns, ok := parseSeconds(s)
-		if !ok || quoted {
-			return fmt.Errorf("%s is a time in seconds since the epoch; %q is not", fd.Name, s)
-		}
-		n.val = dissect.Value{Kind: fd.Kind, U: ns}
-	default:
-		return fmt.Errorf("%s cannot be compared", fd.Name)
-	}
-	return nil
+	return order(c, compare(v, &l.val))
 }
 
 // parseSeconds reads decimal seconds with up to 9 decimals exactly (a
@@ -521,6 +539,9 @@ func parseBytes(s string, quoted bool) ([]byte, error) {
 			}
 		}
 		h = strings.Join(parts, "")
+	}
+	if len(h) == 1 {
+		h = "0" + h // one octet written with one digit: eth.src[5] == 1
 	}
 	b, err := hex.DecodeString(h)
 	if err != nil || len(b) == 0 {

@@ -17,6 +17,13 @@ const (
 	tLParen
 	tRParen
 	tCmp
+	tIn       // in
+	tBitAnd   // & or bitwise_and
+	tLBrace   // {
+	tRBrace   // }
+	tLBracket // [
+	tRBracket // ]
+	tComma    // ,
 )
 
 type token struct {
@@ -48,8 +55,15 @@ var keywords = map[string]token{
 	"eq": {kind: tCmp, cmp: cmpEq}, "ne": {kind: tCmp, cmp: cmpNe},
 	"lt": {kind: tCmp, cmp: cmpLt}, "le": {kind: tCmp, cmp: cmpLe},
 	"gt": {kind: tCmp, cmp: cmpGt}, "ge": {kind: tCmp, cmp: cmpGe},
-	"contains": {kind: tCmp, cmp: cmpContains},
+	"contains": {kind: tCmp, cmp: cmpContains}, "matches": {kind: tCmp, cmp: cmpMatches},
+	"any_eq": {kind: tCmp, cmp: cmpEq}, "all_ne": {kind: tCmp, cmp: cmpNe},
+	"all_eq": {kind: tCmp, cmp: cmpAllEq}, "any_ne": {kind: tCmp, cmp: cmpAnyNe},
+	"in": {kind: tIn}, "bitwise_and": {kind: tBitAnd},
 }
+
+// punct are the one-character tokens.
+var punct = map[byte]tokKind{'(': tLParen, ')': tRParen, '{': tLBrace, '}': tRBrace,
+	'[': tLBracket, ']': tRBracket, ',': tComma, '&': tBitAnd}
 
 func lex(s string) ([]token, error) {
 	var out []token
@@ -69,10 +83,27 @@ func lex(s string) ([]token, error) {
 		case two == "||":
 			out = append(out, token{kind: tOr, pos: i, text: two})
 			i += 2
-		case two == "==" || two == "!=" || two == "<=" || two == ">=":
-			cmp := map[string]cmpOp{"==": cmpEq, "!=": cmpNe, "<=": cmpLe, ">=": cmpGe}[two]
+		case two == "==" || two == "!=":
+			cmp, text := cmpEq, two
+			if strings.HasPrefix(s[i:], "===") {
+				cmp, text = cmpAllEq, "==="
+			} else if strings.HasPrefix(s[i:], "!==") {
+				cmp, text = cmpAnyNe, "!=="
+			} else if two == "!=" {
+				cmp = cmpNe
+			}
+			out = append(out, token{kind: tCmp, pos: i, text: text, cmp: cmp})
+			i += len(text)
+		case two == "<=" || two == ">=":
+			cmp := cmpLe
+			if two == ">=" {
+				cmp = cmpGe
+			}
 			out = append(out, token{kind: tCmp, pos: i, text: two, cmp: cmp})
 			i += 2
+		case c == '~':
+			out = append(out, token{kind: tCmp, pos: i, text: "~", cmp: cmpMatches})
+			i++
 		case c == '<' || c == '>':
 			cmp := cmpLt
 			if c == '>' {
@@ -83,30 +114,25 @@ func lex(s string) ([]token, error) {
 		case c == '!':
 			out = append(out, token{kind: tNot, pos: i, text: "!"})
 			i++
-		case c == '(':
-			out = append(out, token{kind: tLParen, pos: i, text: "("})
-			i++
-		case c == ')':
-			out = append(out, token{kind: tRParen, pos: i, text: ")"})
+		case punct[c] != tEOF:
+			out = append(out, token{kind: punct[c], pos: i, text: string(c)})
 			i++
 		case c == '=':
 			return nil, bad(i, "single '=': write == to compare")
-		case c == '&' || c == '|':
-			return nil, bad(i, fmt.Sprintf("single '%c': write %c%c", c, c, c))
-		case c == '"':
-			j := i + 1
-			var b strings.Builder
-			for ; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' && j+1 < len(s) {
-					j++
-				}
-				b.WriteByte(s[j])
+		case c == '|':
+			return nil, bad(i, "single '|': write ||")
+		case c == '"' || (c == 'r' || c == 'R') && i+1 < len(s) && s[i+1] == '"':
+			raw := c != '"'
+			start := i
+			if raw {
+				i++
 			}
-			if j >= len(s) {
-				return nil, bad(i, "unterminated string: no closing \"")
+			text, end, err := readString(s, i, raw)
+			if err != nil {
+				return nil, bad(err.pos, err.msg)
 			}
-			out = append(out, token{kind: tString, pos: i, text: b.String()})
-			i = j + 1
+			out = append(out, token{kind: tString, pos: start, text: text})
+			i = end
 		case isWordByte(c):
 			j := i
 			for j < len(s) && isWordByte(s[j]) {
@@ -125,4 +151,72 @@ func lex(s string) ([]token, error) {
 		}
 	}
 	return append(out, token{kind: tEOF, pos: len(s)}), nil
+}
+
+type lexErr struct {
+	pos int
+	msg string
+}
+
+// readString reads the string literal whose opening quote is at s[i],
+// returning its text and the offset after the closing quote. A raw string
+// (r"...") keeps its backslashes; in a plain one \\, \", \xHH, octal \NNN,
+// \a \b \f \n \r \t \v are escapes, and any other backslash is kept as
+// it is (so "\d+" reaches a regular expression intact).
+func readString(s string, i int, raw bool) (string, int, *lexErr) {
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(s) && s[j] != '"'; j++ {
+		if s[j] != '\\' || j+1 >= len(s) {
+			b.WriteByte(s[j])
+			continue
+		}
+		if raw {
+			b.WriteByte(s[j])
+			if s[j+1] == '"' {
+				j++
+				b.WriteByte('"')
+			}
+			continue
+		}
+		e := s[j+1]
+		switch {
+		case e == '"' || e == '\\':
+			b.WriteByte(e)
+			j++
+		case strings.IndexByte("abfnrtv", e) >= 0:
+			b.WriteByte("\a\b\f\n\r\t\v"[strings.IndexByte("abfnrtv", e)])
+			j++
+		case e == 'x':
+			if j+3 >= len(s) || !isHex(s[j+2]) || !isHex(s[j+3]) {
+				return "", 0, &lexErr{j, `bad escape: write \x and two hex digits`}
+			}
+			b.WriteByte(unhex(s[j+2])<<4 | unhex(s[j+3]))
+			j += 3
+		case e >= '0' && e <= '7':
+			if j+3 >= len(s) || s[j+2] < '0' || s[j+2] > '7' || s[j+3] < '0' || s[j+3] > '7' || e > '3' {
+				return "", 0, &lexErr{j, `bad escape: write \ and three octal digits (\000 to \377)`}
+			}
+			b.WriteByte((e-'0')<<6 | (s[j+2]-'0')<<3 | (s[j+3] - '0'))
+			j += 3
+		default:
+			b.WriteByte('\\')
+		}
+	}
+	if j >= len(s) {
+		return "", 0, &lexErr{i, "unterminated string: no closing \""}
+	}
+	return b.String(), j + 1, nil
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }

@@ -19,7 +19,8 @@ import (
 const maxExpr = 4 << 10
 
 // filterSeeds are the examples of filter/doc.go and the expressions of
-// filter's tests (read from the source, so new ones are picked up).
+// filter's tests and of its tshark differential (read from the source, so
+// new ones are picked up).
 func filterSeeds() []string {
 	seeds := []string{
 		"bts", "bts.pause_us > 10 && flow.qp == 0xd2", "pfc.c3 && pfc.time_c3 == 0xffff",
@@ -27,10 +28,20 @@ func filterSeeds() []string {
 		"bts.quote contains 12:b7", `bth.payload contains "hello"`, "!(bth || pfc) and not frame.malformed",
 		"fgcredit.credits > 1000 && fgcredit.dst == 10.0.0.2", "frame.time_epoch >= 1767225600.000001",
 		"bfc.seq != 42 || bfc.bits_set ge 4", "(", "bts.pause_us ==", `"unterminated`,
+		"udp.dstport in {4791, 1000..1100}", "eth.src[0:1,5] == 02:01", "eth.type & 0x0f00 == 0x0600",
+		`frame matches "\\x88\\x08"`, "ip.addr !== 10.0.0.1", "udp.srcport == udp.dstport", "eth.src[", "x in {",
 	}
 	if src, err := os.ReadFile("../filter/filter_test.go"); err == nil {
 		for _, m := range regexp.MustCompile("\\{\"((?:[^\"\\\\]|\\\\.)*)\",").FindAllStringSubmatch(string(src), -1) {
 			if s, err := strconv.Unquote(`"` + m[1] + `"`); err == nil {
+				seeds = append(seeds, s)
+			}
+		}
+	}
+	// The differential filters, in Wireshark's syntax and names.
+	if src, err := os.ReadFile("../filter/tshark_test.go"); err == nil {
+		for _, m := range regexp.MustCompile("(?m)^\t(\"(?:[^\"\\\\]|\\\\.)*\"),$").FindAllStringSubmatch(string(src), -1) {
+			if s, err := strconv.Unquote(m[1]); err == nil {
 				seeds = append(seeds, s)
 			}
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/internal/tsharktest"
 )
 
 // ext6Frame is one golden frame of testdata/ipv6ext/frames.txt, built by
@@ -201,10 +203,7 @@ func TestIPv6ExtNewPacket(t *testing.T) {
 // it does not decode BTS,
 // postcards or CIM; peers.md).
 func TestIPv6ExtTshark(t *testing.T) {
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skipf("tshark not installed: %v", err)
-	}
+	bin := tsharktest.Path(t)
 	out, err := exec.Command(bin, "-r", "testdata/ipv6ext/frames.pcap", "-T", "fields",
 		"-e", "udp.srcport", "-e", "udp.dstport", "-e", "infiniband.bth.destqp").Output()
 	if err != nil {

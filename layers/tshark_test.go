@@ -17,6 +17,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/opensfc/sfc/internal/tsharktest"
 )
 
 // The tshark differential (issues 2 and 8): about three thousand PAUSE,
@@ -267,13 +269,7 @@ func tsharkValue(field, v string) string {
 // runTshark writes frames to one pcap and returns tshark's fields per frame.
 func runTshark(t *testing.T, frames [][]byte) ([]map[string]string, string) {
 	t.Helper()
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("tshark is required in CI: %v", err)
-		}
-		t.Skipf("tshark not installed: %v", err)
-	}
+	bin := tsharktest.Path(t)
 	path := filepath.Join(t.TempDir(), "diff.pcap")
 	if keep := os.Getenv("SFC_TSHARK_PCAP"); keep != "" {
 		path = keep // keep the capture, to look at it with Wireshark

@@ -11,23 +11,14 @@ import (
 	"testing"
 
 	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/pcapio"
 )
 
 // tshark returns the path of tshark, skipping the test where it is missing
 // unless running in CI, where a missing tshark is a failure.
-func tshark(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tshark is missing in CI: .ci/run must install it")
-		}
-		t.Skip("tshark not installed")
-	}
-	return p
-}
+func tshark(t *testing.T) string { return tsharktest.Path(t) }
 
 // comparedProtos are the protocols the Lua dissectors define in full.
 var comparedProtos = []string{"cim", "bts", "postcard", "bfc", "fgcredit", "fgpause", "flow", "cnp"}
@@ -70,19 +61,7 @@ func render(v dissect.Value) string {
 }
 
 // captures lists every pcapng under pcaps/.
-func captures(t *testing.T) []string {
-	var out []string
-	err := filepath.WalkDir(filepath.Join("..", "pcaps"), func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pcapng") {
-			out = append(out, path)
-		}
-		return err
-	})
-	if err != nil || len(out) == 0 {
-		t.Fatalf("no captures under pcaps/: %v", err)
-	}
-	return out
-}
+func captures(t *testing.T) []string { return tsharktest.Captures(t, filepath.Join("..", "pcaps")) }
 
 // TestDissectorsAgreeWithSfcdump loads sfc.lua into tshark and checks that
 // for every frame of every capture in pcaps/ that decodes without error,

@@ -66,11 +66,15 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	})
 }
 
-// completeFields completes field and protocol names.
+// completeFields completes field and protocol names, ours and
+// Wireshark's.
 func completeFields(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 	out := dissect.FieldNames()
 	for _, p := range dissect.Protos {
 		out = append(out, p.Name)
+	}
+	for _, w := range dissect.WiresharkNames() {
+		out = append(out, w.Name)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -1,0 +1,256 @@
+package dissect
+
+import (
+	"math/bits"
+	"sort"
+
+	glayers "github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/layers"
+)
+
+// Wireshark's names. A tshark user's filters and -e fields name the
+// fields both tools decode by Wireshark 4.0's names (`tshark -G fields`):
+// LookupField and LookupProto accept them besides ours. Most are aliases:
+// the name resolves to our field (infiniband.bth.destqp is bth.destqp). The
+// others are fields of their own, where Wireshark's field has no exact
+// counterpart among ours: IPv6-only twins of our family-blind ip.* fields
+// (ipv6.src), unions of two of ours (eth.addr, udp.port, macc.opcode), and
+// header fields sfcdump decodes but did not name (ip.id, udp.length).
+// None of them is in FieldNames, JSON or the verbose tree;
+// WiresharkNames lists them.
+
+// WiresharkName is one Wireshark field or protocol name that sfcdump knows.
+type WiresharkName struct {
+	Name string
+	// Ours is the field or protocol the name stands for, when it is an
+	// alias of one of ours; "" for a field of its own.
+	Ours string
+	// Field is the field the name resolves to (nil for a protocol).
+	Field *Field
+}
+
+var (
+	wsNames   []WiresharkName
+	wsByField = map[string]*Field{}
+	wsByProto = map[string]*Proto{}
+)
+
+// IsWiresharkName reports whether name is one of Wireshark's names that is
+// not also one of ours (ip.src is both). A filter gives such names
+// Wireshark's meaning where ours differs: a bare boolean field tests that
+// the field is present, not that it is true.
+func IsWiresharkName(name string) bool {
+	if _, ours := byName[name]; ours {
+		return false
+	}
+	if _, ok := wsByField[name]; ok {
+		return true
+	}
+	_, ok := wsByProto[name]
+	return ok
+}
+
+// WiresharkNames returns the Wireshark names LookupField and LookupProto
+// accept besides ours, sorted.
+func WiresharkNames() []WiresharkName { return append([]WiresharkName(nil), wsNames...) }
+
+// frameBytes returns the frame's octets: the first layer's header and its
+// payload, which are one slice of the frame as decoded.
+func frameBytes(f *Frame) []byte {
+	var c, rest []byte
+	switch p := f.P; {
+	case p.Has(glayers.LayerTypeEthernet):
+		c, rest = p.Eth.Contents, p.Eth.Payload
+	case p.Has(glayers.LayerTypeLinuxSLL):
+		c, rest = p.SLL.Contents, p.SLL.Payload
+	case p.Has(glayers.LayerTypeLinuxSLL2):
+		c, rest = p.SLL2.Contents, p.SLL2.Payload
+	default:
+		return nil
+	}
+	n := len(c) + len(rest)
+	if cap(c) < n || len(rest) > 0 && &c[:n][len(c)] != &rest[0] {
+		return nil
+	}
+	return c[:n]
+}
+
+func isIPv6(p *layers.Parser) bool { return p.Has(glayers.LayerTypeIPv6) }
+
+// union is a field with the values of several of ours, in order (eth.addr:
+// eth.src then eth.dst), each as present and cut as its own.
+func union(short string, k Kind, of ...string) *Field {
+	var fs []*Field
+	for _, name := range of {
+		fs = append(fs, byName[name])
+	}
+	return &Field{Short: short, Kind: k, get: func(f *Frame, dst []Value) []Value {
+		for _, fd := range fs {
+			dst = fd.Values(f, dst)
+		}
+		return dst
+	}}
+}
+
+// addrs gives Wireshark's ip.addr and ipv6.addr: the source and destination
+// addresses of a packet of the family ok tests.
+func addrs(ok func(p *layers.Parser) bool, get func(p *layers.Parser) (src, dst []byte)) func(f *Frame, dst []Value) []Value {
+	return func(f *Frame, dst []Value) []Value {
+		if !ok(f.P) {
+			return dst
+		}
+		s, d := get(f.P)
+		return append(dst, ip(addrOf(s)), ip(addrOf(d)))
+	}
+}
+
+func ipv6Fields() []*Field {
+	v6 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
+		return when(isIPv6, get)
+	}
+	return []*Field{
+		{Short: "version", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.Version)) })},
+		{Short: "src", Kind: KindIP, get: v6(func(p *layers.Parser) Value { return ip(addrOf(p.IPv6.SrcIP)) })},
+		{Short: "dst", Kind: KindIP, get: v6(func(p *layers.Parser) Value { return ip(addrOf(p.IPv6.DstIP)) })},
+		{Short: "addr", Kind: KindIP, get: addrs(isIPv6, func(p *layers.Parser) ([]byte, []byte) { return p.IPv6.SrcIP, p.IPv6.DstIP })},
+		{Short: "tclass", Hex: true, get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass)) })},
+		{Short: "tclass.dscp", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass >> 2)) })},
+		{Short: "tclass.ecn", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.TrafficClass & 3)) })},
+		{Short: "flow", Hex: true, get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.FlowLabel)) })},
+		{Short: "plen", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.Length)) })},
+		// The upper-layer protocol, as ip.proto (docs/decisions.md): equal
+		// to Wireshark's ipv6.nxt when there is no extension header.
+		{Short: "nxt", get: v6(func(p *layers.Parser) Value { proto, _ := p.IPProtocol(); return u(uint64(proto)) })},
+		{Short: "hlim", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.HopLimit)) })},
+	}
+}
+
+// ipv4Fields are Wireshark's IPv4 header fields that our family-blind ip.*
+// does not name: absent from an IPv6 packet, as in Wireshark.
+func ipv4Fields() []*Field {
+	v4 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
+		return when(isIPv4, get)
+	}
+	return []*Field{
+		{Short: "hdr_len", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.IHL) * 4) })},
+		{Short: "addr", Kind: KindIP, get: addrs(isIPv4, func(p *layers.Parser) ([]byte, []byte) { return p.IPv4.SrcIP, p.IPv4.DstIP })},
+		{Short: "dsfield", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS)) })},
+		{Short: "dsfield.dscp", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS >> 2)) })},
+		{Short: "dsfield.ecn", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.TOS & 3)) })},
+		{Short: "len", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Length)) })},
+		{Short: "id", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Id)) })},
+		{Short: "flags", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Flags)) })},
+		{Short: "flags.rb", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4EvilBit != 0) })},
+		{Short: "flags.df", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4DontFragment != 0) })},
+		{Short: "flags.mf", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4MoreFragments != 0) })},
+		{Short: "frag_offset", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.FragOffset) * 8) })},
+		{Short: "checksum", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Checksum)) })},
+	}
+}
+
+func init() {
+	alias := func(ws, ours string) {
+		fd, ok := byName[ours]
+		if !ok {
+			panic("dissect: Wireshark alias " + ws + " of unknown field " + ours)
+		}
+		wsByField[ws] = fd
+		wsNames = append(wsNames, WiresharkName{Name: ws, Ours: ours, Field: fd})
+	}
+	own := func(p *Proto, fs ...*Field) {
+		for _, fd := range fs {
+			fd.Name = p.Name + "." + fd.Short
+			fd.proto = p
+			wsByField[fd.Name] = fd
+			wsNames = append(wsNames, WiresharkName{Name: fd.Name, Field: fd})
+		}
+	}
+	protoAlias := func(ws, ours string) {
+		wsByProto[ws] = byProto[ours]
+		wsNames = append(wsNames, WiresharkName{Name: ws, Ours: ours})
+	}
+
+	// Ethernet and 802.1Q.
+	own(byProto["eth"], union("addr", KindMAC, "eth.src", "eth.dst"))
+	wsByProto["vlan"] = &Proto{Name: "vlan", present: has(glayers.LayerTypeDot1Q), Fields: []*Field{byName["eth.vlan"], byName["eth.pcp"]}}
+	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
+	alias("vlan.id", "eth.vlan")
+	alias("vlan.priority", "eth.pcp")
+
+	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
+	// IPv4's own.
+	own(byProto["ip"], ipv4Fields()...)
+
+	// IPv6.
+	v6 := &Proto{Name: "ipv6", present: has(glayers.LayerTypeIPv6)}
+	v6.Fields = ipv6Fields()
+	wsByProto["ipv6"] = v6
+	wsNames = append(wsNames, WiresharkName{Name: "ipv6"})
+	own(v6, v6.Fields...)
+
+	// UDP.
+	alias("udp.srcport", "udp.sport")
+	alias("udp.dstport", "udp.dport")
+	own(byProto["udp"], union("port", KindUint, "udp.sport", "udp.dport"),
+		&Field{Short: "length", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.Length)) })},
+		&Field{Short: "checksum", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.Checksum)) })})
+
+	// PAUSE and PFC: Wireshark 4.0 decodes both as MAC Control (macc).
+	macc := &Proto{Name: "macc", present: func(f *Frame) bool {
+		return f.P.Has(layers.LayerTypePause) || f.P.Has(layers.LayerTypePFC) || f.P.Has(layers.LayerTypeMACControl)
+	}}
+	wsByProto["macc"] = macc
+	wsNames = append(wsNames, WiresharkName{Name: "macc"})
+	own(macc, union("opcode", KindUint, "pause.opcode", "pfc.opcode"))
+	wsByField["macc.opcode"].Hex = true
+	macc.Fields = []*Field{wsByField["macc.opcode"]}
+	alias("macc.pause_time", "pause.quanta")
+	alias("macc.cbfc.enbv", "pfc.enable_vector")
+	for i := 0; i < 8; i++ {
+		c := string(rune('0' + i))
+		alias("macc.cbfc.enbv.c"+c, "pfc.c"+c)
+		alias("macc.cbfc.pause_time.c"+c, "pfc.time_c"+c)
+	}
+
+	// InfiniBand (RoCEv2).
+	protoAlias("infiniband", "bth")
+	protoAlias("infiniband.bth", "bth")
+	protoAlias("infiniband.reth", "reth")
+	protoAlias("infiniband.aeth", "aeth")
+	for ws, ours := range map[string]string{
+		"infiniband.bth.opcode": "bth.opcode", "infiniband.bth.se": "bth.se", "infiniband.bth.m": "bth.m",
+		"infiniband.bth.padcnt": "bth.padcnt", "infiniband.bth.tver": "bth.tver", "infiniband.bth.p_key": "bth.pkey",
+		"infiniband.bth.destqp": "bth.destqp", "infiniband.bth.a": "bth.ackreq", "infiniband.bth.psn": "bth.psn",
+		"infiniband.reth.va": "reth.va", "infiniband.reth.r_key": "reth.rkey", "infiniband.reth.dmalen": "reth.dmalen",
+		"infiniband.aeth.syndrome": "aeth.syndrome", "infiniband.aeth.msn": "aeth.msn",
+	} {
+		alias(ws, ours)
+	}
+	// Wireshark reads the ICRC's octets big-endian; ours least
+	// significant first (docs/interop.md).
+	icrc := &Field{Short: "invariant.crc", Hex: true, tail: true, get: one(func(p *layers.Parser) Value {
+		return u(uint64(bits.ReverseBytes32(p.BTH.ICRC)))
+	})}
+	icrc.Name, icrc.proto = "infiniband.invariant.crc", byProto["bth"]
+	wsByField[icrc.Name] = icrc
+	wsNames = append(wsNames, WiresharkName{Name: icrc.Name, Field: icrc})
+
+	// Protocol slices.
+	FrameProto.raw = frameBytes
+	byProto["eth"].raw = func(f *Frame) []byte { return f.P.Eth.Contents }
+	byProto["udp"].raw = func(f *Frame) []byte { return f.P.UDP.Contents }
+	byProto["ip"].raw = func(f *Frame) []byte {
+		if isIPv4(f.P) {
+			return f.P.IPv4.Contents
+		}
+		return f.P.IPv6.Contents
+	}
+	v6.raw = func(f *Frame) []byte { return f.P.IPv6.Contents }
+
+	// Frame metadata.
+	alias("frame.cap_len", "frame.caplen")
+	alias("frame.interface_id", "frame.interface")
+
+	sort.Slice(wsNames, func(i, j int) bool { return wsNames[i].Name < wsNames[j].Name })
+}

@@ -1,0 +1,605 @@
+package filter
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/opensfc/sfc/dissect"
+)
+
+// Compile parses and checks expr. An empty expression is an error: callers
+// that make the filter optional test for "" themselves.
+func Compile(expr string) (*Filter, error) {
+	toks, err := lex(expr)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{expr: expr, toks: toks}
+	if len(toks) == 1 { // only tEOF
+		return nil, p.errAt(toks[0], "empty filter")
+	}
+	root, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tEOF {
+		if t.kind == tRParen {
+			return nil, p.errAt(t, "unbalanced parenthesis: no ( to close")
+		}
+		return nil, p.errAt(t, fmt.Sprintf("unexpected %s after a complete expression (missing && or ||?)", t.describe()))
+	}
+	return &Filter{expr: expr, root: root}, nil
+}
+
+// MustCompile is Compile for expressions fixed in source code; it panics
+// on an error, so use it only where the expression cannot be wrong.
+func MustCompile(expr string) *Filter {
+	f, err := Compile(expr)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+type parser struct {
+	expr  string
+	toks  []token
+	i     int
+	depth int
+}
+
+// maxDepth bounds the nesting of parentheses and negations, so a hostile
+// expression cannot grow the parser's stack without bound.
+const maxDepth = 256
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+// peek2 is the token after the next.
+func (p *parser) peek2() token {
+	if p.i+1 < len(p.toks) {
+		return p.toks[p.i+1]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) errAt(t token, msg string) error {
+	return &SyntaxError{Expr: p.expr, Pos: t.pos, Msg: msg}
+}
+
+func (p *parser) parseOr() (*node, error)  { return p.parseBinary(tOr, opOr, p.parseAnd) }
+func (p *parser) parseAnd() (*node, error) { return p.parseBinary(tAnd, opAnd, p.parseUnary) }
+
+// parseBinary reads operands joined by the left-associative operator k.
+func (p *parser) parseBinary(k tokKind, op nodeOp, operand func() (*node, error)) (*node, error) {
+	l, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().kind == k {
+		p.next()
+		r, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		l = &node{op: op, l: l, r: r}
+	}
+	return l, nil
+}
+
+func (p *parser) parseUnary() (*node, error) {
+	t := p.next()
+	if p.depth++; p.depth > maxDepth {
+		return nil, p.errAt(t, fmt.Sprintf("expression nests deeper than %d levels", maxDepth))
+	}
+	defer func() { p.depth-- }()
+	switch t.kind {
+	case tNot:
+		n, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: opNot, l: n}, nil
+	case tLParen:
+		n, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if c := p.next(); c.kind != tRParen {
+			if c.kind == tEOF {
+				return nil, p.errAt(t, "unbalanced parenthesis: this ( is never closed")
+			}
+			return nil, p.errAt(c, fmt.Sprintf("expected ) or an operator, found %s", c.describe()))
+		}
+		return n, nil
+	case tWord:
+		if p.peek().kind == tLParen {
+			return p.parseFunc(t)
+		}
+		return p.parseTest(t)
+	case tEOF:
+		return nil, p.errAt(t, "expression ends where a field or protocol was expected")
+	}
+	return nil, p.errAt(t, fmt.Sprintf("expected a field or protocol, found %s", t.describe()))
+}
+
+// isOperator reports whether t can follow a field in a test.
+func isOperator(t token) bool { return t.kind == tCmp || t.kind == tIn || t.kind == tBitAnd }
+
+// parseFunc reads len(FIELD) or count(FIELD) and the comparison that must
+// follow (Wireshark cannot test whether a function is present either).
+func (p *parser) parseFunc(name token) (*node, error) {
+	var o operand
+	switch name.text {
+	case "len":
+		o.fn = fnLen
+	case "count":
+		o.fn = fnCount
+	default:
+		return nil, p.errAt(name, fmt.Sprintf("unknown function %q: sfcdump has len() and count()", name.text))
+	}
+	p.next() // (
+	arg := p.next()
+	if arg.kind != tWord {
+		return nil, p.errAt(arg, fmt.Sprintf("expected a field in %s(), found %s", name.text, arg.describe()))
+	}
+	o.written = arg.text
+	pr, isProto := dissect.LookupProto(arg.text)
+	fd, isField := dissect.LookupField(arg.text)
+	switch {
+	case isProto && o.fn == fnLen && pr.HasBytes():
+		o.proto = pr
+	case isField:
+		o.field = fd
+	case isProto:
+		return nil, p.errAt(arg, fmt.Sprintf("%s() takes a field, and %s is a protocol", name.text, arg.text))
+	default:
+		return nil, p.errAt(arg, unknownName(arg.text))
+	}
+	if o.fn == fnLen && o.field != nil {
+		switch o.field.Kind {
+		case dissect.KindMAC, dissect.KindBytes, dissect.KindIP, dissect.KindString:
+		default:
+			return nil, p.errAt(arg, fmt.Sprintf("len() takes a field of octets (address, bytes, text), and %s is %s", arg.text, kindWord(o.field.Kind)))
+		}
+	}
+	if c := p.next(); c.kind != tRParen {
+		return nil, p.errAt(c, fmt.Sprintf("expected ) after %s(%s, found %s", name.text, arg.text, c.describe()))
+	}
+	if t := p.peek(); !isOperator(t) && !(t.kind == tNot && p.peek2().kind == tIn) {
+		return nil, p.errAt(name, fmt.Sprintf("%s: compare the function's value (e.g. %s == 2); it cannot be tested alone", o.name(), o.name()))
+	}
+	return p.parseRest(o, name)
+}
+
+func (p *parser) parseTest(name token) (*node, error) {
+	var lhs operand
+	if pr, ok := dissect.LookupProto(name.text); ok {
+		switch {
+		case p.peek().kind == tLBracket && pr.HasBytes():
+			lhs.proto = pr
+			if err := p.parseSlice(&lhs); err != nil {
+				return nil, err
+			}
+		case p.peek().kind == tLBracket:
+			return nil, p.errAt(p.peek(), fmt.Sprintf("%s is a protocol whose octets sfcdump does not keep: slice frame, eth, ip, ipv6, udp or a field", name.text))
+		case p.peek().kind == tBitAnd:
+			return nil, p.errAt(p.peek(), fmt.Sprintf("bitwise & needs a number field, and %s is a protocol (for a logical and, write &&)", name.text))
+		case isOperator(p.peek()) && pr.HasBytes() && p.peek().kind == tCmp:
+			lhs.proto = pr // the protocol's octets: frame contains 12:b7
+			lhs.ranges = []srange{{toEnd: true}}
+		case isOperator(p.peek()):
+			return nil, p.errAt(name, fmt.Sprintf("%s is a protocol: compare one of its fields%s", name.text, example(pr)))
+		default:
+			return &node{op: opProto, proto: pr}, nil
+		}
+	} else {
+		fd, ok := dissect.LookupField(name.text)
+		if !ok {
+			return nil, p.errAt(name, unknownName(name.text))
+		}
+		lhs.field, lhs.written = fd, name.text
+		if p.peek().kind == tLBracket {
+			if err := p.parseSlice(&lhs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p.parseRest(lhs, name)
+}
+
+// parseRest reads what follows an operand: a mask, then a comparison, a
+// set membership or nothing (a bare test).
+func (p *parser) parseRest(lhs operand, name token) (*node, error) {
+	if p.peek().kind == tBitAnd {
+		if err := p.parseMask(&lhs); err != nil {
+			return nil, err
+		}
+	}
+	t := p.peek()
+	switch {
+	case t.kind == tIn:
+		p.next()
+		return p.parseSet(&lhs, t)
+	case t.kind == tNot && p.peek2().kind == tIn:
+		p.next()
+		in := p.next()
+		n, err := p.parseSet(&lhs, in)
+		if err != nil {
+			return nil, err
+		}
+		return &node{op: opNot, l: n}, nil
+	case t.kind != tCmp:
+		return &node{op: opTrue, lhs: lhs, present: dissect.IsWiresharkName(name.text)}, nil
+	}
+	opTok := p.next()
+	n := &node{op: opCmp, lhs: lhs, cmp: opTok.cmp}
+	kind := lhs.kind()
+	if !allowed(kind, n.cmp) {
+		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (%s)", cmpNames[n.cmp], lhs.name(), kindWord(kind)))
+	}
+	val := p.next()
+	if val.kind != tWord && val.kind != tString {
+		return nil, p.errAt(val, fmt.Sprintf("expected a value after %s, found %s", opTok.text, val.describe()))
+	}
+	if val.kind == tWord && n.cmp != cmpMatches {
+		if fd, ok := dissect.LookupField(val.text); ok {
+			rhs := &operand{field: fd, written: val.text}
+			if p.peek().kind == tLBracket {
+				if err := p.parseSlice(rhs); err != nil {
+					return nil, err
+				}
+			}
+			if !comparable(kind, rhs.kind()) || n.cmp == cmpContains && kind != dissect.KindBytes && kind != dissect.KindMAC {
+				return nil, p.errAt(val, fmt.Sprintf("cannot compare %s (%s) with %s (%s) using %s", lhs.name(), kindWord(kind), rhs.name(), kindWord(rhs.kind()), cmpNames[n.cmp]))
+			}
+			n.rhs = rhs
+			return n, nil
+		}
+	}
+	l, err := parseLit(&lhs, n.cmp, val)
+	if err != nil {
+		return nil, p.errAt(val, err.Error())
+	}
+	if l.isPfx && n.cmp != cmpEq && n.cmp != cmpNe && n.cmp != cmpAllEq && n.cmp != cmpAnyNe {
+		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s with a prefix: use == or != (or in {...})", cmpNames[n.cmp], lhs.name()))
+	}
+	n.lit = l
+	return n, nil
+}
+
+// example names a field of pr for an error message.
+func example(pr *dissect.Proto) string {
+	if len(pr.Fields) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (e.g. %s)", pr.Fields[0].Name)
+}
+
+func comparable(a, b dissect.Kind) bool {
+	bytesLike := func(k dissect.Kind) bool { return k == dissect.KindMAC || k == dissect.KindBytes }
+	return a == b || bytesLike(a) && bytesLike(b)
+}
+
+// parseSlice reads [range, ...] after a field or protocol: i:n (n octets
+// from i), i-j (octets i to j), i (one octet), :n, i: (to the end); a
+// negative offset counts from the end.
+func (p *parser) parseSlice(o *operand) error {
+	open := p.next()
+	if o.field != nil {
+		switch o.field.Kind {
+		case dissect.KindMAC, dissect.KindBytes, dissect.KindIP, dissect.KindString:
+		default:
+			return p.errAt(open, fmt.Sprintf("%s is %s and cannot be sliced into octets", o.name(), kindWord(o.field.Kind)))
+		}
+	}
+	for {
+		t := p.next()
+		if t.kind != tWord {
+			return p.errAt(t, fmt.Sprintf("expected a slice range (0:3, 1-2, 4, -1, :2 or 2:), found %s", t.describe()))
+		}
+		r, err := parseRange(t.text)
+		if err != nil {
+			return p.errAt(t, err.Error())
+		}
+		o.ranges = append(o.ranges, r)
+		switch sep := p.next(); sep.kind {
+		case tRBracket:
+			return nil
+		case tComma:
+		default:
+			if sep.kind == tEOF {
+				return p.errAt(open, "unclosed slice: this [ is never closed")
+			}
+			return p.errAt(sep, fmt.Sprintf("expected , or ] in a slice, found %s", sep.describe()))
+		}
+	}
+}
+
+// maxSlice bounds slice offsets and lengths (no field is longer).
+const maxSlice = 1 << 16
+
+func parseRange(s string) (srange, error) {
+	bad := fmt.Errorf("%q is not a slice range: write 0:3 (offset:length), 1-2 (from-to), 4, -1 (from the end), :2 or 2:", s)
+	num := func(x string) (int, bool) {
+		v, err := strconv.Atoi(x)
+		return v, err == nil && v > -maxSlice && v < maxSlice
+	}
+	if a, b, ok := strings.Cut(s, ":"); ok {
+		r := srange{}
+		if a != "" {
+			off, ok := num(a)
+			if !ok {
+				return r, bad
+			}
+			r.off = off
+		}
+		if b == "" {
+			r.toEnd = true
+			return r, nil
+		}
+		n, ok := num(b)
+		if !ok || n <= 0 {
+			return r, fmt.Errorf("%q: the length after : must be a positive number", s)
+		}
+		r.n = n
+		return r, nil
+	}
+	if i := strings.IndexByte(s[min(1, len(s)):], '-'); i >= 0 {
+		i++
+		from, ok1 := num(s[:i])
+		to, ok2 := num(s[i+1:])
+		if !ok1 || !ok2 {
+			return srange{}, bad
+		}
+		if (from < 0) != (to < 0) || to < from {
+			return srange{}, fmt.Errorf("%q: a range from-to needs from <= to, both counted from the same end", s)
+		}
+		return srange{off: from, n: to - from + 1}, nil
+	}
+	off, ok := num(s)
+	if !ok {
+		return srange{}, bad
+	}
+	return srange{off: off, n: 1}, nil
+}
+
+// parseMask reads "& NUMBER" after a number field.
+func (p *parser) parseMask(o *operand) error {
+	amp := p.next()
+	if o.kind() != dissect.KindUint {
+		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number field, and %s is %s (for a logical and, write &&)", o.name(), kindWord(o.kind())))
+	}
+	t := p.next()
+	v, err := strconv.ParseUint(t.text, 0, 64)
+	if t.kind != tWord || err != nil {
+		return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+	}
+	o.mask, o.masked = v, true
+	return nil
+}
+
+// parseSet reads {a, b, lo..hi, ...} after in. Elements are separated by
+// commas (Wireshark 4.0) or, as Wireshark 3.6 allowed, by spaces.
+func (p *parser) parseSet(o *operand, in token) (*node, error) {
+	kind := o.kind()
+	open := p.next()
+	if open.kind != tLBrace {
+		return nil, p.errAt(open, fmt.Sprintf("expected { after in, found %s", open.describe()))
+	}
+	n := &node{op: opIn, lhs: *o}
+	for {
+		t := p.next()
+		switch t.kind {
+		case tRBrace:
+			if len(n.set) == 0 {
+				return nil, p.errAt(t, "empty set: write at least one value between { and }")
+			}
+			return n, nil
+		case tComma:
+			if len(n.set) == 0 {
+				return nil, p.errAt(t, "expected a value, found \",\"")
+			}
+			continue
+		case tEOF:
+			return nil, p.errAt(open, "unclosed set: this { is never closed")
+		case tWord, tString:
+		default:
+			return nil, p.errAt(t, fmt.Sprintf("expected a value, , or } in a set, found %s", t.describe()))
+		}
+		lo, hi, isRange := strings.Cut(t.text, "..")
+		if t.kind == tString || !isRange {
+			l, err := parseLit(o, cmpEq, t)
+			if err != nil {
+				return nil, p.errAt(t, err.Error())
+			}
+			n.set = append(n.set, l)
+			continue
+		}
+		switch kind {
+		case dissect.KindUint, dissect.KindIP, dissect.KindMAC, dissect.KindBytes, dissect.KindTime:
+		default:
+			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
+		}
+		l, err := parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: lo})
+		if err == nil {
+			var h lit
+			h, err = parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: hi})
+			l.hi = h.val
+			if err == nil && (l.isPfx || h.isPfx) {
+				err = fmt.Errorf("a range's ends are addresses, not prefixes")
+			}
+		}
+		if err != nil {
+			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", t.text, err))
+		}
+		l.isRange = true
+		n.set = append(n.set, l)
+	}
+}
+
+// kindWord names a kind with its article, for error messages.
+func kindWord(k dissect.Kind) string {
+	switch k {
+	case dissect.KindString:
+		return "a named value field"
+	case dissect.KindUint:
+		return "a number field"
+	case dissect.KindBool:
+		return "a boolean field"
+	case dissect.KindIP:
+		return "an address field"
+	case dissect.KindMAC:
+		return "a MAC address field"
+	case dissect.KindBytes:
+		return "a byte string"
+	case dissect.KindTime:
+		return "a time field"
+	}
+	return "a " + k.String()
+}
+
+// allowed reports whether comparison c applies to values of kind k.
+func allowed(k dissect.Kind, c cmpOp) bool {
+	switch c {
+	case cmpEq, cmpNe, cmpAllEq, cmpAnyNe:
+		return true
+	case cmpContains, cmpMatches:
+		return k == dissect.KindBytes || k == dissect.KindString || k == dissect.KindMAC
+	}
+	// The order tests.
+	return k != dissect.KindBool && k != dissect.KindString
+}
+
+// unknownName explains a name that is neither a field nor a protocol,
+// suggesting the fields of a known protocol when the prefix is one.
+func unknownName(name string) string {
+	proto, _, _ := strings.Cut(name, ".")
+	if pr, ok := dissect.LookupProto(proto); ok && proto != name && !dissect.IsWiresharkName(proto) {
+		var short []string
+		for _, fd := range pr.Fields {
+			short = append(short, fd.Short)
+		}
+		return fmt.Sprintf("unknown field %q (%s has %s)", name, proto, strings.Join(short, ", "))
+	}
+	var ws []string
+	for _, w := range dissect.WiresharkNames() {
+		if w.Field != nil && strings.HasPrefix(w.Name, proto+".") {
+			ws = append(ws, w.Name)
+		}
+	}
+	if len(ws) > 0 {
+		return fmt.Sprintf("unknown field %q (sfcdump knows the Wireshark fields %s)", name, strings.Join(ws, ", "))
+	}
+	return fmt.Sprintf("unknown field or protocol %q", name)
+}
+
+// parseLit reads a value token according to the operand's kind and the
+// comparison.
+func parseLit(o *operand, c cmpOp, t token) (lit, error) {
+	var l lit
+	s := t.text
+	quoted := t.kind == tString
+	kind := o.kind()
+	name := o.name()
+	switch c {
+	case cmpMatches:
+		if !quoted {
+			return l, fmt.Errorf("matches takes a regular expression in quotes (\"...\"), not %q", s)
+		}
+		re, err := regexp.Compile(latin1Pattern(s))
+		if err != nil {
+			return l, fmt.Errorf("bad regular expression: %v", err)
+		}
+		l.re = re
+		return l, nil
+	case cmpContains:
+		if kind == dissect.KindString {
+			l.val = dissect.Value{Kind: dissect.KindBytes, B: []byte(s)}
+			l.str = s
+			return l, nil
+		}
+		b, err := parseBytes(s, quoted)
+		if err != nil {
+			return l, err
+		}
+		l.val = dissect.Value{Kind: dissect.KindBytes, B: b}
+		return l, nil
+	}
+	switch kind {
+	case dissect.KindUint:
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil || quoted {
+			return l, fmt.Errorf("%s is a number field; %q is not a number", name, s)
+		}
+		l.val = dissect.Value{Kind: kind, U: v}
+	case dissect.KindBool:
+		switch s {
+		case "true", "1", "True", "TRUE":
+			l.val = dissect.Value{Kind: kind, U: 1}
+		case "false", "0", "False", "FALSE":
+			l.val = dissect.Value{Kind: kind}
+		default:
+			return l, fmt.Errorf("%s is a boolean field; %q is not true, false, 1 or 0", name, s)
+		}
+	case dissect.KindIP:
+		if strings.Contains(s, "/") {
+			pfx, err := netip.ParsePrefix(s)
+			if err != nil {
+				return l, fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 prefix", name, s)
+			}
+			l.prefix, l.isPfx = pfx.Masked(), true
+			return l, nil
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return l, fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 address", name, s)
+		}
+		l.val = dissect.Value{Kind: kind, A: a.Unmap()}
+	case dissect.KindMAC:
+		m, err := net.ParseMAC(s)
+		if err != nil || len(m) != 6 {
+			return l, fmt.Errorf("%s is a MAC address field; %q is not a MAC address like 02:00:00:00:00:01", name, s)
+		}
+		l.val = dissect.Value{Kind: kind, B: m}
+	case dissect.KindString:
+		if v, err := strconv.ParseUint(s, 0, 64); err == nil && !quoted {
+			l.val = dissect.Value{Kind: kind, U: v}
+			return l, nil
+		}
+		l.val = dissect.Value{Kind: kind, S: s}
+		l.byName = true
+		if name == "bts.origin" || name == "cim.origin" {
+			switch s {
+			case "queue", "cache", "estimate":
+			default:
+				return l, fmt.Errorf("%s is queue, cache, estimate or a number, not %q", name, s)
+			}
+		}
+	case dissect.KindBytes:
+		b, err := parseBytes(s, quoted)
+		if err != nil {
+			return l, err
+		}
+		l.val = dissect.Value{Kind: kind, B: b}
+	case dissect.KindTime:
+		ns, ok := parseSeconds(s)
+		if !ok || quoted {
+			return l, fmt.Errorf("%s is a time in seconds since the epoch; %q is not", name, s)
+		}
+		l.val = dissect.Value{Kind: kind, U: ns}
+	default:
+		return l, fmt.Errorf("%s cannot be compared", name)
+	}
+	return l, nil
+}

@@ -1,0 +1,275 @@
+package filter_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	glayers "github.com/gopacket/gopacket/layers"
+
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/internal/tsharktest"
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
+)
+
+// differential are display filters in Wireshark 4.0's syntax and field
+// names, over the fields both tshark 4.0 and sfcdump decode, that must
+// select the same frames of the corpus in both (docs/interop.md lists what
+// is left out and why).
+var differential = []string{
+	// Ethernet, by field, slice, set, bit test and protocol slice.
+	"eth.type == 0x8808",
+	"eth.dst == 01:80:c2:00:00:01",
+	"eth.dst eq 01-80-c2-00-00-01 or eth.type == 0x88b5",
+	"eth.src[0:3] == 02:00:00 && eth.src[-1] != 01",
+	"eth.src[1-2] == 00:00 and eth.dst[5] == 02",
+	"eth.src[4:] > 00:01",
+	"eth.src[0:1,5] == 02:01",
+	"eth.addr == 02:00:00:00:00:02",
+	"eth.type in {0x0800, 0x86dd}",
+	"eth.type & 0x0f00 == 0x0600",
+	"eth.type bitwise_and 0x0100",
+	"frame[12:2] == 88:08",
+	"eth[12:2] == 88:b5",
+	"frame contains 12:b7",
+	"frame matches \"\\x12\\xb7\"",
+	"eth.src contains 00:01",
+	// IPv4 (ip.* of Wireshark is IPv4 only: these name IPv4 values).
+	"ip.src == 10.0.0.0/24",
+	"ip.dst in {10.0.0.1..10.0.0.3, 10.0.1.7}",
+	"ip.addr == 10.0.0.1",
+	"ip.addr != 10.0.0.1",
+	"ip.addr === 10.0.0.1 || ip.dsfield.dscp === 26",
+	"ip.addr !== 10.0.0.2",
+	"ip.dsfield.dscp == 26 || ip.dsfield.ecn != 0",
+	"ip.len > 100 && ip.flags.df == 0",
+	"ip.hdr_len == 20 && ip.id >= 0",
+	"ip.dsfield & 0x68 == 0x68",
+	"ip.flags & 0x2 || ip.flags.mf",
+	"ip.src[3] == 01",
+	"ip.src != ip.dst && !ipv6 && udp.srcport > udp.dstport",
+	// IPv6.
+	"ipv6",
+	"ipv6.src == fd00::1",
+	"ipv6.addr == fd00::2",
+	"ipv6.dst in {fd00::1..fd00::3}",
+	"ipv6.hlim == 64 and ipv6.plen > 60",
+	"ipv6.tclass.dscp == 26 || ipv6.tclass.ecn == 3",
+	"ipv6.flow == 0",
+	"ipv6.src[15] == 01",
+	// UDP.
+	"udp.dstport == 4791",
+	"udp.srcport in {49152..65535}",
+	"udp.port == 4791 && !ipv6",
+	"udp.length >= 100",
+	"udp.dstport != 4791 && udp",
+	"udp[2:2] == 12:b7",
+	"not udp.dstport == 4791",
+	"udp.dstport not in {4791}",
+	// RoCEv2 BTH, RETH, AETH.
+	"infiniband",
+	"infiniband.bth.opcode == 10",
+	"infiniband.bth.opcode in {0..5, 10}",
+	"infiniband.bth.destqp == 0xd2",
+	"infiniband.bth.psn > 100",
+	"infiniband.bth.se",
+	"infiniband.bth.se == 0 && infiniband.bth.m == 0",
+	"infiniband.bth.a == true",
+	"infiniband.bth.p_key == 65535",
+	"infiniband.bth.padcnt != 0",
+	"infiniband.bth.tver == 0 && infiniband.bth.opcode < 0x81",
+	"infiniband.reth",
+	"infiniband.reth.dmalen > 0",
+	"infiniband.reth.r_key != 0",
+	"infiniband.aeth.syndrome == 0x1f",
+	"infiniband.aeth.msn >= 0",
+	// PAUSE and PFC (Wireshark 4.0: MAC Control).
+	"macc",
+	"macc.opcode == 0x0101",
+	"macc.pause_time > 0",
+	"macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 == 65535",
+	"macc.cbfc.enbv & 0x08",
+	"macc.cbfc.pause_time.c5 == 0",
+	// Frame metadata.
+	"frame.len in {60..64}",
+	"frame.cap_len == frame.len && frame.len < 100",
+	"frame.number in {1, 3..5} || frame.number == 100",
+	// Functions, and the UDP payload.
+	"count(ip.addr) == 2",
+	"len(frame) > 100",
+	"len(ip.src) == 4 && !ipv6",
+	"udp.payload contains 12:b7",
+	"len(udp.payload) > 40",
+	"udp.payload[0] == 0a",
+}
+
+// corpusCapture writes the frames of the corpus captures (pcaps/: every
+// frame of sample.pcapng and malformed.pcapng, the first perCapture of each
+// other) into one pcapng, and returns its path and the frames decoded.
+func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
+	files := tsharktest.Captures(t, filepath.Join("..", "pcaps"))
+	path := filepath.Join(t.TempDir(), "corpus.pcapng")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []*dissect.Frame
+	for _, file := range files {
+		r, err := pcapio.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := filepath.Dir(file) == filepath.Join("..", "pcaps")
+		for n := 0; all || n < perCapture; n++ {
+			fr, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			if fr.LinkType != glayers.LinkTypeEthernet {
+				continue
+			}
+			data := append([]byte(nil), fr.Data...)
+			p := layers.NewParser()
+			df := &dissect.Frame{Number: len(frames) + 1, Time: fr.Time, Len: max(fr.Len, len(data)), CapLen: len(data), P: p}
+			df.Err = p.Decode(data)
+			if _, cut := dissect.CutOf(df); cut {
+				// tshark drops a header cut short; sfcdump keeps the
+				// fields before the cut (docs/interop.md).
+				continue
+			}
+			// Frame N at second N, for tshark's io,stat.
+			df.Time = time.Unix(int64(df.Number), 0)
+			if err := w.Write(0, df.Time, data, fr.Len); err != nil {
+				t.Fatal(err)
+			}
+			frames = append(frames, df)
+		}
+		r.Close()
+	}
+	// A last frame a second after the others, alone in the interval
+	// io,stat closes with its end (tsharkSelect reads the rows before).
+	last := frames[len(frames)-1]
+	if err := w.Write(0, last.Time.Add(2*time.Second), []byte(last.P.Eth.Contents), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, frames
+}
+
+// TestTsharkDifferential runs each filter of differential through tshark
+// and through package filter over the same capture, and compares the frame
+// numbers selected. Each filter must select some frames but not all, so
+// that a filter that always (or never) matches cannot pass unnoticed.
+func TestTsharkDifferential(t *testing.T) {
+	bin := tsharktest.Path(t)
+	path, frames := corpusCapture(t, 30)
+	t.Logf("%d frames from the corpus", len(frames))
+	theirs := tsharkSelect(t, bin, path, differential, len(frames))
+	for i, expr := range differential {
+		f, err := filter.Compile(expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		var ours []string
+		for _, fr := range frames {
+			if f.Match(fr) {
+				ours = append(ours, strconv.Itoa(fr.Number))
+			}
+		}
+		if got, want := strings.Join(ours, " "), strings.Join(theirs[i], " "); got != want {
+			t.Errorf("%s:\n sfcdump selects %d frames: %s\n tshark  selects %d frames: %s", expr, len(ours), clip(got), len(theirs[i]), clip(want))
+			continue
+		}
+		if len(ours) == 0 || len(ours) == len(frames) {
+			t.Errorf("%s selects %d of %d frames: pick a filter that separates them", expr, len(ours), len(frames))
+		}
+	}
+}
+
+// tsharkSelect returns, for each filter, the numbers of the frames of the
+// capture at path (n frames, frame N at second N, then one more two
+// seconds after the last) that tshark selects. The
+// filters without a comma run together as columns of one io,stat (tshark
+// starts once); the others, which io,stat would split, run one by one
+// with -Y.
+func tsharkSelect(t *testing.T, bin, path string, exprs []string, n int) [][]string {
+	out := make([][]string, len(exprs))
+	stat := "io,stat,1"
+	var batched []int
+	for i, expr := range exprs {
+		if strings.Contains(expr, ",") {
+			outb := tshark(t, bin, "-n", "-r", path, "-Y", expr, "-T", "fields", "-e", "frame.number")
+			for _, num := range strings.Fields(outb) {
+				if k, err := strconv.Atoi(num); err == nil && k <= n { // not the last frame
+					out[i] = append(out[i], num)
+				}
+			}
+			continue
+		}
+		stat += ",COUNT(frame)frame && (" + expr + ")"
+		batched = append(batched, i)
+	}
+	if len(batched) == 0 {
+		return out
+	}
+	rows := 0
+	for _, line := range strings.Split(tshark(t, bin, "-n", "-q", "-r", path, "-z", stat), "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) < len(batched)+2 || !strings.Contains(cols[1], "<>") || rows == n {
+			continue
+		}
+		rows++
+		for k, i := range batched {
+			switch strings.TrimSpace(cols[k+2]) {
+			case "0":
+			case "1":
+				out[i] = append(out[i], strconv.Itoa(rows))
+			default:
+				t.Fatalf("io,stat row %d column %d: %q is not 0 or 1", rows, k+1, cols[k+2])
+			}
+		}
+	}
+	if rows < n {
+		t.Fatalf("tshark io,stat gave %d rows for %d frames", rows, n)
+	}
+	return out
+}
+
+func tshark(t *testing.T, bin string, args ...string) string {
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(outb)
+}
+
+func clip(s string) string {
+	if len(s) > 400 {
+		return s[:400] + " ..."
+	}
+	return s
+}
