@@ -184,28 +184,47 @@ func BenchmarkFilter(b *testing.B) {
 // frame.
 func BenchmarkRender(b *testing.B) {
 	fs := decodedFrames()
+	var cfs []*dissect.Frame
+	for _, f := range fs {
+		if common(f) {
+			cfs = append(cfs, f)
+		}
+	}
 	qp, _ := dissect.LookupField("bth.destqp")
 	num, _ := dissect.LookupField("frame.number")
 	var e dissect.Encoder
 	buf := make([]byte, 0, 1<<16)
+	json := func(f *dissect.Frame) { buf = e.AppendJSON(buf[:0], f) }
 	for _, c := range []struct {
 		name string
+		fs   []*dissect.Frame
 		fn   func(f *dissect.Frame)
 	}{
-		{"summary", func(f *dissect.Frame) { buf = dissect.AppendSummary(buf[:0], f) }},
-		{"json", func(f *dissect.Frame) { buf = e.AppendJSON(buf[:0], f) }},
-		{"fields", func(f *dissect.Frame) { buf = e.AppendFields(buf[:0], f, []*dissect.Field{num, qp}) }},
-		{"tree", func(f *dissect.Frame) { buf = e.AppendTree(buf[:0], f) }},
-		{"presence", func(f *dissect.Frame) { _ = dissect.PresenceOf(f) }},
+		{"summary", fs, func(f *dissect.Frame) { buf = dissect.AppendSummary(buf[:0], f) }},
+		{"json", fs, json},
+		// -T json of the frames of bench/gen's mix (RoCEv2 WRITE, CNP,
+		// PFC) and the other IPv4 RoCEv2 ones: protocols with straight
+		// JSON writers. Per frame of that set.
+		{"json-common", cfs, json},
+		{"fields", fs, func(f *dissect.Frame) { buf = e.AppendFields(buf[:0], f, []*dissect.Field{num, qp}) }},
+		{"tree", fs, func(f *dissect.Frame) { buf = e.AppendTree(buf[:0], f) }},
+		{"presence", fs, func(f *dissect.Frame) { _ = dissect.PresenceOf(f) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			loopMinPer(b, len(fs), func() {
-				for _, f := range fs {
+			loopMinPer(b, len(c.fs), func() {
+				for _, f := range c.fs {
 					c.fn(f)
 				}
 			})
 		})
 	}
+}
+
+// common reports whether f holds only Ethernet, IP, UDP, RoCEv2 and PFC
+// (frames of bench/gen's mix).
+func common(f *dissect.Frame) bool {
+	return f.P.Has(glayers.LayerTypeEthernet) && !f.P.Has(glayers.LayerTypeIPv6) &&
+		(f.P.Has(layers.LayerTypeBTH) && !f.P.Has(layers.LayerTypeBTS) && !f.P.Has(layers.LayerTypePostcard) && !f.P.Has(layers.LayerTypeCIM) || f.P.Has(layers.LayerTypePFC))
 }
 
 // BenchmarkStats adds the 21 decoded sample frames to a stats.Collector;

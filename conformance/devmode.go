@@ -164,12 +164,13 @@ type devChecker struct {
 	in  *stream
 	cp  device.Codepoints
 	vol volatile
+	rt  []byte // scratch of routedAs
 	fc  *fieldCmp
 
-	tol, early, ptol, dtol, win, jitter, reset, missed int64
-	depthTol                                           map[int]int64
-	maxDepthTol                                        int64
-	lag                                                int64
+	tol, early, ptol, dtol, win, jitter, missed int64
+	depthTol                                    map[int]int64
+	maxDepthTol                                 int64
+	lag                                         int64
 
 	refNo   int
 	hasHost bool
@@ -179,8 +180,13 @@ type devChecker struct {
 	mh      maphash.Hash
 	// onlyICRC: the ICRC is the only volatile field (hash around it)
 	onlyICRC bool
-	pool     [][]byte
-	err      error
+	// matchChecks are the results a matched data frame counts as checked
+	// (DATA-LOSS, -ORDER, -TIMING, -ALTERED, -DUP), icrcCheck DATA-ICRC's:
+	// looked up once, not by name per frame. nil when not in the report.
+	matchChecks [5]*CheckResult
+	icrcCheck   *CheckResult
+	pool        [][]byte
+	err         error
 
 	// background (conformance.md rules 1 and 2)
 	ign      *filter.Filter
@@ -218,11 +224,27 @@ type devChecker struct {
 	gcAt int64
 }
 
+// dataKey names a flow on a port: for an IP frame its addresses, protocol,
+// ports and RoCEv2 QP, for another its EtherType. It is plain memory with
+// no padding and no pointer (not a device.FlowKey, whose netip.Addr holds
+// one), so that a map hashes it in one pass: it is looked up for every
+// reference and device frame.
 type dataKey struct {
-	port int
-	et   uint16
-	flow device.FlowKey
+	src, dst     [16]byte
+	qp           uint32
+	port         int32
+	sport, dport uint16
+	et           uint16
+	proto        uint8
+	flags        uint8 // keyIP, keySrc6, keyDst6, keyQP
 }
+
+const (
+	keyIP uint8 = 1 << iota
+	keySrc6
+	keyDst6
+	keyQP
+)
 
 type dataItem struct {
 	t     int64
@@ -231,7 +253,19 @@ type dataItem struct {
 	hash  uint64
 	data  []byte
 	state uint8
+	// icrc is the reference frame's ICRC octets (little-endian) when
+	// icrcSt is icrcHas, read while the frame is in cache: a matched
+	// device frame's ICRC is compared with it without reading data.
+	icrc   uint32
+	icrcSt uint8
 }
+
+// dataItem.icrcSt
+const (
+	icrcUnknown uint8 = iota // the ICRC is not the only volatile field
+	icrcNone                 // the frame has no ICRC
+	icrcHas
+)
 
 const (
 	itemPending uint8 = iota
@@ -277,6 +311,10 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
 		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
 	rep.Background = k.bg
+	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup} {
+		k.matchChecks[i] = rep.byName[id]
+	}
+	k.icrcCheck = rep.byName[ruleDataICRC]
 	names := append([]string(nil), c.Volatile...)
 	names = append(names, "bth.icrc") // the ICRC has its own rule
 	k.vol = newVolatile(names)
@@ -484,6 +522,12 @@ func (k *devChecker) hash(frame []byte, m *device.Meta) uint64 {
 		if off < 0 {
 			return maphash.Bytes(k.seed, frame)
 		}
+		if off+4 == len(frame) {
+			// The ICRC ends the frame (no padding after the IP packet):
+			// the same value as the two writes below, which Bytes
+			// computes without copying into the Hash's buffer.
+			return maphash.Bytes(k.seed, frame[:off])
+		}
 		k.mh.Reset()
 		k.mh.Write(frame[:off])
 		k.mh.Write(frame[off+4:])
@@ -506,10 +550,21 @@ func icrcOff(frame []byte, m *device.Meta, cp *device.Codepoints) int {
 }
 
 func keyOf(m *device.Meta, port int) dataKey {
-	if m.IP() {
-		return dataKey{port: port, flow: m.Flow()}
+	if !m.IP() {
+		return dataKey{port: int32(port), et: m.EtherType}
 	}
-	return dataKey{port: port, et: m.EtherType}
+	k := dataKey{src: m.Src.As16(), dst: m.Dst.As16(), port: int32(port), proto: m.Proto, sport: m.SrcPort, dport: m.DstPort, flags: keyIP}
+	if m.Src.Is6() {
+		k.flags |= keySrc6
+	}
+	if m.Dst.Is6() {
+		k.flags |= keyDst6
+	}
+	if m.HasQP {
+		k.qp = m.QP
+		k.flags |= keyQP
+	}
+	return k
 }
 
 // dev records a deviation, unless it is about a field the vector or the
@@ -554,6 +609,12 @@ func (k *devChecker) refOut(o device.Out) {
 	it := &k.slab[0]
 	k.slab = k.slab[1:]
 	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
+	if k.onlyICRC {
+		it.icrcSt = icrcNone
+		if end, has := icrcEnd(o.Frame, &m, &k.cp); has {
+			it.icrcSt, it.icrc = icrcHas, binary.LittleEndian.Uint32(o.Frame[end-4:end])
+		}
+	}
 	q := k.dq[it.key]
 	if q == nil {
 		q = &dataQ{}
@@ -570,11 +631,11 @@ func (k *devChecker) refFire(f Firing) { k.sfc.refFire(f) }
 // reference is complete up to r.t, so device frames up to r.t − lag can
 // be checked.
 func (k *devChecker) afterInput(r *record) {
-	if k.trig != nil {
-		k.trig.index(r)
-	}
 	var m device.Meta
 	device.Parse(r.data, &m, &k.cp)
+	if k.trig != nil {
+		k.trig.index(r, &m)
+	}
 	if m.Kind == device.KindData {
 		key := keyOf(&m, 0)
 		if _, ok := k.inFlows[key]; !ok {
@@ -786,11 +847,11 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		if it.state == itemMatched || it.hash != h || len(it.data) != len(r.data) {
 			continue
 		}
-		k.rep.checked(ruleDataLoss, 1)
-		k.rep.checked(ruleDataOrder, 1)
-		k.rep.checked(ruleDataTiming, 1)
-		k.rep.checked(ruleDataAltered, 1)
-		k.rep.checked(ruleDataDup, 1)
+		for _, c := range k.matchChecks {
+			if c != nil {
+				c.Checked++
+			}
+		}
 		if it.state == itemOvertaken {
 			k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
 				Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
@@ -801,7 +862,7 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 			}
 		}
 		k.timing(ruleDataTiming, r, it.no, it.t, "frame")
-		k.checkICRC(r, it.data)
+		k.checkICRCMatched(r, m, it)
 		it.state = itemMatched
 		q.last = h
 		k.free(it.data)
@@ -834,10 +895,44 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 			}
 		}
 	}
+	if head != nil && head.t <= r.t+k.win {
+		// A router's rewrites (rule 8): the frame stands for the first
+		// pending frame of its flow it is a routed copy of.
+		live := q.live()
+		for i, it := range live {
+			if i >= 4096 {
+				break
+			}
+			if it.state == itemMatched || !k.routedAs(it.data, r.data, r.port) {
+				continue
+			}
+			k.rep.checked(ruleDataLoss, 1)
+			k.rep.checked(ruleDataOrder, 1)
+			k.rep.checked(ruleDataTiming, 1)
+			k.rep.checked(ruleDataDup, 1)
+			if it.state == itemOvertaken {
+				k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: port, Time: r.t, Field: "frame.order",
+					Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
+			}
+			for _, x := range live[:i] {
+				if x.state == itemPending {
+					x.state = itemOvertaken
+				}
+			}
+			k.timing(ruleDataTiming, r, it.no, it.t, "frame")
+			k.checkICRC(r, m, it.data)
+			it.state = itemMatched
+			q.last = k.hash(r.data, m)
+			k.free(it.data)
+			it.data = nil
+			q.trim()
+			return
+		}
+	}
 	if head == nil || head.t > r.t+k.win {
 		k.dev(Deviation{Check: ruleDataExtra, Frame: r.no, Port: port, Time: r.t, Field: "frame",
 			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "a frame of a scenario flow the reference does not send on this port"})
-		k.checkICRC(r, nil)
+		k.checkICRC(r, m, nil)
 		return
 	}
 	if k.df == nil {
@@ -847,17 +942,40 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		k.dev(Deviation{Check: ruleDataAltered, Frame: r.no, Ref: head.no, Port: port, Time: r.t, Field: fd.Field,
 			Expected: fd.Expected, Actual: fd.Actual, Detail: "altered"})
 	}
-	k.checkICRC(r, head.data)
+	k.checkICRC(r, m, head.data)
 	head.state = itemMatched
 	k.free(head.data)
 	head.data = nil
 	q.trim()
 }
 
-// checkICRC verifies the RoCEv2 ICRC of a device frame, unless the
-// reference frame it stands for carries a wrong one too.
-func (k *devChecker) checkICRC(r *record, ref []byte) {
-	ok, has, want := icrcOK(r.data, &k.cp)
+// checkICRCMatched is checkICRC for a device frame matched to the
+// reference frame it: equal to it but for the volatile fields. When the
+// ICRC is the only volatile field, the frames differ at most in the ICRC
+// octets, so the device frame has an ICRC exactly when the reference's
+// has; and when those octets are the reference's too, the frames are the
+// same octets: the device's ICRC verifies exactly when the reference's
+// does, and checkICRC reports a reference's wrong ICRC in neither case.
+// The check is then counted without computing the ICRC.
+func (k *devChecker) checkICRCMatched(r *record, m *device.Meta, it *dataItem) {
+	switch it.icrcSt {
+	case icrcNone:
+		return
+	case icrcHas:
+		if end, has := icrcEnd(r.data, m, &k.cp); has && binary.LittleEndian.Uint32(r.data[end-4:end]) == it.icrc {
+			if k.icrcCheck != nil {
+				k.icrcCheck.Checked++
+			}
+			return
+		}
+	}
+	k.checkICRC(r, m, it.data)
+}
+
+// checkICRC verifies the RoCEv2 ICRC of a device frame (parsed as m),
+// unless the reference frame it stands for carries a wrong one too.
+func (k *devChecker) checkICRC(r *record, m *device.Meta, ref []byte) {
+	ok, has, want := icrcOKMeta(r.data, m, &k.cp)
 	if !has {
 		return
 	}
@@ -870,8 +988,6 @@ func (k *devChecker) checkICRC(r *record, ref []byte) {
 			return
 		}
 	}
-	var m device.Meta
-	device.Parse(r.data, &m, &k.cp)
 	end := min(m.L3+m.IPLen, len(r.data))
 	got := binary.LittleEndian.Uint32(r.data[end-4 : end])
 	k.dev(Deviation{Check: ruleDataICRC, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "bth.icrc",
@@ -883,11 +999,26 @@ func (k *devChecker) checkICRC(r *record, ref []byte) {
 func icrcOK(frame []byte, cp *device.Codepoints) (ok, has bool, want uint32) {
 	var m device.Meta
 	device.Parse(frame, &m, cp)
+	return icrcOKMeta(frame, &m, cp)
+}
+
+// icrcEnd is the end of the IP packet of a RoCEv2 frame parsed as m (its
+// ICRC the 4 octets before it), and whether the frame has an ICRC.
+func icrcEnd(frame []byte, m *device.Meta, cp *device.Codepoints) (end int, has bool) {
 	if m.Kind != device.KindData || m.Proto != 17 || m.DstPort != cp.RoCEPort || m.Payload == 0 {
-		return false, false, 0
+		return 0, false
 	}
-	end := m.L3 + m.IPLen
+	end = m.L3 + m.IPLen
 	if end > len(frame) || end-4 < m.Payload+12 {
+		return 0, false
+	}
+	return end, true
+}
+
+// icrcOKMeta is icrcOK for a frame already parsed as m.
+func icrcOKMeta(frame []byte, m *device.Meta, cp *device.Codepoints) (ok, has bool, want uint32) {
+	end, has := icrcEnd(frame, m, cp)
+	if !has {
 		return false, false, 0
 	}
 	crc, err := layers.ComputeICRC(frame[m.L3:end])
@@ -913,8 +1044,16 @@ func (k *devChecker) expire(all bool) {
 			continue
 		}
 		k.rep.checked(ruleDataLoss, 1)
-		k.missing(Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(it.key.port), Time: it.t, Field: "frame",
-			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}, it.key.port)
+		d := Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(int(it.key.port)), Time: it.t, Field: "frame",
+			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}
+		if it.state == itemOvertaken {
+			// A later frame of its flow was captured: the loss is in the
+			// capture, however near its end (rule 8 before rule 9).
+			d.Detail += "; later frames of its flow were sent"
+			k.dev(d)
+		} else {
+			k.missing(d, int(it.key.port))
+		}
 		it.state = itemMatched
 		k.free(it.data)
 		it.data = nil

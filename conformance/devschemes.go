@@ -25,22 +25,19 @@ type schemeState struct {
 	k *devChecker
 
 	// BFC pause frames.
-	bfcOn    bool
-	bfcK     int
-	bfcL     int
-	bfcRef   map[int][]*bfcItem
-	bfcRing  []*bfcItem
-	bfcHead  int
-	bfcSeq   map[int]uint32
-	bfcUnion []byte
-	bfcInter []byte
-	bfcZero  map[int]bool // the reference's last frame on the port cleared every bit
-	rx       layers.BFC
+	bfcOn   bool
+	bfcK    int
+	bfcL    int
+	bfcRef  map[int][]*bfcItem
+	bfcRing []*bfcItem
+	bfcHead int
+	bfcSeq  map[int]uint32
+	bfcZero map[int]bool // the reference's last frame on the port cleared every bit
+	rx      layers.BFC
 
 	// Floodgate credits and dst-pause.
 	fgOn   bool
 	inCum  map[fgKey]int64
-	refCum map[fgKey]*cumHist
 	devCum map[fgKey]int64
 	fgKeys []fgKey
 	crRef  map[int][]*bfcItem
@@ -71,42 +68,6 @@ type fgKey struct {
 	dst  netip.Addr
 }
 
-// cumHist is a reference's cumulative credits for a key over time.
-type cumHist struct {
-	ts  []int64
-	cum []int64
-}
-
-func (h *cumHist) at(t int64) int64 {
-	v := int64(0)
-	for i, x := range h.ts {
-		if x > t {
-			break
-		}
-		v = h.cum[i]
-	}
-	return v
-}
-
-func (h *cumHist) last() int64 {
-	if len(h.cum) == 0 {
-		return 0
-	}
-	return h.cum[len(h.cum)-1]
-}
-
-// prune keeps one entry at or before t and everything after.
-func (h *cumHist) prune(t int64) {
-	i := 0
-	for i+1 < len(h.ts) && h.ts[i+1] <= t {
-		i++
-	}
-	if i > 0 {
-		h.ts = append(h.ts[:0], h.ts[i:]...)
-		h.cum = append(h.cum[:0], h.cum[i:]...)
-	}
-}
-
 type pcItem struct {
 	t       int64
 	no      int
@@ -120,7 +81,7 @@ type pcItem struct {
 
 func newSchemeState(k *devChecker) *schemeState {
 	s := &schemeState{k: k, bfcOn: k.c.Has(SchemeBFC), fgOn: k.c.Has(SchemeFloodgate), pcOn: k.c.Has(SchemePBFS),
-		bfcRef: map[int][]*bfcItem{}, bfcSeq: map[int]uint32{}, bfcZero: map[int]bool{}, inCum: map[fgKey]int64{}, refCum: map[fgKey]*cumHist{},
+		bfcRef: map[int][]*bfcItem{}, bfcSeq: map[int]uint32{}, bfcZero: map[int]bool{}, inCum: map[fgKey]int64{},
 		devCum: map[fgKey]int64{}, crRef: map[int][]*bfcItem{}, pcRef: map[device.FlowKey][]*pcItem{}}
 	p := bfcParams(k.c)
 	s.bfcK, s.bfcL = p.Hashes, p.FilterLen

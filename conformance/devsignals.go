@@ -168,9 +168,8 @@ func (s *trigIndex) quoteKey(ip []byte) (uint64, bool) {
 
 // index remembers an input packet so that signals quoting it can be
 // traced to it (quote content, trigger time for the suppression phase).
-func (s *trigIndex) index(r *record) {
-	var m device.Meta
-	device.Parse(r.data, &m, &s.k.cp)
+// m is the packet parsed.
+func (s *trigIndex) index(r *record, m *device.Meta) {
 	if m.Kind != device.KindData {
 		return
 	}

@@ -218,16 +218,6 @@ func (q *fifo) pop() pend {
 	return p
 }
 
-// remove takes out element i (0 = head).
-func (q *fifo) remove(i int) pend {
-	p := *q.at(i)
-	for j := i; j > 0; j-- {
-		*q.at(j) = *q.at(j - 1)
-	}
-	q.pop()
-	return p
-}
-
 // exact compares the model's output with an expected capture, frame by
 // frame per port, holding only the expected frames within the time
 // tolerance of the model's clock.

@@ -62,28 +62,32 @@ func (s *Sim) push(e event) {
 	if !e.bg {
 		s.fg++
 	}
-	s.h = append(s.h, e)
+	// Sift up with a hole: each parent moves down once, and e is stored
+	// once at its place (an event is 9 words; swapping moved each twice).
+	s.h = append(s.h, event{})
 	h := s.h
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].less(&h[p]) {
+		if !e.less(&h[p]) {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = e
 }
 
 func (s *Sim) pop() event {
 	h := s.h
 	e := h[0]
 	n := len(h) - 1
-	h[0] = h[n]
+	last := h[n]
 	h[n] = event{}
 	h = h[:n]
+	// Sift the last event down from the root with a hole, as push does.
 	i := 0
-	for {
+	for n > 0 {
 		l := 2*i + 1
 		if l >= n {
 			break
@@ -92,11 +96,14 @@ func (s *Sim) pop() event {
 		if r := l + 1; r < n && h[r].less(&h[l]) {
 			m = r
 		}
-		if !h[m].less(&h[i]) {
+		if !h[m].less(&last) {
 			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
+	}
+	if n > 0 {
+		h[i] = last
 	}
 	s.h = h
 	if !e.bg {

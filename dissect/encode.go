@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -164,12 +163,20 @@ func appendIPv4(dst []byte, a []byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// appendInt appends v in decimal.
+func appendInt(dst []byte, v int) []byte {
+	if v < 0 {
+		return strconv.AppendInt(dst, int64(v), 10)
+	}
+	return AppendUint(dst, uint64(v))
+}
+
 func appendJSONValue(dst []byte, v Value) []byte {
 	switch v.Kind {
 	case KindUint:
-		return strconv.AppendUint(dst, v.U, 10)
+		return AppendUint(dst, v.U)
 	case KindBool:
-		return strconv.AppendBool(dst, v.U != 0)
+		return appendBool(dst, v.U != 0)
 	case KindTime:
 		return appendEpoch(dst, int64(v.U))
 	}
@@ -202,6 +209,11 @@ func AppendJSONString(dst []byte, s string) []byte {
 type Encoder struct {
 	vals []Value
 	ents [][]Value
+	// the JSON time's date and clock to the second ("2006-01-02T15:04:05")
+	// of the last frame, whose second was sec: frames come many a second.
+	sec    int64
+	secLen int
+	secBuf [24]byte
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
@@ -211,15 +223,15 @@ type Encoder struct {
 // and the fields the cut took are null.
 func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	dst = append(dst, `{"frame":{"number":`...)
-	dst = strconv.AppendInt(dst, int64(f.Number), 10)
+	dst = appendInt(dst, f.Number)
 	dst = append(dst, `,"time":"`...)
-	dst = f.Time.UTC().AppendFormat(dst, time.RFC3339Nano)
+	dst = e.appendTime(dst, f.Time)
 	dst = append(dst, `","interface":`...)
-	dst = strconv.AppendInt(dst, int64(f.Interface), 10)
+	dst = appendInt(dst, f.Interface)
 	dst = append(dst, `,"len":`...)
-	dst = strconv.AppendInt(dst, int64(f.Len), 10)
+	dst = appendInt(dst, f.Len)
 	dst = append(dst, `,"caplen":`...)
-	dst = strconv.AppendInt(dst, int64(f.CapLen), 10)
+	dst = appendInt(dst, f.CapLen)
 	var c Cut
 	cut := false
 	if f.Err != nil || f.CapLen < f.Len {
@@ -234,9 +246,14 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		if !in.Has(i) {
 			continue
 		}
-		dst = append(dst, ',', '"')
-		dst = append(dst, p.Name...)
-		dst = append(dst, `":{`...)
+		dst = append(dst, jsonOpen[i]...)
+		if fast := jsonFastOf[i]; fast != nil && !cut && f.Err == nil {
+			var ok bool
+			if dst, ok = fast(dst, f); ok {
+				dst = append(dst, '}')
+				continue
+			}
+		}
 		first := true
 		nEnt := 0
 		for _, fd := range p.Fields {

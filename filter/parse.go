@@ -330,7 +330,7 @@ func (p *parser) parseSlice(o *operand) error {
 const maxSlice = 1 << 16
 
 func parseRange(s string) (srange, error) {
-	bad := fmt.Errorf("%q is not a slice range: write 0:3 (offset:length), 1-2 (from-to), 4, -1 (from the end), :2 or 2:", s)
+	bad := fmt.Errorf("%q is not a slice range: write 0:3 (offset:length), 1-2 (from-to), 4, -1 (from the end), :2 or 2: (from 2 to the end)", s)
 	num := func(x string) (int, bool) {
 		v, err := strconv.Atoi(x)
 		return v, err == nil && v > -maxSlice && v < maxSlice

@@ -262,14 +262,10 @@ func (s *Switch) OnEnqueue(d *device.Device, p *device.Packet) device.Verdict {
 	if ds == nil {
 		ds = s.get(p.Meta.Dst)
 	}
-	if ds.egress != int32(e) {
-		if ds.egress >= 0 && (ds.n > 0 || ds.w != ds.w0) {
-			// The route of d moved while its window was in use: keep the
-			// old window, as a switch with one FIB entry per d would.
-			e = int(ds.egress)
-		} else {
-			ds.egress, ds.w0, ds.w = int32(e), s.w0[e], s.w0[e]
-		}
+	// When the route of d moved while its window was in use, the old
+	// window is kept, as a switch with one FIB entry per d would.
+	if ds.egress != int32(e) && !(ds.egress >= 0 && (ds.n > 0 || ds.w != ds.w0)) {
+		ds.egress, ds.w0, ds.w = int32(e), s.w0[e], s.w0[e]
 	}
 	n := int64(len(p.Data))
 	if ds.n == 0 && ds.w >= n {

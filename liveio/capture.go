@@ -140,7 +140,7 @@ func (c *Capture) write() {
 }
 
 // Stop ends reading, writes what is held and one statistics block per
-// port at end (a mapped time, like the frames), and returns what each
+// port at end (a receive time, mapped like the frames'), and returns what each
 // port saw. The error is a write error or frames out of order.
 func (c *Capture) Stop(end time.Time) ([]CaptureResult, error) {
 	for _, p := range c.ports {
@@ -149,13 +149,17 @@ func (c *Capture) Stop(end time.Time) ([]CaptureResult, error) {
 	c.readers.Wait()
 	close(c.ch)
 	err := <-c.done
+	at := end
+	if c.Map != nil {
+		at = c.Map(end)
+	}
 	for i, p := range c.ports {
 		st, serr := p.Port.Stats()
 		c.res[i].Stats = st
 		if serr != nil && err == nil {
 			err = serr
 		}
-		if werr := c.w.WriteStats(p.Iface, end, st.Received, st.Dropped); werr != nil && err == nil {
+		if werr := c.w.WriteStats(p.Iface, at, st.Received, st.Dropped); werr != nil && err == nil {
 			err = werr
 		}
 	}

@@ -214,6 +214,26 @@ func TestCapturePcapng(t *testing.T) {
 		}
 		last = fr.Time
 	}
+	// The statistics blocks are in the frames' time scale too.
+	raw, _ := os.ReadFile(path)
+	isbs := 0
+	for off := 0; off+12 <= len(raw); {
+		typ, n := binary.LittleEndian.Uint32(raw[off:]), int(binary.LittleEndian.Uint32(raw[off+4:]))
+		if n < 12 || off+n > len(raw) {
+			t.Fatalf("block at %d: length %d", off, n)
+		}
+		if typ == 5 {
+			isbs++
+			ns := int64(binary.LittleEndian.Uint32(raw[off+12:]))<<32 | int64(binary.LittleEndian.Uint32(raw[off+16:]))
+			if at := time.Unix(0, ns); at.Before(last) || at.After(base.Add(time.Minute)) {
+				t.Errorf("statistics block at %v, the last frame at %v", at.UTC(), last.UTC())
+			}
+		}
+		off += n
+	}
+	if isbs != 2 {
+		t.Errorf("%d statistics blocks, want 2", isbs)
+	}
 	if r.Interface(0).Name != "port0" || r.Interface(1).Name != "port1" {
 		t.Errorf("interfaces %q %q", r.Interface(0).Name, r.Interface(1).Name)
 	}
@@ -227,5 +247,48 @@ func TestCapturePcapng(t *testing.T) {
 		}
 	} else if os.Getenv("CI") == "true" {
 		t.Error("capinfos (tshark's package) is missing in CI")
+	}
+}
+
+// Unread counts the frames the kernel queued that the caller has not
+// taken yet: the emulator waits on it instead of on its readers' luck
+// with the scheduler.
+func TestPortUnread(t *testing.T) {
+	bed := netnstest.New(t, 1)
+	tx, err := bed.Open("t0", liveio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	rx, err := bed.Open("d0", liveio.Options{Promisc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	if n, err := rx.Unread(0); err != nil || n != 0 {
+		t.Fatalf("Unread before any frame: %d, %v", n, err)
+	}
+	for i := 1; i <= 3; i++ {
+		if err := tx.Write(frame(60, nil, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// veth delivers in the sender's context, but allow the softirq a moment.
+	deadline := time.Now().Add(2 * time.Second)
+	n, err := rx.Unread(0)
+	for err == nil && n < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+		n, err = rx.Unread(0)
+	}
+	if err != nil || n != 3 {
+		t.Fatalf("Unread(0) after 3 frames: %d, %v", n, err)
+	}
+	if _, err := rx.Read(); err != nil {
+		t.Fatal(err)
+	}
+	for taken, want := range []uint64{3, 2, 1, 0} {
+		if n, err := rx.Unread(uint64(taken)); err != nil || n != want {
+			t.Errorf("Unread(%d): %d, %v; want %d", taken, n, err, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -31,6 +32,9 @@ type Port struct {
 
 	mu    sync.Mutex
 	stats Stats
+	// skipped counts the frames Read took from the socket and did not
+	// return (outgoing or incoming ones the port does not want).
+	skipped atomic.Uint64
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
@@ -150,6 +154,7 @@ func (p *Port) Read() (Frame, error) {
 			return Frame{}, fmt.Errorf("%s: read: %w", p.name, rerr)
 		}
 		if sa, ok := from.(*unix.SockaddrLinklayer); ok && (sa.Pkttype == unix.PACKET_OUTGOING) != p.outgoing {
+			p.skipped.Add(1)
 			continue
 		}
 		fr := Frame{Len: n}
@@ -210,6 +215,25 @@ func (p *Port) Stats() (Stats, error) {
 	p.stats.Received += uint64(st.Packets)
 	p.stats.Dropped += uint64(st.Drops)
 	return p.stats, nil
+}
+
+// Unread returns how many frames the kernel has queued on the socket
+// beyond taken, the number of frames Read returned that the caller has
+// handled (frames Read skips are counted by the port itself). A caller
+// whose readers hand frames on to another goroutine asks it to learn
+// whether frames that arrived are still on their way, whatever the Go
+// scheduler did with the readers. Frames queued while Open ran may make
+// it undercount by those few.
+func (p *Port) Unread(taken uint64) (uint64, error) {
+	st, err := p.Stats()
+	if err != nil {
+		return 0, err
+	}
+	done := taken + p.skipped.Load() + st.Dropped
+	if st.Received <= done {
+		return 0, nil
+	}
+	return st.Received - done, nil
 }
 
 // Close closes the socket (and leaves promiscuous mode).

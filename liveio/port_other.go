@@ -33,5 +33,8 @@ func (p *Port) StopReading() error { return nil }
 // Stats fails.
 func (p *Port) Stats() (Stats, error) { return Stats{}, errOS }
 
+// Unread fails.
+func (p *Port) Unread(taken uint64) (uint64, error) { return 0, errOS }
+
 // Close does nothing.
 func (p *Port) Close() error { return nil }

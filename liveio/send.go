@@ -12,8 +12,14 @@ var Spin = 200 * time.Microsecond
 
 // WaitUntil sleeps until about Spin before at, then polls the clock
 // until at.
-func WaitUntil(at time.Time) {
-	if d := time.Until(at) - Spin; d > 0 {
+func WaitUntil(at time.Time) { WaitUntilSpin(at, Spin) }
+
+// WaitUntilSpin sleeps until spin before at, then polls the clock until
+// at. A spin of 0 only sleeps: it keeps no core busy, and returns late by
+// the timer's slack (tens of microseconds to a scheduler tick), which a
+// schedule dilated to tolerances of milliseconds does not notice.
+func WaitUntilSpin(at time.Time, spin time.Duration) {
+	if d := time.Until(at) - spin; d > 0 {
 		time.Sleep(d)
 	}
 	for time.Now().Before(at) {

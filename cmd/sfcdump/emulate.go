@@ -26,6 +26,7 @@ func newEmulateCmd() *cobra.Command {
 	var scheme, config, speed, format, fault string
 	var o live.EmuOptions
 	var duration time.Duration
+	var syncDir string
 	cmd := &cobra.Command{
 		Use:   "emulate --port NAME=IFACE ... (--scheme S | --config case.yaml)",
 		Short: "Run the reference device on real interfaces as a software switch or NIC",
@@ -52,6 +53,14 @@ parameters); without it, --scheme makes a switch with the scheme's default
 parameters whose port i (--port i=IFACE) routes 10.0.i.0/24 and
 fd00:0:0:i::/64 at --speed. A NIC case maps its host side with
 --port host=IFACE.
+
+--sync DIR joins it to 'conform live --sync DIR' on the same host: conform
+live writes each vector's epoch there (as a wall-clock instant), and the
+emulator starts a fresh device whose clock starts at it, so that its
+periodic timers (PFC refresh, BFC and Floodgate ticks) have the phase the
+reference gives them; the emulator logs there each input it took late and
+each output it sent late, and conform live calls a run during which it
+fell behind INCONCLUSIVE (docs/live.md).
 
 It runs until SIGINT (Ctrl-C) or SIGTERM, or for --duration, then prints a
 summary: frames in and out per port, signals sent, the model's drops,
@@ -116,6 +125,14 @@ kernel drops, and how far it fell behind the wall clock.`,
 					return &usageError{err}
 				}
 			}
+			if syncDir != "" {
+				sy, err := live.OpenSync(syncDir)
+				if err != nil {
+					return &exitError{2, fmt.Errorf("--sync: %w", err)}
+				}
+				defer sy.Close()
+				o.Origin, o.OnLag, o.LogInputs = sy.Origin, sy.AddLag, true
+			}
 			open := map[int]*liveio.Port{}
 			defer func() {
 				for _, p := range open {
@@ -168,6 +185,7 @@ kernel drops, and how far it fell behind the wall clock.`,
 	fl.StringVar(&speed, "speed", "100G", "port speed of the default switch (without --config)")
 	fl.Float64Var(&o.Dilate, "dilate", 1, "run the device's clock this many times slower than the wall clock")
 	fl.DurationVar(&o.Settle, "settle", time.Millisecond, "hold each frame this long after it arrives, to take frames of all ports in arrival order")
+	fl.StringVar(&syncDir, "sync", "", "a directory shared with 'sfcdump conform live --sync' on this host: start a fresh device at each vector's epoch, and log this emulator's lag there")
 	fl.DurationVar(&duration, "duration", 0, "stop after this long (0: until SIGINT or SIGTERM)")
 	fl.StringVarP(&format, "format", "T", "text", "summary format: text or json")
 	fl.StringVar(&fault, "fault", "", "inject faults, for tests: "+live.Faults)

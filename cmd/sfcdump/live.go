@@ -21,6 +21,7 @@ func newConformLiveCmd() *cobra.Command {
 	var ports []string
 	var o live.Options
 	var maxSlip time.Duration
+	var syncDir string
 	cmd := &cobra.Command{
 		Use:   "live VECTOR... --port NAME=IFACE ...",
 		Short: "Drive a device on real ports with vectors' inputs and check what it sends (device mode)",
@@ -40,7 +41,8 @@ every port. Ports of other vectors are ignored.
 The verdict is INCONCLUSIVE (exit status 3), whatever the device did, when
 the schedule slipped (a frame left more than --max-slip, default the case's
 time tolerance, after its planned time, in vector time), the kernel dropped
-frames in capture, or a port the reference sends on stayed silent. The
+frames in capture, or a port the reference sends on stayed silent, or
+(with --sync, against sfcdump emulate) the emulator itself fell behind. The
 report gives the schedule achieved (worst, mean, 99th percentile slip) and
 what each port sent and captured.
 
@@ -71,6 +73,14 @@ then INCONCLUSIVE). See docs/live.md.`,
 			}
 			o.Ports, o.Open, o.MaxSlip, o.DUT = pm, liveOpen, maxSlip.Nanoseconds(), f.dut
 			o.Check = conformance.Options{MaxShown: f.maxShown}
+			if syncDir != "" {
+				sy, err := live.OpenSync(syncDir)
+				if err != nil {
+					return &exitError{2, fmt.Errorf("--sync: %w", err)}
+				}
+				defer sy.Close()
+				o.OnSchedule, o.DUTLag = sy.SetOrigin, sy.Lags
+			}
 			var reps []*live.Report
 			for _, d := range dirs {
 				rep := live.Run(d, o)
@@ -90,6 +100,7 @@ then INCONCLUSIVE). See docs/live.md.`,
 	fl.StringArrayVar(&ports, "port", nil, "NAME=IFACE: the host interface wired to port NAME (id, interface name, or host); repeat per port")
 	fl.Float64Var(&o.Dilate, "dilate", 1, "stretch the schedule (and the tolerances, in wall-clock time) this many times")
 	fl.StringVar(&o.Save, "save", "", "keep each vector's captures and reports in a sub-directory of this directory")
+	fl.StringVar(&syncDir, "sync", "", "a directory shared with 'sfcdump emulate --sync' on this host: the emulator starts each vector's clock at its epoch, and its own lag makes a run inconclusive")
 	fl.DurationVar(&maxSlip, "max-slip", 0, "how late a frame may leave, in vector time, before the run is inconclusive (default: the case's time tolerance)")
 	return cmd
 }

@@ -27,9 +27,61 @@ type EmuOptions struct {
 	// several ports by several threads go in in receive-time order. The
 	// device's latency grows by Settle/Dilate in model time.
 	Settle time.Duration
+	// Origin, when set, gives the wall-clock instant of model time 0
+	// (zero: not known). It is asked at every frame read: when it gives
+	// a new instant, not after the frame's receive time, the emulator
+	// starts a fresh device whose clock starts there (the frames and
+	// timers of the old one are dropped). conform live gives the instant
+	// of its vector's epoch (Options.OnSchedule; a Sync), so that the
+	// device's periodic timers (PFC refresh, BFC and Floodgate ticks,
+	// pause expiries) keep the phase the reference gives them. Without
+	// it, model time 0 is the receive time of the first frame: late by
+	// the first frame's send slip, which moves every timer against the
+	// inputs and, for an input due on a tick, changes what the device
+	// does.
+	Origin func() time.Time
 	// Ready, when set, is called once every port is being read.
 	Ready func()
+	// OnLag, when set, is called (from the emulator's goroutine) each
+	// time the emulator falls behind: an input taken late, or an output
+	// sent more than Settle after its due time beyond the settle time.
+	// conform live uses them (through a Sync) to call a run against the
+	// emulator INCONCLUSIVE rather than judge a stalled machine.
+	OnLag func(Lag)
+	// LogInputs makes OnLag hear of every frame received too (Kind
+	// LagRx), for conform live to compare with what it sent.
+	LogInputs bool
 }
+
+// Lag is one moment the emulator fell behind the wall clock: a software
+// device's own lag, which says nothing about the device it models.
+type Lag struct {
+	// At is the wall-clock instant the frame was received (input) or due
+	// to leave (output).
+	At time.Time `json:"at"`
+	// Kind is LagInput or LagOutput.
+	Kind string `json:"kind"`
+	// Port is the port's name in the case.
+	Port string `json:"port"`
+	// Hash identifies the frame of an LagRx event (FNV-64a of its octets).
+	Hash uint64 `json:"hash,omitempty"`
+	// Lag is how late, in wall-clock time: for an input, how far the
+	// device's clock had passed its receive time when it was taken (it
+	// went in at the current model time, perhaps after frames that came
+	// later); for an output, how long after its due time it left, beyond
+	// the settle time.
+	Lag time.Duration `json:"lag_ns"`
+}
+
+// The kinds of Lag.
+const (
+	LagInput  = "input"
+	LagOutput = "output"
+	// LagRx is every frame received (with EmuOptions.LogInputs), Lag 0:
+	// conform live checks each reached the emulator soon after it left,
+	// and in the order sent.
+	LagRx = "rx"
+)
 
 // EmuPort is what the emulator did on one port.
 type EmuPort struct {
@@ -61,7 +113,9 @@ type Summary struct {
 	MaxInputLag  time.Duration `json:"max_input_lag_ns"`
 	MaxOutputLag time.Duration `json:"max_output_lag_ns"`
 	Faults       []string      `json:"faults,omitempty"`
-	Settle       time.Duration `json:"settle_ns"`
+	// Devices counts the devices run: 1, plus one per new origin.
+	Devices int           `json:"devices"`
+	Settle  time.Duration `json:"settle_ns"`
 }
 
 // String renders the summary in a few lines.
@@ -88,6 +142,9 @@ func (s *Summary) String() string {
 		out += fmt.Sprintf("  model drops: %v\n", s.Drops)
 	}
 	out += fmt.Sprintf("  late inputs %d, worst input lag %s, worst output lag %s (beyond the %s settle time)\n", s.LateInputs, s.MaxInputLag, s.MaxOutputLag, s.Settle)
+	if s.Devices > 1 {
+		out += fmt.Sprintf("  devices: %d (a fresh one at each origin conform live gave)\n", s.Devices)
+	}
 	for _, f := range s.Faults {
 		out += "  fault injected: " + f + "\n"
 	}
@@ -109,6 +166,7 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 		return nil, err
 	}
 	d := m.Dev
+	devices := 1
 	n := o.Dilate
 	if n <= 0 {
 		n = 1
@@ -134,7 +192,7 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 
 	fault := o.Fault
 	var sendBuf []byte
-	d.OnOutput(func(out device.Out) {
+	onOutput := func(out device.Out) {
 		pt, ok := ports[out.Port]
 		if out.Generated {
 			sum.Signals[out.Kind.String()]++
@@ -151,8 +209,13 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 				return
 			}
 		}
-		if lag := time.Since(toWall(out.Time)) - settle; lag > sum.MaxOutputLag {
+		due := toWall(out.Time)
+		lag := time.Since(due) - settle
+		if lag > sum.MaxOutputLag {
 			sum.MaxOutputLag = lag
+		}
+		if lag > settle && o.OnLag != nil {
+			o.OnLag(Lag{At: due, Kind: LagOutput, Port: c.PortName(out.Port), Lag: lag})
 		}
 		ep := &sum.Ports[idx[out.Port]]
 		if err := pt.Write(frame); err != nil {
@@ -160,7 +223,20 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 			return
 		}
 		ep.Out++
-	})
+	}
+	d.OnOutput(onOutput)
+	// record adds the drops of the device to the summary.
+	record := func() {
+		for _, dr := range d.Record().Drops {
+			if sum.Drops == nil {
+				sum.Drops = map[string]int64{}
+			}
+			sum.Drops[dr.Reason] += dr.Frames
+		}
+	}
+	// origin is the wall-clock instant of the current device's model
+	// time 0 when Origin gave it.
+	var origin time.Time
 
 	in := make(chan emuIn, 4096)
 	var wg sync.WaitGroup
@@ -189,19 +265,57 @@ func Emulate(ctx context.Context, c *conformance.Case, ports map[int]*liveio.Por
 		o.Ready()
 	}
 	feed := func(f emuIn) error {
+		if o.Origin != nil {
+			if org := o.Origin(); !org.IsZero() && !org.Equal(origin) && !f.t.Before(org) {
+				// A new run's clock: a fresh device, model time 0 at org.
+				if started {
+					record()
+					nm, err := conformance.BuildModel(c)
+					if err != nil {
+						return err
+					}
+					d = nm.Dev
+					d.OnOutput(onOutput)
+					devices++
+				}
+				origin, wall0, started = org, org, true
+			}
+		}
 		if !started {
 			wall0, started = f.t, true
 		}
 		t := toModel(f.t)
 		if now := d.Now(); t < now {
 			sum.LateInputs++
-			if lag := time.Duration(float64(now-t) * n); lag > sum.MaxInputLag {
+			lag := time.Duration(float64(now-t) * n)
+			if lag > sum.MaxInputLag {
 				sum.MaxInputLag = lag
+			}
+			if o.OnLag != nil {
+				o.OnLag(Lag{At: f.t, Kind: LagInput, Port: c.PortName(f.port), Lag: lag})
 			}
 			t = now
 		}
 		sum.Ports[idx[f.port]].In++
+		if o.OnLag != nil && o.LogInputs {
+			o.OnLag(Lag{At: f.t, Kind: LagRx, Port: c.PortName(f.port), Hash: hashFrame(f.data)})
+		}
 		return d.Input(f.port, t, f.data)
+	}
+	// taken counts the frames each port's reader handed over. Before the
+	// device's clock moves, every frame the kernel has queued must be in
+	// hand: a reader the scheduler has not run yet would otherwise make
+	// its frame late and reorder it after frames that came after it.
+	taken := make([]uint64, len(ids))
+	holdMax := max(settle, 50*time.Millisecond)
+	var holdSince time.Time
+	unread := func() bool {
+		for i, id := range ids {
+			if k, err := ports[id].Unread(taken[i]); err == nil && k > 0 {
+				return true
+			}
+		}
+		return false
 	}
 	begin := time.Now()
 	timer := time.NewTimer(time.Hour)
@@ -225,6 +339,11 @@ loop:
 				}
 			}
 		}
+		if !holdSince.IsZero() && time.Since(holdSince) < holdMax {
+			if w := time.Now().Add(time.Millisecond); wakeAt.IsZero() || w.Before(wakeAt) {
+				wakeAt = w
+			}
+		}
 		var wake <-chan time.Time
 		if !wakeAt.IsZero() {
 			timer.Reset(max(0, time.Until(wakeAt)))
@@ -237,14 +356,30 @@ loop:
 			runErr = err
 			break loop
 		case f := <-in:
+			taken[idx[f.port]]++
 			i, _ := slices.BinarySearchFunc(pend, f, func(a, b emuIn) int { return a.t.Compare(b.t) })
 			pend = slices.Insert(pend, i, f)
 		case <-wake:
 		}
+		// The clock may move to now (settle behind the wall clock) once
+		// every frame the kernel holds is in hand: those received before
+		// now are queued by the time unread looks (unless the kernel
+		// itself lagged by more than settle). Wait for the readers (a
+		// while at most: a miscount must not stop the clock).
+		now := time.Now().Add(-settle)
+		if unread() {
+			if holdSince.IsZero() {
+				holdSince = time.Now()
+			}
+			if time.Since(holdSince) < holdMax {
+				continue
+			}
+		} else {
+			holdSince = time.Time{}
+		}
 		// Inputs older than settle go in, in receive-time order, each
 		// after the events due before it; then the device catches up with
-		// the clock (settle behind the wall clock).
-		now := time.Now().Add(-settle)
+		// the clock.
 		for len(pend) > 0 && !pend[0].t.After(now) {
 			f := pend[0]
 			pend = pend[1:]
@@ -269,13 +404,8 @@ loop:
 			sum.Ports[i].KernelDropped = st.Dropped
 		}
 	}
-	rec := d.Record()
-	for _, dr := range rec.Drops {
-		if sum.Drops == nil {
-			sum.Drops = map[string]int64{}
-		}
-		sum.Drops[dr.Reason] += dr.Frames
-	}
+	record()
+	sum.Devices = devices
 	if fault != nil {
 		sum.Faults = fault.applied
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +28,7 @@ const testDilate = 100000
 
 // unsupported lists the corpus vectors live mode cannot run, and why.
 var unsupported = map[string]string{
-	"pbfs/congested":  "its CC-postcards' assessed octets (I_p) count the frames inside each assessment window; the vector's synthetic arrivals sit on whole nanoseconds at the windows' edges, so a sub-nanosecond shift of one frame moves I_p by ~40 KB, more than the 12.5 KB depth tolerance, and device mode compares I_p at the quoted packet only (conformance.md rule 4 asks for any instant within the time tolerance)",
+	"pbfs/congested":  "its CC-postcards' assessed octets (I_p) count the frames inside each assessment window, and the vector's arrivals sit on whole nanoseconds at the windows' edges: the emulator takes each frame at its receive time, which trails the transmit time the reference replays by tens of microseconds of wall clock, a fraction of a nanosecond at dilation 100,000, and a frame that crosses a nanosecond moves I_p by ~1 KB per frame, more than the 0-octet depth tolerance (it passes most runs, not all)",
 	"malformed/mixed": "its runts (10 octets) are shorter than an Ethernet header: no link can carry them, and a real NIC pads the others to 60 octets",
 }
 
@@ -86,13 +88,23 @@ func live(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault, o Options) 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
+	sy, err := OpenSync(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sy.Close()
 	type result struct {
 		s   *Summary
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Fault: fault, Ready: func() { close(ready) }})
+		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Fault: fault, Ready: func() { close(ready) }, OnLag: sy.AddLag, LogInputs: true, Origin: func() time.Time {
+			if org := sy.Origin(); !org.IsZero() {
+				return org.Add(originShift)
+			}
+			return time.Time{}
+		}})
 		done <- result{s, err}
 	}()
 	select {
@@ -100,7 +112,7 @@ func live(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault, o Options) 
 	case r := <-done:
 		t.Fatalf("emulator: %v", r.err)
 	}
-	o.Ports, o.Open = pm, tb.Open
+	o.Ports, o.Open, o.DUTLag, o.OnSchedule = pm, tb.Open, sy.Lags, sy.SetOrigin
 	if o.Save == "" {
 		o.Save = os.Getenv("SFC_LIVE_SAVE") // keep the captures to look into a failure
 	}
@@ -116,45 +128,49 @@ func live(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault, o Options) 
 	return rep, r.s
 }
 
+// originShift moves the emulator's clock origin from the one conform
+// live gives it (TestLiveOriginPhase).
+var originShift time.Duration
+
 // void reports why a run says nothing about the device or the harness:
 // the run was INCONCLUSIVE (the schedule slipped, the capture lost
-// frames), or the emulator fell behind the wall clock by more than the
-// time tolerance (a stalled machine, not a faulty device).
-func void(r *Report, s *Summary) string {
+// frames, the emulator fell behind: Run hears of its lag through
+// Options.DUTLag).
+func void(r *Report) string {
 	if r.Verdict == Inconclusive {
 		return "inconclusive: " + strings.Join(r.Reasons, "; ")
-	}
-	if s == nil {
-		return ""
-	}
-	tol := time.Duration(float64(r.Schedule.Tolerance) * r.Dilate)
-	if s.MaxOutputLag > tol/2 || s.MaxInputLag > tol/2 {
-		return fmt.Sprintf("the emulator fell behind by %s (inputs) and %s (outputs), more than half the %s wall-clock tolerance", s.MaxInputLag, s.MaxOutputLag, tol)
 	}
 	return ""
 }
 
-// liveRetry runs a vector live up to four times while runs are void: a
-// shared CI machine can stall either side for tens of milliseconds.
+// liveRetry runs a vector live up to five times while runs are void: a
+// shared CI machine can stall either side for tens of milliseconds. A
+// run that stays void skips the test with the reasons: the machine could
+// not run it, which says nothing about the harness or the device.
 func liveRetry(t *testing.T, tb *netnstest.Bed, dir string, fault *Fault) (*Report, *Summary) {
 	t.Helper()
 	var rep *Report
 	var sum *Summary
-	for try := 1; try <= 4; try++ {
+	var why string
+	for try := 1; try <= 5; try++ {
 		var f *Fault
 		if fault != nil {
 			cp := *fault
 			f = &cp
 		}
 		rep, sum = live(t, tb, dir, f, Options{})
-		why := void(rep, sum)
-		if why == "" {
+		if why = void(rep); why == "" {
 			return rep, sum
 		}
 		t.Logf("run %d of %s is void, retrying: %s", try, vectorName(dir), why)
 	}
+	voided.Add(1)
+	t.Skipf("%s: every run was void (the host was too busy to keep the schedule), last: %s", vectorName(dir), why)
 	return rep, sum
 }
+
+// voided counts the vectors skipped because every run was void.
+var voided atomic.Int64
 
 func text(r *Report, s *Summary) string {
 	var b strings.Builder
@@ -169,6 +185,7 @@ func text(r *Report, s *Summary) string {
 // against the emulated reference device over veth pairs: each must PASS.
 func TestLiveCorpus(t *testing.T) {
 	tb := netnstest.New(t, 5)
+	voided.Store(0)
 	start := time.Now()
 	n := 0
 	for _, dir := range corpus(t) {
@@ -187,6 +204,11 @@ func TestLiveCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("%d vectors live at dilation %d in %s", n, testDilate, time.Since(start).Round(time.Millisecond))
+	// A load that voids a few vectors is the machine's; one that voids
+	// them all is a broken live path hiding behind INCONCLUSIVE.
+	if v := voided.Load(); n > 0 && v == int64(n) {
+		t.Errorf("all %d vectors were void after retries: live mode judged nothing", n)
+	}
 }
 
 // A faulty emulator FAILs live with the check that catches its fault.
@@ -315,5 +337,87 @@ func TestLiveUnusable(t *testing.T) {
 	rep = Run("../../pcaps/sfc/incast-first-bts", Options{Open: tb.Open, Ports: PortMap{"0": "nosuch0", "1": "t1", "2": "t0", "3": "t1", "4": "t0"}})
 	if rep.ExitCode() != 2 || !strings.Contains(rep.Error, "interface t1 is mapped to two ports") && !strings.Contains(rep.Error, "interface t0 is mapped to two ports") {
 		t.Errorf("verdict %s: %s", rep.Verdict, rep.Error)
+	}
+}
+
+// The emulator's clock starts at the vector's epoch, where the
+// reference's starts: its periodic timers keep the reference's phase. In
+// floodgate/window-credit-dstpause a credit from downstream arrives on a
+// tick (14 µs, tau 2 µs): the reference holds its credit upstream back
+// until the next tick (16 µs). An emulator whose clock starts late (as it
+// did when model time 0 was the first frame's receive time, late by that
+// frame's send slip: a few ns, which flipped it in some runs) takes the
+// credit before its own tick and passes it on at once: FG-JUSTIFIED
+// fails. The test moves the ticks 500 ns late (more than a loaded
+// sender's slip) by starting the clock 1.5 µs early: an origin after the
+// first frame would start a second device at it.
+func TestLiveOriginPhase(t *testing.T) {
+	tb := netnstest.New(t, 5)
+	dir := "../../pcaps/floodgate/window-credit-dstpause"
+	rep, sum := liveRetry(t, tb, dir, nil)
+	if rep.Verdict != conformance.Pass {
+		t.Fatalf("aligned: verdict %s, want PASS\n%s", rep.Verdict, text(rep, sum))
+	}
+	originShift = (500 - 2000) * testDilate * time.Nanosecond
+	defer func() { originShift = 0 }()
+	rep, sum = liveRetry(t, tb, dir, nil)
+	var failed []string
+	if rep.Device != nil {
+		failed = rep.Device.Failed()
+	}
+	if rep.Verdict != conformance.Fail || !slices.Contains(failed, "FG-JUSTIFIED") {
+		t.Errorf("ticks 500 ns late: verdict %s, failed %v; want FAIL with FG-JUSTIFIED\n%s", rep.Verdict, failed, text(rep, sum))
+	}
+}
+
+// One emulator serves several runs: each new origin conform live gives it
+// starts a fresh device, so the second run of a vector passes as the
+// first (the state of the first, its pauses and timers, is gone).
+func TestLiveEmulatorPerRun(t *testing.T) {
+	tb := netnstest.New(t, 5)
+	dir := "../../pcaps/sfc/incast-first-bts"
+	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports, pm := map[int]*liveio.Port{}, PortMap{}
+	for _, id := range portIDs(c) {
+		p, err := tb.Open(fmt.Sprintf("d%d", id), liveio.Options{Promisc: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ports[id], pm[c.PortName(id)] = p, fmt.Sprintf("t%d", id)
+	}
+	sy, err := OpenSync(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sy.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan *Summary, 1)
+	go func() {
+		s, err := Emulate(ctx, c, ports, EmuOptions{Dilate: testDilate, Ready: func() { close(ready) }, OnLag: sy.AddLag, LogInputs: true, Origin: sy.Origin})
+		if err != nil {
+			t.Errorf("emulator: %v", err)
+		}
+		done <- s
+	}()
+	<-ready
+	var verdicts, reasons []string
+	for i := 0; i < 2; i++ {
+		rep := Run(dir, Options{Dilate: testDilate, Ports: pm, Open: tb.Open, OnSchedule: sy.SetOrigin, DUTLag: sy.Lags})
+		verdicts, reasons = append(verdicts, rep.Verdict), append(reasons, rep.Reasons...)
+		if rep.Verdict != conformance.Pass && rep.Verdict != Inconclusive {
+			t.Errorf("run %d: verdict %s\n%s", i+1, rep.Verdict, text(rep, nil))
+		}
+	}
+	cancel()
+	sum := <-done
+	if sum == nil || sum.Devices != 2 {
+		t.Fatalf("summary %+v, want 2 devices", sum)
+	}
+	if verdicts[0] == Inconclusive || verdicts[1] == Inconclusive {
+		t.Skipf("verdicts %v: the host was too busy to judge a run: %q", verdicts, reasons)
 	}
 }

@@ -49,6 +49,17 @@ type Options struct {
 	Check conformance.Options
 	// DUT names the device under test in reports ("vendor model firmware").
 	DUT string
+	// OnSchedule, when set, is told the wall-clock instant of the
+	// vector's model time 0 (its epoch, else its first input frame as
+	// planned) before anything is sent: Sync.SetOrigin, so that an
+	// emulated DUT starts its clock where the reference starts its own.
+	OnSchedule func(origin time.Time) error
+	// DUTLag, when set, gives the lag events a software DUT (sfcdump
+	// emulate through a Sync: Sync.Lags) reported for
+	// wall-clock instants in [from, to]. A late input, or an output late
+	// by more than 1/LagShare of the time tolerance, makes the run
+	// INCONCLUSIVE: the DUT's host, not the device it models, fell behind.
+	DUTLag func(from, to time.Time) ([]Lag, error)
 }
 
 // Slip summarises the schedule achieved: how late frames left against
@@ -416,6 +427,16 @@ func run(dir string, o Options, rep *Report) error {
 	}
 	toWall := func(t int64) time.Time { return wallStart.Add(time.Duration(float64(t-p.t0) * n)) }
 
+	if o.OnSchedule != nil {
+		base := p.t0
+		if c.HasEpoch {
+			base = c.Epoch.UnixNano()
+		}
+		if err := o.OnSchedule(toWall(base)); err != nil {
+			return unusablef("telling the emulator the schedule: %v", err)
+		}
+	}
+
 	capt := &liveio.Capture{Start: wallStart, Map: toVec}
 	var cports []liveio.CapturePort
 	for _, id := range sortedKeys(ports) {
@@ -424,7 +445,15 @@ func run(dir string, o Options, rep *Report) error {
 	capt.Run(devW, cports)
 
 	tapped := startTaps(taps)
-	sent, sendErr := send(c, input, ports, toWall)
+	// Spinning before each frame buys microseconds; where the slip
+	// allowed is 100 times the spin or more in wall-clock time (a
+	// dilated run), it only takes a core from the device under test
+	// (the emulator, when it runs on this host).
+	spin := liveio.Spin
+	if float64(maxSlip)*n >= 100*float64(spin) {
+		spin = 0
+	}
+	sent, sendErr := send(c, input, ports, toWall, spin)
 	end := max(p.last, p.refLast)
 	if c.End > 0 {
 		base := p.t0
@@ -488,6 +517,14 @@ func run(dir string, o Options, rep *Report) error {
 	if capErr != nil {
 		reasons = append(reasons, "capture: "+capErr.Error())
 	}
+	if o.DUTLag != nil {
+		ev, err := o.DUTLag(wallStart.Add(-lead), endWall)
+		if err != nil {
+			reasons = append(reasons, "the emulator's lag log: "+err.Error())
+		}
+		reasons = append(reasons, lagReasons(ev, n, tol)...)
+		reasons = append(reasons, deliveryReasons(sent, ev, c.PortName, n, tol)...)
+	}
 
 	dev, err := judge(c, inPath, devPath, o.Check)
 	rep.Device = dev
@@ -538,8 +575,9 @@ func hashFrame(b []byte) uint64 {
 	return h.Sum64()
 }
 
-// send sends every input frame at its planned instant.
-func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time) ([]sentFrame, error) {
+// send sends every input frame at its planned instant (polling the
+// clock for the last spin before it).
+func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time, spin time.Duration) ([]sentFrame, error) {
 	r, err := pcapio.Open(input)
 	if err != nil {
 		return nil, err
@@ -556,8 +594,9 @@ func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall 
 		}
 		port := portOfIface(c, r, fr.Interface)
 		planned := toWall(fr.Time.UnixNano())
-		at, err := liveio.SendAt(ports[port], planned, fr.Data)
-		if err != nil {
+		liveio.WaitUntilSpin(planned, spin)
+		at := time.Now()
+		if err := ports[port].Write(fr.Data); err != nil {
 			return sent, fmt.Errorf("input frame %d: %w", fr.Number, err)
 		}
 		sent = append(sent, sentFrame{no: fr.Number, port: port, hash: hashFrame(fr.Data), planned: planned, before: at})

@@ -9,6 +9,7 @@
 //	go run ./conformance/loadbench                       # 1M and 5M frames
 //	go run ./conformance/loadbench -frames 1000000 -runs 3
 //	go run ./conformance/loadbench -dir /var/tmp/lb -keep
+//	GOMAXPROCS=1 loadbench -child device -dir /var/tmp/lb/load-1000000 -sequential -cpuprofile cpu.prof
 //
 // Output: one line per run with frames, wall time, frames/s (wall),
 // frames/s (CPU time of the process), peak Go heap and peak RSS.
@@ -22,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,8 +53,20 @@ func main() {
 	runs := flag.Int("runs", 1, "runs per size and mode")
 	seq := flag.Bool("sequential", false, "read the captures on the replay goroutine")
 	child := flag.String("child", "", "internal: run one measurement of mode exact|device on -dir")
+	cpuprof := flag.String("cpuprofile", "", "with -child: write the run's CPU profile to this file")
 	flag.Parse()
 	if *child != "" {
+		if *cpuprof != "" {
+			f, err := os.Create(*cpuprof)
+			if err != nil {
+				fail(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				fail(err)
+			}
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
 		r, err := measure(*child, *dir, *seq)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

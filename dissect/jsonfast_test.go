@@ -1,0 +1,110 @@
+package dissect
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/sample"
+)
+
+// The straight JSON writers write byte for byte what the generic loop
+// writes from the field table, on every sample frame, with and without a
+// link speed (pfc's pause_ns fields), and every writer is in use (a
+// change to its protocol's fields in the table would turn it off).
+func TestJSONFastMatchesTable(t *testing.T) {
+	for i, p := range Protos {
+		if _, ok := jsonFastByProto[p.Name]; ok && jsonFastOf[i] == nil {
+			t.Errorf("%s: the straight JSON writer is off: the table's fields are not the ones it writes", p.Name)
+		}
+	}
+	fs := frames(t)
+	var e Encoder
+	saved := jsonFastOf
+	defer func() { jsonFastOf = saved }()
+	for _, bps := range []uint64{0, 25e9, 100e9} {
+		for i := range fs {
+			f := fs[i]
+			f.LinkBPS = bps
+			f.Number = i * 999_999
+			f.Interface = i % 3
+			jsonFastOf = saved
+			fast := string(e.AppendJSON(nil, &f))
+			jsonFastOf = make([]func([]byte, *Frame) ([]byte, bool), len(Protos))
+			slow := string(e.AppendJSON(nil, &f))
+			if fast != slow {
+				t.Errorf("frame %d (%s), %d bit/s:\nstraight %s\ntable    %s", i+1, sample.Frames()[i].Name, bps, fast, slow)
+			}
+		}
+	}
+}
+
+// The straight writers' tables of booleans and keys: every combination of
+// the BTH's flags and every PFC class-enable octet, straight and through
+// the table.
+func TestJSONFastFlags(t *testing.T) {
+	var bthF, pfcF *Frame
+	fs := frames(t)
+	for i := range fs {
+		f := &fs[i]
+		if f.P.Has(layers.LayerTypeBTH) && bthF == nil {
+			bthF = f
+		}
+		if f.P.Has(layers.LayerTypePFC) && pfcF == nil {
+			pfcF = f
+		}
+	}
+	var e Encoder
+	saved := jsonFastOf
+	defer func() { jsonFastOf = saved }()
+	both := func(f *Frame, what string) {
+		jsonFastOf = saved
+		fast := string(e.AppendJSON(nil, f))
+		jsonFastOf = make([]func([]byte, *Frame) ([]byte, bool), len(Protos))
+		if slow := string(e.AppendJSON(nil, f)); fast != slow {
+			t.Errorf("%s:\nstraight %s\ntable    %s", what, fast, slow)
+		}
+	}
+	for v := 0; v < 128; v++ {
+		b := &bthF.P.BTH
+		b.SE, b.M, b.FECN, b.BECN, b.AckReq, b.ICRCChecked, b.ICRCOK = v&1 != 0, v&2 != 0, v&4 != 0, v&8 != 0, v&16 != 0, v&32 != 0, v&64 != 0
+		both(bthF, fmt.Sprintf("bth flags %07b", v))
+	}
+	for v := 0; v < 1<<16; v += 255 {
+		pfcF.P.PFC.EnableVector = uint16(v)
+		pfcF.LinkBPS = 100e9
+		both(pfcF, fmt.Sprintf("pfc enable vector %#04x", v))
+	}
+}
+
+// appendRFC3339Nano writes what time.Time.AppendFormat does with
+// RFC3339Nano in UTC, for every fraction length, zones, and years outside
+// four digits.
+func TestAppendRFC3339Nano(t *testing.T) {
+	east := time.FixedZone("east", 5*3600+30*60)
+	times := []time.Time{
+		{}, time.Unix(0, 0), time.Unix(0, 1), time.Unix(1, 500_000_000), time.Unix(1_767_225_600, 123_456_789),
+		time.Unix(1_767_225_600, 120_000_000).In(east), time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 10, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 1000, time.UTC), sample.Start,
+	}
+	for ns := int64(1); ns < 1e9; ns *= 10 {
+		times = append(times, time.Unix(1_700_000_000, ns), time.Unix(1_700_000_000, ns*9/10+ns))
+	}
+	var e Encoder
+	for _, tm := range times {
+		want := tm.UTC().AppendFormat(nil, time.RFC3339Nano)
+		if got := appendRFC3339Nano([]byte("x"), tm); string(got) != "x"+string(want) {
+			t.Errorf("%v: %s, want x%s", tm, got, want)
+		}
+		// The encoder keeps the last second: the same second again, the
+		// next nanosecond, and the next second.
+		for _, tm := range []time.Time{tm, tm, tm.Add(1), tm.Add(time.Second), tm} {
+			want := tm.UTC().AppendFormat(nil, time.RFC3339Nano)
+			if got := e.appendTime(nil, tm); string(got) != string(want) {
+				t.Errorf("encoder, %v: %s, want %s", tm, got, want)
+			}
+		}
+	}
+}
