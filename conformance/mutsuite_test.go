@@ -123,11 +123,9 @@ func forwarded(v *vecInfo, f capFrame) bool {
 
 func loadVec(t *testing.T, dir string) *vecInfo {
 	t.Helper()
-	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := &vecInfo{dir: dir, c: c, in: readCapture(t, filepath.Join(dir, conformance.InputFile)), exp: readCapture(t, filepath.Join(dir, conformance.ExpectedFile))}
+	cv := loadCov(t, dir)
+	c := cv.c
+	v := &vecInfo{dir: dir, c: c, in: cv.in, exp: cv.exp}
 	v.prefix = "SFC-BTS"
 	if c.Has(conformance.SchemeCIM) {
 		v.prefix = "SFC-CIM"

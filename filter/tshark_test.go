@@ -54,7 +54,7 @@ var differential = []string{
 	"ip.hdr_len == 20 && ip.id >= 0",
 	"ip.dsfield & 0x68 == 0x68",
 	"ip.flags & 0x2 || ip.flags.mf",
-	"ip.src[3] == 01",
+	"ip.src[3] == 01 && !ipv6", // our ip.src covers IPv6 too (fd00:1::1 has 01 at [3])
 	"ip.src != ip.dst && !ipv6 && udp.srcport > udp.dstport",
 	// IPv6.
 	"ipv6",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,8 @@ func TestConformReports(t *testing.T) {
 		t.Fatalf("no vector exercises PFC-XON: %s", out)
 	}
 	out, _, code = conform(t, "run", "-q", "-j", "3", "../../pcaps/pfc")
-	if code != 0 || !strings.Contains(out, "5 of 5 vectors pass") || strings.Index(out, "nic-receiver") > strings.Index(out, "xoff-refresh-xon") {
+	pfcVectors, _ := filepath.Glob("../../pcaps/pfc/*/case.yaml")
+	if n := len(pfcVectors); n < 5 || code != 0 || !strings.Contains(out, fmt.Sprintf("%d of %d vectors pass", n, n)) || strings.Index(out, "nic-receiver") > strings.Index(out, "xoff-refresh-xon") {
 		t.Fatalf("run -j 3: exit %d\n%s", code, out)
 	}
 }

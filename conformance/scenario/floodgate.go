@@ -63,8 +63,8 @@ func floodgateSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		}
 		// The upstream switch's traffic, from remote sender 10.2.0.1.
 		upSrc := remoteSource(g.ipv6)
-		toRecv := &flow{src: upSrc, dst: recv, srcMAC: UplinkMAC(up), dstMAC: SwitchMAC(up), sport: 50000, qp: 0x3000, dscp: uint8(g.dscp), size: size}
-		toHost := &flow{src: upSrc, dst: Host(0, g.ipv6), srcMAC: UplinkMAC(up), dstMAC: SwitchMAC(up), sport: 50001, qp: 0x3001, dscp: uint8(g.dscp), size: size}
+		toRecv := g.tag(&flow{src: upSrc, dst: recv, srcMAC: UplinkMAC(up), dstMAC: SwitchMAC(up), sport: 50000, qp: 0x3000, dscp: uint8(g.dscp), size: size})
+		toHost := g.tag(&flow{src: upSrc, dst: Host(0, g.ipv6), srcMAC: UplinkMAC(up), dstMAC: SwitchMAC(up), sport: 50001, qp: 0x3001, dscp: uint8(g.dscp), size: size})
 		for k := 0; k < *upstream+*local; k++ {
 			f, what := toRecv, "upstream switch to the remote receiver"
 			if k%3 == 2 && k/3 < *local || k >= *upstream {

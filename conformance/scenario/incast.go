@@ -3,6 +3,7 @@ package scenario
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/opensfc/sfc/device"
 )
@@ -27,6 +28,8 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 	uplink := fs.Bool("uplink", false, "add a network-facing uplink port N+1 with the default route")
 	load := fs.Float64("load", 1, "fraction of line rate each sender sends at")
 	mark := fs.Int("mark", 0, "PB-FS: mark every N-th packet of each flow (TOS/traffic-class bit 0x04); 0 marks none")
+	speeds := fs.String("speeds", "", "speeds of the senders' ports, comma-separated, repeated cyclically (default --speed)")
+	remote := fs.Bool("remote", false, "the receiver is remote host 0 behind a network-facing uplink (port N, not server-facing: SFC's C flag clear)")
 	return func() (*Vector, error) {
 		n := *senders
 		if n < 1 || n > 250 {
@@ -43,10 +46,33 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 			return nil, fmt.Errorf("%w: --size %d: want 64..9000 octets", ErrUsage, size)
 		}
 		d := g.doc("switch", "sfc")
+		var sp []*qty
+		for _, x := range strings.Split(*speeds, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				q := &qty{parse: device.ParseRate}
+				if err := q.Set(x); err != nil {
+					return nil, fmt.Errorf("%w: --speeds %q: %v", ErrUsage, x, err)
+				}
+				sp = append(sp, q)
+			}
+		}
+		senderSpeed := func(i int) *qty {
+			if len(sp) == 0 {
+				return g.speed
+			}
+			return sp[i%len(sp)]
+		}
 		for i := 0; i < n; i++ {
-			d.ports = append(d.ports, g.hostPort(i))
+			p := g.hostPort(i)
+			p.speed = senderSpeed(i).s
+			d.ports = append(d.ports, p)
 		}
 		rp := g.hostPort(n)
+		recv := Host(n, g.ipv6)
+		if *remote {
+			rp = g.uplinkPort(n)
+			recv = Remote(0, g.ipv6)
+		}
 		if *recvSpeed != "" {
 			if _, err := device.ParseRate(*recvSpeed); err != nil {
 				return nil, fmt.Errorf("%w: --recv-speed: %v", ErrUsage, err)
@@ -73,14 +99,13 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 			}
 		}
 		frames := ceilDiv(burst.v, int64(size))
-		bps := g.speed.v
-		recv := Host(n, g.ipv6)
 		var out []Frame
 		for i := 0; i < n; i++ {
+			bps := senderSpeed(i).v
 			fl := make([]*flow, *flows)
 			for j := range fl {
-				fl[j] = &flow{src: Host(i, g.ipv6), dst: recv, srcMAC: HostMAC(i), dstMAC: SwitchMAC(i),
-					sport: uint16(49152 + i*64 + j), qp: uint32(0x1000 + i*64 + j), dscp: uint8(g.dscp), size: size}
+				fl[j] = g.tag(&flow{src: Host(i, g.ipv6), dst: recv, srcMAC: HostMAC(i), dstMAC: SwitchMAC(i),
+					sport: uint16(49152 + i*64 + j), qp: uint32(0x1000 + i*64 + j), dscp: uint8(g.dscp), size: size})
 			}
 			total := frames * int64(*flows)
 			for k := int64(0); k < total; k++ {
@@ -107,6 +132,9 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 // does not cover the TOS.
 func markPBT(b []byte) {
 	ip := b[14:]
+	if b[12] == 0x81 && b[13] == 0x00 {
+		ip = b[18:]
+	}
 	if ip[0]>>4 == 4 {
 		ip[1] |= 0x04
 		ip[10], ip[11] = 0, 0

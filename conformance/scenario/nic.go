@@ -79,7 +79,7 @@ func nicSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 			if err != nil {
 				return nil, err
 			}
-			prio := uint8(g.dscp >> 3)
+			prio := uint8(g.class(g.dscp))
 			for _, s := range ps {
 				var times [8]uint16
 				times[prio] = s.quanta

@@ -112,6 +112,9 @@ func Make(name string, args []string) (*Vector, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: %s: unexpected argument %q", ErrUsage, name, fs.Arg(0))
 	}
+	if err := g.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	v, err := build()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -292,6 +295,10 @@ type common struct {
 	ipv6     bool
 	dscp     int
 	size     *qty
+	// vlan, when positive, tags every data frame with this VLAN id and
+	// priority code point pcp (-1: the frame's traffic class).
+	vlan, pcp int
+	dscpClass multi // DSCP=CLASS entries of device.dscp_class
 }
 
 func (g *common) declare(fs *flag.FlagSet) {
@@ -307,6 +314,64 @@ func (g *common) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&g.ipv6, "ipv6", false, "IPv6 addresses instead of IPv4")
 	fs.IntVar(&g.dscp, "dscp", 26, "DSCP of data traffic")
 	g.size = bytesFlag(fs, "size", "1078B", "captured length of a data frame")
+	fs.IntVar(&g.vlan, "vlan", 0, "tag data frames with this 802.1Q VLAN id (1..4094; 0: untagged)")
+	fs.IntVar(&g.pcp, "pcp", -1, "802.1Q priority code point of tagged data frames (default the traffic class of --dscp)")
+	fs.Var(&g.dscpClass, "dscp-class", "DSCP=CLASS entry of the device's DSCP → traffic class map, device.dscp_class (repeatable)")
+}
+
+// class returns the traffic class of DSCP dscp under the --dscp-class
+// map (default DSCP >> 3, behaviour.md §0).
+func (g *common) class(dscp int) int {
+	for _, kv := range g.dscpClass {
+		k, v, _ := strings.Cut(kv, "=")
+		var a, c int
+		if _, err := fmt.Sscanf(k, "%d", &a); err == nil && a == dscp {
+			if _, err := fmt.Sscanf(v, "%d", &c); err == nil {
+				return c
+			}
+		}
+	}
+	return dscp >> 3
+}
+
+// tag gives a flow the scenario's VLAN tag, if any.
+func (g *common) tag(f *flow) *flow {
+	if g.vlan > 0 {
+		f.tagged, f.vid, f.pcp = true, uint16(g.vlan), uint8(g.class(g.dscp))
+		if g.pcp >= 0 {
+			f.pcp = uint8(g.pcp)
+		}
+	}
+	return f
+}
+
+// check validates the common flags a scenario cannot express in a case.
+func (g *common) check() error {
+	if g.vlan < 0 || g.vlan > 4094 {
+		return fmt.Errorf("%w: --vlan %d: want 1..4094 (0 untagged)", ErrUsage, g.vlan)
+	}
+	if g.pcp > 7 {
+		return fmt.Errorf("%w: --pcp %d: want 0..7", ErrUsage, g.pcp)
+	}
+	if g.dscp < 0 || g.dscp > 63 {
+		return fmt.Errorf("%w: --dscp %d: want 0..63", ErrUsage, g.dscp)
+	}
+	for _, kv := range g.dscpClass {
+		var a, c int
+		k, v, ok := strings.Cut(kv, "=")
+		if _, err := fmt.Sscanf(k, "%d", &a); err != nil || !ok {
+			return fmt.Errorf("%w: --dscp-class %q: want DSCP=CLASS", ErrUsage, kv)
+		}
+		if _, err := fmt.Sscanf(v, "%d", &c); err != nil {
+			return fmt.Errorf("%w: --dscp-class %q: want DSCP=CLASS", ErrUsage, kv)
+		}
+	}
+	for _, kv := range g.devs {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || k == "dscp_class" {
+			return fmt.Errorf("%w: --device %q: want key=value (dscp_class: use --dscp-class)", ErrUsage, kv)
+		}
+	}
+	return nil
 }
 
 func (g *common) rng() *rand.Rand { return rand.New(rand.NewPCG(g.seed, 0x5fc)) }
@@ -401,6 +466,14 @@ func (g *common) doc(role string, defSchemes string) *caseDoc {
 			d.volatile = append(d.volatile, x)
 		}
 	}
+	if len(g.dscpClass) > 0 {
+		var m []string
+		for _, kv := range g.dscpClass {
+			k, v, _ := strings.Cut(kv, "=")
+			m = append(m, k+": "+v)
+		}
+		d.device = append(d.device, [2]string{"dscp_class", "{" + strings.Join(m, ", ") + "}"})
+	}
 	return d
 }
 
@@ -442,7 +515,13 @@ func (d *caseDoc) yaml() []byte {
 			fmt.Fprintf(&b, "    peer_mac: %s\n", p.peer)
 		}
 		if len(p.prefixes) > 0 {
-			fmt.Fprintf(&b, "    prefixes: [%s]\n", strings.Join(p.prefixes, ", "))
+			pf := slices.Clone(p.prefixes)
+			for i, x := range pf {
+				if strings.HasPrefix(x, ":") { // "::/0" is not a plain YAML scalar
+					pf[i] = quote(x)
+				}
+			}
+			fmt.Fprintf(&b, "    prefixes: [%s]\n", strings.Join(pf, ", "))
 		}
 		if p.sfcp {
 			b.WriteString("    sfc_p: true\n")
@@ -512,15 +591,28 @@ type flow struct {
 	psn            uint32
 	id             uint16
 	size           int
+	tagged         bool // 802.1Q tag with vid and pcp
+	vid            uint16
+	pcp            uint8
 }
 
 // RoCEFrame builds a RoCEv2 RC SEND ONLY frame of size captured octets
 // from src to dst with a valid ICRC (and, over IPv4, UDP checksum 0 as
 // RoCEv2 senders do). The payload is size minus the headers, at least 0.
 func RoCEFrame(srcMAC, dstMAC device.MAC, src, dst netip.Addr, dscp uint8, sport uint16, qp, psn uint32, ipID uint16, size int) ([]byte, error) {
-	hdr := 14 + 20 + 8
+	return roceFrame(device.UDPSpec{SrcMAC: srcMAC, DstMAC: dstMAC, Src: src, Dst: dst, DSCP: dscp, SrcPort: sport, ID: ipID}, qp, psn, size)
+}
+
+// roceFrame is RoCEFrame for a spec that may carry a VLAN tag.
+func roceFrame(spec device.UDPSpec, qp, psn uint32, size int) ([]byte, error) {
+	src := spec.Src
+	l2 := 14
+	if spec.Tagged {
+		l2 = 18
+	}
+	hdr := l2 + 20 + 8
 	if src.Is6() {
-		hdr = 14 + 40 + 8
+		hdr = l2 + 40 + 8
 	}
 	n := max(size-hdr-12-4, 0)
 	pl := make([]byte, 12+n+4)
@@ -532,12 +624,12 @@ func RoCEFrame(srcMAC, dstMAC device.MAC, src, dst netip.Addr, dscp uint8, sport
 	for i := 0; i < n; i++ {
 		pl[12+i] = byte(i)
 	}
-	spec := device.UDPSpec{DstMAC: dstMAC, SrcMAC: srcMAC, Src: src, Dst: dst, DSCP: dscp, ID: ipID, SrcPort: sport, DstPort: layers.RoCEv2Port, Payload: pl}
+	spec.DstPort, spec.Payload = layers.RoCEv2Port, pl
 	f, err := device.BuildUDP(nil, spec)
 	if err != nil {
 		return nil, err
 	}
-	ip := f[14:]
+	ip := f[l2:]
 	if err := layers.FixICRC(ip); err != nil {
 		return nil, err
 	}
@@ -553,7 +645,8 @@ func RoCEFrame(srcMAC, dstMAC device.MAC, src, dst netip.Addr, dscp uint8, sport
 
 // next returns the flow's next frame and advances PSN and IP id.
 func (f *flow) next() ([]byte, error) {
-	b, err := RoCEFrame(f.srcMAC, f.dstMAC, f.src, f.dst, f.dscp, f.sport, f.qp, f.psn, f.id, f.size)
+	b, err := roceFrame(device.UDPSpec{SrcMAC: f.srcMAC, DstMAC: f.dstMAC, Src: f.src, Dst: f.dst, DSCP: f.dscp, SrcPort: f.sport, ID: f.id,
+		Tagged: f.tagged, VID: f.vid, PCP: f.pcp}, f.qp, f.psn, f.size)
 	f.psn = (f.psn + 1) & 0xffffff
 	f.id++
 	return b, err

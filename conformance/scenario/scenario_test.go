@@ -65,6 +65,20 @@ func TestScenarioErrors(t *testing.T) {
 		{"mix --receivers 6 --hosts 6", "receivers"},
 		{"floodgate --credits 5@", "want OCTETS@TIME"},
 		{`incast --desc "unbalanced`, "unbalanced quote"},
+		{"incast --vlan 4095", "--vlan 4095"},
+		{"incast --pcp 8", "--pcp 8"},
+		{"incast --dscp 64", "--dscp 64"},
+		{"incast --dscp-class 10", `--dscp-class "10": want DSCP=CLASS`},
+		{"incast --dscp-class 10=9", "device.dscp_class.10"},
+		{"incast --device buffer", `--device "buffer": want key=value`},
+		{"incast --device dscp_class=1", "use --dscp-class"},
+		{"incast --device buffer=10", "needs a unit"},
+		{"incast --speeds 10G,fast", `--speeds "fast"`},
+		{"sender-tor --scheme sfc,sfc-p --sfcp-ports 2", `--sfcp-ports "2"`},
+		{"sender-tor --uplink-speed slow", "--uplink-speed"},
+		{"two-switch --switch both", `--switch "both"`},
+		{"two-switch --switch receiver --scheme cim", "--scheme applies to the sender-side ToR"},
+		{"two-switch --hosts 0", "--hosts 0"},
 	}
 	for _, tc := range cases {
 		_, err := MakeLine(tc.line)
@@ -74,6 +88,68 @@ func TestScenarioErrors(t *testing.T) {
 	}
 	if _, err := MakeLine("incast --senders 0"); !errors.Is(err, ErrUsage) {
 		t.Errorf("flag errors wrap ErrUsage: %v", err)
+	}
+}
+
+// TestVLANAndClassMap checks the frames and case a tagged, mapped
+// scenario makes: every data frame carries the 802.1Q tag with the VLAN id
+// and the class of the DSCP map as PCP, and the case has the map.
+func TestVLANAndClassMap(t *testing.T) {
+	v, err := MakeLine("incast --senders 2 --burst 2KB --vlan 100 --dscp 10 --dscp-class 10=5 --device buffer=1MB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Case.Device.DSCPClass[10] != 5 || v.Case.Device.Buffer != 1_000_000 {
+		t.Fatalf("device %+v", v.Case.Device)
+	}
+	for i, f := range v.Frames {
+		if len(f.Data) < 18 || f.Data[12] != 0x81 || f.Data[13] != 0 {
+			t.Fatalf("frame %d is not tagged", i)
+		}
+		tci := uint16(f.Data[14])<<8 | uint16(f.Data[15])
+		if tci&0xfff != 100 || tci>>13 != 5 || f.Data[16] != 0x08 || f.Data[17] != 0 {
+			t.Fatalf("frame %d: TCI %#04x, EtherType %#02x%02x", i, tci, f.Data[16], f.Data[17])
+		}
+		if len(f.Data) != 1078 {
+			t.Fatalf("frame %d: %d octets, want --size 1078 with the tag", i, len(f.Data))
+		}
+	}
+	// Without --vlan the same scenario is untagged, with PFC on the mapped class.
+	w, err := MakeLine("nic --scheme pfc --flows 1 --frames 1 --signals \"\" --pfc 100@1us --dscp 10 --dscp-class 10=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range w.Frames {
+		if f.Data[12] == 0x81 {
+			t.Fatal("tagged frame without --vlan")
+		}
+		if f.Data[12] == 0x88 && f.Data[13] == 0x08 && f.Data[17] != 1<<5 {
+			t.Fatalf("PFC enable vector %#x, want priority 5", f.Data[17])
+		}
+	}
+}
+
+// TestSpeedsAndRemote checks per-sender speeds (frame spacing follows
+// each port's speed) and a remote receiver behind a non-server-facing
+// uplink.
+func TestSpeedsAndRemote(t *testing.T) {
+	v, err := MakeLine("incast --senders 2 --burst 3KB --speeds 10G,40G --remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Case.Ports[0].Speed != 10e9 || v.Case.Ports[1].Speed != 40e9 || v.Case.Ports[2].ServerFacing {
+		t.Fatalf("ports %+v", v.Case.Ports)
+	}
+	gap := map[int][]int64{}
+	for _, f := range v.Frames {
+		gap[f.Port] = append(gap[f.Port], f.T)
+	}
+	// 1078 + 24 octets on the wire: 881.6 ns at 10G, 220.4 ns at 40G.
+	if d := gap[0][1] - gap[0][0]; d != 882 {
+		t.Errorf("10G spacing %d ns", d)
+	}
+	if d := gap[1][1] - gap[1][0]; d != 221 {
+		t.Errorf("40G spacing %d ns", d)
 	}
 }
 

@@ -80,8 +80,8 @@ func remoteSignal(pauseUS uint16, cacheable bool) bts.Signal {
 
 // flowTo makes a flow from the host behind port i toward dst.
 func flowTo(g *common, i int, dst netip.Addr, srcMAC, dstMAC device.MAC, n int) *flow {
-	return &flow{src: Host(i, g.ipv6), dst: dst, srcMAC: srcMAC, dstMAC: dstMAC, sport: uint16(49152 + n),
-		qp: uint32(0x2000 + n), dscp: uint8(g.dscp), size: int(g.size.v)}
+	return g.tag(&flow{src: Host(i, g.ipv6), dst: dst, srcMAC: srcMAC, dstMAC: dstMAC, sport: uint16(49152 + n),
+		qp: uint32(0x2000 + n), dscp: uint8(g.dscp), size: int(g.size.v)})
 }
 
 // quantaSpec is a PAUSE or PFC frame to inject: quanta at a time.

@@ -33,7 +33,7 @@ func stormSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		}
 		p := *prio
 		if p < 0 {
-			p = g.dscp >> 3
+			p = g.class(g.dscp)
 		}
 		if p > 7 {
 			return nil, fmt.Errorf("%w: --prio %d: want 0..7", ErrUsage, p)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/opensfc/sfc/device"
 )
@@ -18,6 +19,8 @@ func senderToRSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 	cacheable := fs.Bool("cacheable", true, "set the C flag in the remote signals")
 	interval := durFlag(fs, "interval", "1us", "each host sends one frame per interval")
 	duration := durFlag(fs, "duration", "40us", "hosts send for this long")
+	upSpeed := fs.String("uplink-speed", "", "speed of the uplink port (default --speed)")
+	sfcpPorts := fs.String("sfcp-ports", "", "with scheme sfc-p: the host ports SFC-P is on for, comma-separated (default all; the others get the BTS itself)")
 	return func() (*Vector, error) {
 		h := *hosts
 		if h < 1 || h > 64 {
@@ -35,12 +38,30 @@ func senderToRSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 			def = "sfc-cache,cim"
 		}
 		d := g.doc("switch", def)
+		on := map[int]bool{}
+		for _, x := range strings.Split(*sfcpPorts, ",") {
+			if x = strings.TrimSpace(x); x == "" {
+				continue
+			}
+			var id int
+			if _, err := fmt.Sscanf(x, "%d", &id); err != nil || id < 0 || id >= h {
+				return nil, fmt.Errorf("%w: --sfcp-ports %q: want host port ids 0..%d", ErrUsage, x, h-1)
+			}
+			on[id] = true
+		}
 		for i := 0; i < h; i++ {
 			p := g.hostPort(i)
-			p.sfcp = d.has("sfc-p")
+			p.sfcp = d.has("sfc-p") && (len(on) == 0 || on[i])
 			d.ports = append(d.ports, p)
 		}
-		d.ports = append(d.ports, g.uplinkPort(h))
+		up := g.uplinkPort(h)
+		if *upSpeed != "" {
+			if _, err := device.ParseRate(*upSpeed); err != nil {
+				return nil, fmt.Errorf("%w: --uplink-speed: %v", ErrUsage, err)
+			}
+			up.speed = *upSpeed
+		}
+		d.ports = append(d.ports, up)
 		d.desc = g.desc
 		if d.desc == "" {
 			d.desc = fmt.Sprintf("sender-side ToR, %d hosts, remote %s signals %s, schemes %v", h, *kind, *sigs, d.schemes)
