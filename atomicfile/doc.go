@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package atomicfile writes output files so that a reader never sees half
 // of one and an error never costs the user a file they had: the output is
 // written to a temporary file in the target's directory and renamed onto

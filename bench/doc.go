@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bench holds the project's benchmarks that span packages: every
 // decode path per format (gopacket.DecodingLayerParser, layers.Parser,
 // gopacket.NewPacket) beside gopacket's own Ethernet+IPv4+UDP, display

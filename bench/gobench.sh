@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every Go benchmark of the hot paths and of the models, one package
 # after the other, and keeps the output in bench/out/gobench.txt (with the
 # machine and its load average). Decode benchmarks report the fastest of

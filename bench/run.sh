@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The whole benchmark run: sfcdump against tcpdump, tshark and the raw
 # read floor on the same captures, alternating (bench/compare: table of
 # medians and ratios in bench/out/latest.md), then the Go benchmarks

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bfc is the reference model of BFC, Backpressure Flow Control
 // (behaviour.md §6), on the device core: per-hop, per-flow pause with
 // Bloom-filter pause frames (wire.md §7.1).

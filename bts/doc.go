@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bts implements SFC, back-to-sender flow control (behaviour.md
 // §1–§3), as schemes of the device core, and the BTS builder.
 //

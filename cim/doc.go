@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cim implements the IEEE 802.1Qcz congestion isolation message
 // with the SFC pause extension (behaviour.md §5, wire.md §4) on top of the
 // bts schemes.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package conformance turns packet captures into verdicts: it replays the
 // frames that entered a device through the project's reference models
 // (package device and the scheme packages bts, pfc, cim, bfc, floodgate,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package conformance
 
 // phaseSet is the set of suppression phases φ in [0, P) still consistent

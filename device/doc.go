@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package device is the reference switch and NIC core that every
 // flow-control scheme of this project plugs into (behaviour.md §0). It
 // runs on real frames in the wire formats of wire.md, on a virtual

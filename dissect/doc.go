@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dissect turns a decoded frame into named fields, the one name
 // space (protocol.field, wire.md's field table) that sfcdump's display
 // filter, its JSON and fields output, its statistics and the Wireshark

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fabric is a datacenter fabric simulator built on the reference
 // device core (package device) and the scheme packages (bts, pfc, bfc,
 // floodgate, postcard). It does not copy any scheme: a fabric is a set of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fidelity reproduces the papers' own analysis on the project's
 // reference models, so that a reader can see, claim by claim, how closely
 // the models that judge a vendor's device follow the papers they come

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package filter is sfcdump's display filter language: Wireshark 4.0's
 // syntax over the field names of package dissect (wire.md's field table,
 // plus eth, ip, udp, frame and the extra byte fields) and over Wireshark's

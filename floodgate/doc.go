@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package floodgate is the reference model of Floodgate (behaviour.md §7)
 // on the device core: per-destination windows and VOQs at each switch,
 // credits from the downstream switch, delay-credit, and dst-pause from the

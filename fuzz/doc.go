@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package fuzz holds the project's Go native fuzz targets and their runner
 // (run.sh). The package has no code of its own: every target is in a
 // _test.go file, so `go test ./fuzz` replays the seed corpora and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package fuzz
 
 // Reproducers of bugs the fuzzers find in packages owned by others go here:

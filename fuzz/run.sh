@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fuzz every target of package fuzz (or the ones named) in turn, one after
 # the other, and report per target the time run, executions per second and
 # new corpus entries. Exits non-zero if any target finds a crasher (its

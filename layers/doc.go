@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package layers decodes and encodes the packets datacenter switches and
 // NICs use to signal congestion and pause traffic, as gopacket layers.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package liveio sends and captures Ethernet frames on real interfaces for
 // the live tools of the project (sfcdump conform live, sfcdump emulate):
 // AF_PACKET sockets through golang.org/x/sys/unix, no cgo and no libpcap.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package pcapio opens packet captures for the project's tools: classic
 // pcap and pcapng (with per-frame interfaces and comments), gzip- or zstd-compressed
 // or not, from a file or standard input, as one streaming Reader. It reads

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package pcapio
 
 // The reader pcapio had before its own parser: pcapgo behind a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package pfc implements IEEE 802.1Qbb priority flow control and 802.3x
 // PAUSE as device schemes (behaviour.md §4), plus the quanta arithmetic
 // every scheme that talks PFC needs.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package postcard is the reference model of PB-FS (behaviour.md §8) on
 // the device core: switches that assess their output ports over slots of
 // DC_RTT / (2N) and answer marked packets with CC-postcards (wire.md §6),

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package stats summarises a capture of congestion and pause signalling:
 // who paused whom, for how long, and why. It is what `sfcdump stats`
 // prints and what `sfcdump timeline` draws.

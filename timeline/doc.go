@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package timeline draws the pauses of a capture: time across, one row per
 // paused flow or (interface, priority), a bar for every pause interval, a
 // marker for every signal (coloured by kind; a hollow marker is a resume),

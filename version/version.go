@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package version names the build of this module: its module version, the
 // VCS revision it was built from and the Go toolchain. sfcdump --version
 // prints it and every conformance report carries it, so a verdict can be

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package wireshark ships the project's Lua dissectors (sfc.lua) for the
 // formats Wireshark does not decode itself — CIM with the SFC TLV, BTS,
 // CC-postcards, BFC, Floodgate credit and dst-pause, and CNP and FECN/BECN

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Self-test for sfc.lua: builds frames by hand (struct only), writes a classic pcap
 to a temporary directory, runs tshark with the dissectors, and checks every field
 of wire.md's "Field names" table that the Lua dissectors provide, plus the expert

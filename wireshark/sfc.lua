@@ -1,3 +1,5 @@
+-- SPDX-License-Identifier: Apache-2.0
+
 -- sfc.lua -- Wireshark dissectors for the formats of github.com/opensfc/sfc that
 -- Wireshark does not decode by itself.  Contract: spec/wire.md ("Field names").
 --

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command compare runs sfcdump side by side with tcpdump, tshark and the
 // raw read floor on the same captures, alternating the commands round
 // after round so that a shared machine's load falls on all of them alike,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command floor is the raw read floor of the benchmarks: it reads a
 // capture with gopacket's pcapgo (classic pcap or pcapng, through a 64 KiB
 // bufio.Reader) and does nothing with the frames but count them and their

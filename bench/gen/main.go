@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gen writes the benchmark capture: by default 1,000,000 Ethernet
 // frames, 50% RoCEv2 RDMA WRITE Only of 1 KiB (with RETH and a correct
 // ICRC), 25% PFC and 25% CNP, over a few hundred queue pairs, one frame per

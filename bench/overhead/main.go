@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command overhead runs the layers package's BenchmarkOverhead many times
 // and summarises issue #2's budget, "our layer may add at most the cost of
 // gopacket's IPv4 decode", per format: the medians of what our layer adds

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package sim benchmarks the fabric simulator (issue 21 item 6): events
 // per second on one core on a 128-host 100 Gb/s leaf-spine at 50 % load,
 // and memory that follows the flows in flight.

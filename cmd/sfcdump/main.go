@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sfcdump inspects captures of datacenter flow-control signalling:
 // PAUSE, PFC, RoCEv2 (with CNP and ICRC), 802.1Qcz CIM, SFC BTS, PB-FS
 // CC-postcards, BFC and Floodgate frames. See `sfcdump --help`.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command sfcsim runs fabric simulations on the reference device models
 // (package fabric): `sfcsim run scenario.yaml` runs one scenario, `sfcsim
 // fig NAME` reproduces a paper figure with its acceptance criteria, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package live runs conformance vectors against a device on real ports,
 // and runs the reference device itself on real ports as a software switch
 // or NIC (package liveio does the sending and capturing).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command loadbench measures replay and comparison speed and memory on
 // long captures: it writes a load vector of each size (scenario.WriteLoad:
 // an SFC switch, 8 hosts at line rate, an incast every 1000 frame times),

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package scenario generates the inputs of conformance vectors: incast
 // with a synchronization window, pause storms, flow mixes, sender-side ToR
 // and NIC signal sequences, malformed frames. Each scenario is a named

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command testplan writes docs/test-plan.md, device mode's test plan for a
 // vendor's quality team, from the rule registry (conformance.Rules) and
 // the corpus under pcaps/ (which vectors exercise each rule). Run it from

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gen runs every fidelity reproducer and writes docs/fidelity.md
 // (or the file named by -o), through a temporary file renamed when
 // complete. Run from the module root: go run ./fidelity/gen

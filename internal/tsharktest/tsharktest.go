@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tsharktest finds tshark and the corpus captures for the
 // differential tests that compare sfcdump with Wireshark: where tshark is
 // missing a test is skipped with a loud reason, except in CI (CI set),

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gen writes the sample captures of pcaps/ from package sample:
 //
 //	go run ./sample/gen [-dir pcaps]
