@@ -245,6 +245,12 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			df.SetTruncated()
 			return errAt("ipv6", IPv6ExtName(nh), off, ErrLength, fmt.Sprintf("header of %d octets, %d left", n, len(d)))
 		}
+		if nh == IPv6HopByHop || nh == IPv6DestOpts {
+			if at, ok := tlvOptionsFit(d[2:n]); !ok {
+				e.Proto = nh
+				return errAt("ipv6", IPv6ExtName(nh), off+2+at, ErrLength, "IPv6 header TLV option exceeds extension header")
+			}
+		}
 		h.NextHeader, h.Length = d[0], n
 		nh = d[0]
 		off += n
@@ -326,4 +332,22 @@ func skipIPv6Ext(b []byte, off int, nh uint8) (proto uint8, l4 int, hdr bool, er
 		nh, off = b[off], off+n
 	}
 	return nh, off, true, nil
+}
+
+// tlvOptionsFit walks the options of a Hop-by-Hop or Destination Options
+// header (RFC 8200 §4.2: Pad1 is one octet, every other option a type, a
+// length and that many octets) and reports whether each fits in the
+// header; when one does not, at is its offset within opts.
+func tlvOptionsFit(opts []byte) (at int, ok bool) {
+	for i := 0; i < len(opts); {
+		if opts[i] == 0 {
+			i++
+			continue
+		}
+		if i+2 > len(opts) || i+2+int(opts[i+1]) > len(opts) {
+			return i, false
+		}
+		i += 2 + int(opts[i+1])
+	}
+	return 0, true
 }
