@@ -469,7 +469,7 @@ func run(dir string, o Options, rep *Report) error {
 	res, capErr := capt.Stop(endWall)
 	slips, untimed := tapped.stop().achieved(sent)
 	if sendErr == nil {
-		sendErr = writeSent(input, inW, sent, toVec, n)
+		sendErr = writeSent(input, inW, sent, toVec, n, false)
 	}
 	if err := inW.Flush(); err != nil {
 		return err
@@ -543,6 +543,15 @@ func run(dir string, o Options, rep *Report) error {
 		// ours): say why, with the other reasons.
 		reasons = append(reasons, "device mode could not use the capture: "+err.Error())
 	}
+	if len(reasons) == 0 && dev != nil && dev.Verdict == conformance.Fail {
+		r, err := rounding(c, input, work, app, mkIfs("received on"), sent, toVec, n, o.Check)
+		if err != nil {
+			return err
+		}
+		if r != "" {
+			reasons = append(reasons, r)
+		}
+	}
 	rep.Reasons = reasons
 	switch {
 	case len(reasons) > 0:
@@ -569,6 +578,8 @@ type sentFrame struct {
 	planned time.Time
 	before  time.Time
 	kernel  time.Time
+	// rx is when the emulator received it (its LagRx log; zero: unknown).
+	rx time.Time
 }
 
 func hashFrame(b []byte) uint64 {
@@ -607,7 +618,11 @@ func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall 
 
 // writeSent writes the input frames to w at the vector time of their
 // achieved send times, each with a comment giving its slip.
-func writeSent(input string, w *liveio.NgWriter, sent []sentFrame, toVec func(time.Time) time.Time, n float64) error {
+//
+// With received set, each frame is written at the vector time the
+// emulator received it instead (it must have one): the input as the
+// emulated device's model took it.
+func writeSent(input string, w *liveio.NgWriter, sent []sentFrame, toVec func(time.Time) time.Time, n float64, received bool) error {
 	r, err := pcapio.Open(input)
 	if err != nil {
 		return err
@@ -625,6 +640,9 @@ func writeSent(input string, w *liveio.NgWriter, sent []sentFrame, toVec func(ti
 		}
 		slip := time.Duration(float64(at.Sub(s.planned)) / n)
 		comment := fmt.Sprintf("live: sent %s after its planned time (%s)", slip, how)
+		if received {
+			at, comment = s.rx, fmt.Sprintf("live: received by the emulator %s after its planned time", time.Duration(float64(s.rx.Sub(s.planned))/n))
+		}
 		vt := toVec(at)
 		if vt.Before(last) { // the wall clock stepped back
 			vt = last
@@ -741,3 +759,62 @@ func sortedKeys[V any](m map[int]V) []int {
 }
 
 func fmtNs(ns int64) string { return time.Duration(ns).String() }
+
+// rounding looks into a FAIL against an emulator that logged its inputs
+// (a Sync): the emulator's model takes each frame at the nanosecond of
+// vector time it received it, the reference replays it at the
+// nanosecond it left, and the host's delivery delay (a fraction of a
+// nanosecond at a high dilation) can carry a frame across a nanosecond.
+// Where a frame crossed one and the reference, replaying the input as
+// the emulator received it, finds no deviation, the verdict rests on
+// where the host's delay fell against the rounding (a frame on a tick
+// or on another frame's time is taken on the other side of it): the run
+// cannot support a verdict, and rounding returns the reason (else "").
+func rounding(c *conformance.Case, input, work, app string, ifs []liveio.Interface, sent []sentFrame, toVec func(time.Time) time.Time, n float64, o conformance.Options) (string, error) {
+	moved, first := 0, ""
+	for _, s := range sent {
+		if s.rx.IsZero() {
+			return "", nil // not every frame logged: nothing to compare
+		}
+		tx := s.kernel
+		if tx.IsZero() {
+			tx = s.before
+		}
+		if a, b := toVec(tx), toVec(s.rx); !a.Equal(b) {
+			if moved == 0 {
+				first = fmt.Sprintf("input frame %d left at %s and reached it at %s", s.no, fmtNs(a.UnixNano()%1e9), fmtNs(b.UnixNano()%1e9))
+			}
+			moved++
+		}
+	}
+	if moved == 0 {
+		return "", nil
+	}
+	path := filepath.Join(work, "input-received.pcapng")
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	w, err := liveio.NewNgWriter(f, app, ifs)
+	if err != nil {
+		return "", err
+	}
+	if err := writeSent(input, w, sent, toVec, n, true); err != nil {
+		return "", err
+	}
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		return "", err
+	}
+	dev, err := judge(c, path, filepath.Join(work, "device.pcapng"), o)
+	if err != nil || dev.Verdict != conformance.Pass {
+		return "", nil // a deviation either way: the FAIL stands
+	}
+	return fmt.Sprintf("%d input frames reached the emulator in a later nanosecond of vector time than they left (first: %s; the host's delivery delay against the rounding to whole nanoseconds): the reference finds a deviation for the input as sent and none for the input as the emulator's model took it, so the verdict rests on where the delay fell (a frame on a tick or another frame's time, taken on the other side of it); input-received.pcapng holds the input as received", moved, first), nil
+}

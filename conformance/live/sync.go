@@ -186,13 +186,7 @@ func lagReasons(ev []Lag, n float64, tol int64) []string {
 // kernel held it): INCONCLUSIVE. Frames the emulator never logged are
 // left to the other checks (it logs only with --sync).
 func deliveryReasons(sent []sentFrame, ev []Lag, name func(int) string, n float64, tol int64) []string {
-	rx := map[string][]Lag{}
-	for _, x := range ev {
-		if x.Kind == LagRx {
-			rx[x.Port] = append(rx[x.Port], x)
-		}
-	}
-	if len(rx) == 0 {
+	if !matchRx(sent, ev, name) {
 		return nil
 	}
 	type got struct {
@@ -200,21 +194,15 @@ func deliveryReasons(sent []sentFrame, ev []Lag, name func(int) string, n float6
 		tx, rx time.Time
 	}
 	var matched []got
-	next := map[string]int{}
 	for _, s := range sent {
-		p := name(s.port)
-		seen := rx[p]
-		for j := next[p]; j < len(seen); j++ {
-			if seen[j].Hash == s.hash {
-				tx := s.kernel
-				if tx.IsZero() {
-					tx = s.before
-				}
-				matched = append(matched, got{s.no, tx, seen[j].At})
-				next[p] = j + 1
-				break
-			}
+		if s.rx.IsZero() {
+			continue
 		}
+		tx := s.kernel
+		if tx.IsZero() {
+			tx = s.before
+		}
+		matched = append(matched, got{s.no, tx, s.rx})
 	}
 	var reasons []string
 	limit := time.Duration(float64(tol) / LagShare * n)
@@ -250,4 +238,33 @@ func deliveryReasons(sent []sentFrame, ev []Lag, name func(int) string, n float6
 		reasons = append(reasons, fmt.Sprintf("%d input frames reached the emulator out of the order sent (first: %s): the device did not see the input the reference replays", inverted, first))
 	}
 	return reasons
+}
+
+// matchRx gives each sent frame the time the emulator logged receiving
+// it (its LagRx events, matched per port in order by hash; zero: not
+// logged), and reports whether it logged any frame at all.
+func matchRx(sent []sentFrame, ev []Lag, name func(int) string) bool {
+	rx := map[string][]Lag{}
+	for _, x := range ev {
+		if x.Kind == LagRx {
+			rx[x.Port] = append(rx[x.Port], x)
+		}
+	}
+	if len(rx) == 0 {
+		return false
+	}
+	next := map[string]int{}
+	for i := range sent {
+		s := &sent[i]
+		p := name(s.port)
+		seen := rx[p]
+		for j := next[p]; j < len(seen); j++ {
+			if seen[j].Hash == s.hash {
+				s.rx = seen[j].At
+				next[p] = j + 1
+				break
+			}
+		}
+	}
+	return true
 }
