@@ -30,7 +30,6 @@ const testDilate = 100000
 
 // unsupported lists the corpus vectors live mode cannot run, and why.
 var unsupported = map[string]string{
-	"pbfs/congested":  "its CC-postcards' assessed octets (I_p) count the frames inside each assessment window, and the vector's arrivals sit on whole nanoseconds at the windows' edges: the emulator takes each frame at its receive time, which trails the transmit time the reference replays by tens of microseconds of wall clock, a fraction of a nanosecond at dilation 100,000, and a frame that crosses a nanosecond moves I_p by ~1 KB per frame, more than the 0-octet depth tolerance (it passes most runs, not all)",
 	"malformed/mixed": "its runts (10 octets) are shorter than an Ethernet header: no link can carry them, and a real NIC pads the others to 60 octets",
 }
 
