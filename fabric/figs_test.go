@@ -14,7 +14,7 @@ func TestFiguresCI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("figures take ~30 s")
 	}
-	assert := map[string]bool{"SFC-9a": true, "SFC-12b": true, "SFC-13b": true, "SFC-1": true, "SFC-2a": true, "SFC-2b": true, "SFC-2c": true, "SFC-2d": true, "SFC-10": true, "SFC-11a": true, "SFC-11c": true, "FG-1": true, "FG-2b": true, "FG-5a": true, "FG-5b": true, "BFC-3b": true, "BFC-7a": true, "BFC-7b": true, "PB-1b": true, "PB-3b": true}
+	assert := map[string]bool{"SFC-9a": true, "SFC-12b": true, "SFC-13b": true, "SFC-1": true, "SFC-2a": true, "SFC-2b": true, "SFC-2c": true, "SFC-2d": true, "SFC-10": true, "SFC-11a": true, "SFC-11c": true, "FG-1": true, "FG-2b": true, "FG-5a": true, "FG-5b": true, "BFC-3b": true, "BFC-7a": true, "BFC-7b": true, "PB-1b": true, "PB-3b": true, "HPCC-a": true, "HPCC-b": true, "HPCC-c": true, "HPCC-d": true}
 	for _, name := range FigureNames() {
 		fr, err := Figures[name].Run(false, []uint64{1}, nil)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/opensfc/sfc/bfc"
@@ -61,7 +62,9 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 	return &s, nil
 }
 
-// LoadScenario reads a YAML scenario file.
+// LoadScenario reads a YAML scenario file. A relative workload.flows_file
+// is taken from the file's directory (ResolvePaths), as paths in a
+// configuration file usually are.
 func LoadScenario(path string) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -72,7 +75,24 @@ func LoadScenario(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	s.ResolvePaths(filepath.Dir(path))
 	return s, nil
+}
+
+// ResolvePaths makes a relative workload.flows_file relative to dir, the
+// directory of the scenario file it came from, and absolute, so that the
+// scenario runs the same from any working directory (sfcsim sweep writes
+// its jobs' scenarios into another directory).
+func (s *Scenario) ResolvePaths(dir string) {
+	ff := s.Workload.FlowsFile
+	if ff == "" || filepath.IsAbs(ff) {
+		return
+	}
+	ff = filepath.Join(dir, ff)
+	if abs, err := filepath.Abs(ff); err == nil {
+		ff = abs
+	}
+	s.Workload.FlowsFile = ff
 }
 
 // Progress is called about once per wall-clock second of a run with the

@@ -4,6 +4,7 @@ package fabric
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,5 +86,34 @@ func TestSFCTables(t *testing.T) {
 	sc.FC = FCNone
 	if r, _ := Run(sc, nil); r.SFC != nil {
 		t.Errorf("tables without SFC: %+v", r.SFC)
+	}
+}
+
+// TestLoadScenarioFlowsFile: a relative flows_file is read from the
+// scenario file's directory, whatever the working directory.
+func TestLoadScenarioFlowsFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("1\n0 1 3 100 1000 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	yml := "name: x\ntopology: {kind: dumbbell, left: 1, right: 1}\nworkload: {flows_file: f.txt}\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadScenario(filepath.Join(dir, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "f.txt"); s.Workload.FlowsFile != want {
+		t.Fatalf("flows_file %q, want %q", s.Workload.FlowsFile, want)
+	}
+	r, err := Run(*s, nil)
+	if err != nil || r.Completed != 1 {
+		t.Fatalf("run: %v", err)
+	}
+	abs := &Scenario{Workload: Workload{FlowsFile: "/a/b"}}
+	abs.ResolvePaths(dir)
+	if abs.Workload.FlowsFile != "/a/b" {
+		t.Errorf("absolute path changed to %q", abs.Workload.FlowsFile)
 	}
 }

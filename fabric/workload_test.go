@@ -5,6 +5,7 @@ package fabric
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,43 @@ func TestGenerateLoadAndIncast(t *testing.T) {
 	}
 	if _, err := ReadFlows(strings.NewReader("1\n0 9 3 100 10 0\n"), 4); err == nil {
 		t.Error("bad host accepted")
+	}
+	if _, err := ReadFlows(strings.NewReader(""), 4); err == nil {
+		t.Error("empty flow file accepted")
+	}
+}
+
+// TestReadFlowsStopsAtCount: HPCC's simulator reads the count, then that
+// many flows, and nothing after; its shipped mix/flow.txt says 2 and goes
+// on with more flows and a usage note. Reading past the count (the old
+// behaviour) refused that file.
+func TestReadFlowsStopsAtCount(t *testing.T) {
+	in := "2\n2 1 3 100 200000000 2\n3 1 3 100 200000000 2\n4 1 3 100 150000000 2\n\nFirst line: # of flows\nsrc0 dst0 3 dst_port0 size0 start_time0\n"
+	flows, err := ReadFlows(strings.NewReader(in), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Flow{{ID: 0, Src: 2, Dst: 1, Size: 200_000_000, Start: 2e9}, {ID: 1, Src: 3, Dst: 1, Size: 200_000_000, Start: 2e9}}
+	if !slices.Equal(flows, want) {
+		t.Errorf("got %+v, want %+v", flows, want)
+	}
+	if flows, err := ReadFlows(strings.NewReader("0\nanything\n"), 5); err != nil || len(flows) != 0 {
+		t.Errorf("count 0: %v, %d flows", err, len(flows))
+	}
+}
+
+// TestWorkloadFlows: a fixed flow list runs as given (sorted by start),
+// and a flow that is not between two hosts of the fabric is refused.
+func TestWorkloadFlows(t *testing.T) {
+	w := Workload{Flows: []Flow{{ID: 1, Src: 0, Dst: 1, Size: 10, Start: 50}, {ID: 0, Src: 1, Dst: 0, Size: 10, Start: 5}}, Load: 0.5, CDF: "websearch", Duration: 1e6}
+	flows, err := w.Generate(2, 100e9, 1)
+	if err != nil || len(flows) != 2 || flows[0].ID != 0 || flows[1].ID != 1 {
+		t.Fatalf("%v %+v", err, flows)
+	}
+	for _, bad := range []Flow{{Src: 0, Dst: 0, Size: 1}, {Src: 0, Dst: 2, Size: 1}, {Src: -1, Dst: 1, Size: 1}, {Src: 0, Dst: 1}, {Src: 0, Dst: 1, Size: 1, Start: -1}} {
+		w := Workload{Flows: []Flow{bad}}
+		if _, err := w.Generate(2, 100e9, 1); err == nil {
+			t.Errorf("flow %+v accepted", bad)
+		}
 	}
 }

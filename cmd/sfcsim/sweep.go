@@ -75,7 +75,7 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			// Check every job's scenario before running any.
 			scs := make([]*fabric.Scenario, len(all))
 			for i, j := range all {
-				if scs[i], err = j.scenario(raw); err != nil {
+				if scs[i], err = j.scenario(raw, filepath.Dir(args[0])); err != nil {
 					return usage("job %s: %v", j.name, err)
 				}
 			}
@@ -154,7 +154,7 @@ func combos(axes []axis) [][][2]string {
 }
 
 // scenario applies the job's settings to the YAML document and decodes it.
-func (j job) scenario(raw []byte) (*fabric.Scenario, error) {
+func (j job) scenario(raw []byte, dir string) (*fabric.Scenario, error) {
 	var doc map[string]any
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, err
@@ -185,7 +185,12 @@ func (j job) scenario(raw []byte) (*fabric.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fabric.ReadScenario(strings.NewReader(string(b)))
+	sc, err := fabric.ReadScenario(strings.NewReader(string(b)))
+	if err != nil {
+		return nil, err
+	}
+	sc.ResolvePaths(dir)
+	return sc, nil
 }
 
 func emitSlurm(w io.Writer, out, scenario string, all []job) error {
@@ -200,7 +205,7 @@ func emitSlurm(w io.Writer, out, scenario string, all []job) error {
 		if err != nil {
 			return err
 		}
-		sc, err := j.scenario(raw)
+		sc, err := j.scenario(raw, filepath.Dir(scenario))
 		if err != nil {
 			return usage("job %s: %v", j.name, err)
 		}
