@@ -97,6 +97,9 @@ func runHPCCReadme(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		// The ToR (switch 0) sampled from the flows' start to the end.
 		tor := r.BufferSeries(0)
 		from, to := int(start/r.sampleEvery), min(len(tor), int(end/r.sampleEvery)+1)
+		if from >= to {
+			return nil, fmt.Errorf("hpcc-readme: no buffer sample between %d and %d ns", start, end)
+		}
 		live := slices.Clone(tor[from:to])
 		slices.Sort(live)
 		q90 = append(q90, float64(live[len(live)*9/10]))
