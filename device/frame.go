@@ -273,10 +273,15 @@ func parseIPv6(b []byte, off int, m *Meta) {
 		m.Kind = KindMalformed
 		return
 	}
+	plen, ok := ipv6Length(int(binary.BigEndian.Uint16(b[off+4:])), b[off+40:], b[off+6])
+	if !ok {
+		m.Kind = KindMalformed
+		return
+	}
 	m.IPVersion = 6
 	tc := (b[off]&0x0f)<<4 | b[off+1]>>4
 	m.DSCP, m.ECN = tc>>2, tc&3
-	m.IPLen = 40 + int(binary.BigEndian.Uint16(b[off+4:]))
+	m.IPLen = 40 + plen
 	m.TTL = b[off+7]
 	m.Src = netip.AddrFrom16([16]byte(b[off+8 : off+24]))
 	m.Dst = netip.AddrFrom16([16]byte(b[off+24 : off+40]))
@@ -336,4 +341,47 @@ func (m *Meta) IPPacket(frame []byte) []byte {
 		end = len(frame) // a length field that lies: take what was captured
 	}
 	return frame[m.L3:end]
+}
+
+// ipv6Length returns an IPv6 packet's length after its header by RFC
+// 2675: payload length 0 only for a jumbogram, whose length is in the
+// Jumbo Payload option (type 0xC2, 4 octets, over 65,535) of a first
+// Hop-by-Hop header, and that option only with payload length 0. ok is
+// false otherwise: the packet is malformed, as layers' IPv6 decoder (and
+// gopacket's) has it. The two read the option the same way, on one table
+// of frames (TestIPv6LengthBoth). p follows the IPv6 header; nh is its
+// next header.
+func ipv6Length(plen int, p []byte, nh uint8) (int, bool) {
+	at := -1
+	if nh == 0 && len(p) >= 2 {
+		n := (int(p[1]) + 1) * 8
+		for i := 2; n <= len(p) && i < n; {
+			if p[i] == 0 { // Pad1
+				i++
+				continue
+			}
+			if i+2 > n || i+2+int(p[i+1]) > n {
+				break // IPv6Ext's error in layers; here the packet is not a jumbogram
+			}
+			if p[i] == 0xC2 {
+				at = i
+				break
+			}
+			i += 2 + int(p[i+1])
+		}
+	}
+	if plen != 0 {
+		return plen, at < 0
+	}
+	if at < 0 || p[at+1] != 4 {
+		return 0, false
+	}
+	v := binary.BigEndian.Uint32(p[at+2:])
+	switch {
+	case v <= 0xffff:
+		return 0, false
+	case uint64(v) > uint64(len(p)):
+		return len(p) + 1, true // past the capture either way
+	}
+	return int(v), true
 }

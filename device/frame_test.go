@@ -153,3 +153,78 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestIPv6LengthBoth: an IPv6 payload length of 0 is a jumbogram only with
+// the Jumbo Payload option (RFC 2675) in a first Hop-by-Hop header, and
+// that option only comes with length 0. The core's classifier, layers'
+// Parser and gopacket's NewPacket agree on every row: the packet is
+// RoCEv2, or it is malformed (an error naming the field in layers). Found
+// by FuzzPacket: layers took any length 0 as "what was captured".
+func TestIPv6LengthBoth(t *testing.T) {
+	golden := func(name string) []byte {
+		f, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(f), "\n") {
+			if w := strings.Fields(l); len(w) == 6 && w[0] == name {
+				b, err := hex.DecodeString(w[5])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+		}
+		t.Fatalf("no frame %s", name)
+		return nil
+	}
+	// hbh-roce: IPv6 at 14 (payload length at 18), a Hop-by-Hop header of
+	// 8 octets at 54 with one PadN option (56: type, 57: length, 58-61).
+	edit := func(name string, f func(b []byte)) []byte {
+		b := golden(name)
+		f(b)
+		return b
+	}
+	jumbo := func(v uint32, optLen byte, plen uint16) func([]byte) {
+		return func(b []byte) {
+			b[18], b[19] = byte(plen>>8), byte(plen)
+			b[56], b[57] = 0xc2, optLen
+			b[58], b[59], b[60], b[61] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
+		}
+	}
+	lp := layers.NewParser()
+	for _, tc := range []struct {
+		name   string
+		frame  []byte
+		roce   bool   // RoCEv2 in all three; else malformed in all three
+		layErr string // layers' error, when not roce
+	}{
+		{"golden hbh", golden("hbh-roce"), true, ""},
+		{"length 0, no jumbo option", edit("hbh-roce", func(b []byte) { b[18], b[19] = 0, 0 }), false, "ipv6: payload length at offset 4: value out of range (0 (a jumbogram, RFC 2675) but the Hop-by-Hop header has no Jumbo Payload option)"},
+		{"length 0, first header dstopts", edit("dstopts-roce", func(b []byte) { b[18], b[19] = 0, 0 }), false, "ipv6: payload length at offset 4: value out of range (0 (a jumbogram, RFC 2675) with next header 60, not Hop-by-Hop)"},
+		{"jumbogram of 70,000 (cut by the capture)", edit("hbh-roce", jumbo(70_000, 4, 0)), true, ""},
+		{"jumbogram of 4 GB", edit("hbh-roce", jumbo(0xffffffff, 4, 0)), true, ""},
+		{"jumbo length 65,535", edit("hbh-roce", jumbo(65_535, 4, 0)), false, "ipv6: jumbo payload at offset 44: value out of range (length 65535, not over 65,535)"},
+		{"jumbo option of 3 octets", edit("hbh-roce", func(b []byte) { jumbo(70_000, 3, 0)(b); b[61] = 1 }), false, "ipv6: jumbo payload at offset 42: value out of range (option data of 3 octets, not 4)"},
+		{"jumbo option with length 56", edit("hbh-roce", jumbo(70_000, 4, 56)), false, "ipv6: payload length at offset 4: value out of range (56 with a Jumbo Payload option"},
+	} {
+		var m Meta
+		var cp Codepoints
+		cp = cp.WithDefaults()
+		Parse(tc.frame, &m, &cp)
+		if got := m.Kind != KindMalformed && m.HasQP && m.QP == 0xabcd; got != tc.roce {
+			t.Errorf("%s: device: kind %v qp %v %#x, want RoCEv2 %v", tc.name, m.Kind, m.HasQP, m.QP, tc.roce)
+		}
+		err := lp.Decode(tc.frame)
+		if got := err == nil && lp.Has(layers.LayerTypeBTH) && lp.BTH.DestQP == 0xabcd; got != tc.roce {
+			t.Errorf("%s: layers: %v, BTH %v, want RoCEv2 %v", tc.name, err, lp.Has(layers.LayerTypeBTH), tc.roce)
+		}
+		if !tc.roce && (err == nil || !strings.HasPrefix(err.Error(), tc.layErr)) {
+			t.Errorf("%s: layers error %v, want %q", tc.name, err, tc.layErr)
+		}
+		pkt := gopacket.NewPacket(tc.frame, glayers.LayerTypeEthernet, gopacket.Default)
+		if got := pkt.Layer(layers.LayerTypeBTH) != nil; got != tc.roce {
+			t.Errorf("%s: gopacket: BTH %v (%v), want %v", tc.name, got, pkt.ErrorLayer(), tc.roce)
+		}
+	}
+}

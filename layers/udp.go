@@ -124,16 +124,17 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	l.HopByHop = nil
 	l.Contents, l.Payload = data[:40], data[40:]
 	// The payload length covers the extension headers (RFC 8200 §3); 0
-	// is a jumbogram, whose length is in a Hop-by-Hop option: take what
-	// was captured.
-	if l.Length != 0 {
-		end := int(l.Length)
-		if end > len(l.Payload) {
-			df.SetTruncated()
-			end = len(l.Payload)
-		}
-		l.Payload = l.Payload[:end]
+	// is a jumbogram, whose length is in a Hop-by-Hop option (RFC 2675),
+	// and an error without one, as gopacket's decoder has it (ipv6Length).
+	end, err := ipv6Length(l.Length, l.Payload, data[6])
+	if err != nil {
+		return err
 	}
+	if end > len(l.Payload) {
+		df.SetTruncated()
+		end = len(l.Payload)
+	}
+	l.Payload = l.Payload[:end]
 	ip.Ext.Proto = data[6]
 	return nil
 }
