@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/floodgate"
@@ -77,6 +78,55 @@ func sMain(full bool) Topo {
 		t.ToRs, t.Spines, t.HostsPerToR = 16, 8, 32
 	}
 	return t
+}
+
+// Workers is how many runs of one figure go at once where the figure runs
+// them through runAll (sfcsim fig --jobs; default 1). The runs are
+// independent and each is deterministic, so a figure's data and checks do
+// not depend on it. Set it before a Figure's Run, not during one.
+var Workers = 1
+
+// runAll runs scs, up to Workers at a time, and returns their results in
+// the order of scs; the first error in that order is returned. Progress
+// reports of concurrent runs are serialised.
+func runAll(scs []Scenario, p Progress) ([]*Result, error) {
+	out := make([]*Result, len(scs))
+	errs := make([]error, len(scs))
+	if Workers <= 1 || len(scs) <= 1 {
+		for i := range scs {
+			if out[i], errs[i] = Run(scs[i], p); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return out, nil
+	}
+	if p != nil {
+		var mu sync.Mutex
+		inner := p
+		p = func(sim, events int64, done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			inner(sim, events, done, total)
+		}
+	}
+	sem := make(chan struct{}, Workers)
+	var wg sync.WaitGroup
+	for i := range scs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = Run(scs[i], p)
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func avgRuns(seeds []uint64, sc Scenario, p Progress, f func(*Result) float64) (float64, error) {
@@ -379,23 +429,32 @@ func runSFCFig7(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 	}
 	res := map[string]*agg{}
 	labels := []string{"IRN only", "SFC + IRN", "OnRamp + IRN"}
+	// Every (variant, seed) run is independent: run them up to Workers at
+	// a time, then add them up in this order (the same sums for any
+	// Workers).
+	var scs []Scenario
 	for _, label := range labels {
 		fc := FCNone
 		if label == "SFC + IRN" {
 			fc = FCSFC
 		}
-		a := &agg{}
 		for _, seed := range seeds {
-			sc := Scenario{Name: "fig7-" + label, Seed: seed, Topology: sMain(full),
+			scs = append(scs, Scenario{Name: "fig7-" + label, Seed: seed, Topology: sMain(full),
 				Switch:    SwitchConfig{Buffer: 32 * device.MB, DynamicThreshold: true, Alpha: 1},
 				FC:        fc,
 				SFC:       SFCConfig{Cache: true},
 				Transport: TransportConfig{CC: CCHPCC, Recovery: IRN, OnRamp: label == "OnRamp + IRN"},
-				Workload:  Workload{CDF: "hadoop", Load: 0.5, Degree: degree, Size: 250_000, Sync: 100_000, IncastLoad: 0.08, Duration: dur}}
-			r, err := Run(sc, p)
-			if err != nil {
-				return nil, err
-			}
+				Workload:  Workload{CDF: "hadoop", Load: 0.5, Degree: degree, Size: 250_000, Sync: 100_000, IncastLoad: 0.08, Duration: dur}})
+		}
+	}
+	runs, err := runAll(scs, p)
+	if err != nil {
+		return nil, err
+	}
+	for li, label := range labels {
+		a := &agg{}
+		for si, seed := range seeds {
+			sc, r := scs[li*len(seeds)+si], runs[li*len(seeds)+si]
 			if r.Completed < r.Flows {
 				return nil, fmt.Errorf("%s seed %d: %d of %d flows unfinished", sc.Name, seed, r.Flows-r.Completed, r.Flows)
 			}

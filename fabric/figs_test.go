@@ -3,6 +3,8 @@
 package fabric
 
 import (
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +43,38 @@ func TestLinFit(t *testing.T) {
 	}
 	if _, r2 := linFit([]float64{1, 2, 3, 4}, []float64{1, 4, 1, 4}); r2 > 0.3 {
 		t.Errorf("R² %g for no trend", r2)
+	}
+}
+
+// TestRunAllWorkers: runs made several at a time come back in order and
+// equal to the same runs made one after another; the first error in
+// order is returned.
+func TestRunAllWorkers(t *testing.T) {
+	defer func(w int) { Workers = w }(Workers)
+	scs := []Scenario{smallScenario(CCDCQCN, FCNone), smallScenario(CCHPCC, FCNone), smallScenario(CCDCQCN, FCPFC)}
+	scs[1].Seed = 9
+	Workers = 1
+	one, err := runAll(scs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Workers = 3
+	calls := 0
+	three, err := runAll(scs, func(int64, int64, int, int) { calls++ }) // serialised: no race
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range scs {
+		a, b := one[i], three[i]
+		if a.Events != b.Events || a.MaxBuffer != b.MaxBuffer || a.Completed != b.Completed || a.Goodput != b.Goodput || a.Name != b.Name || a.Seed != b.Seed {
+			t.Errorf("run %d: %d events, buffer %d, %d done; with 3 workers %d, %d, %d", i, a.Events, a.MaxBuffer, a.Completed, b.Events, b.MaxBuffer, b.Completed)
+		}
+	}
+	if one[0].Events == one[1].Events {
+		t.Error("different scenarios gave the same run: the test cannot tell them apart")
+	}
+	bad := append(slices.Clone(scs), Scenario{FC: "nonsense"})
+	if _, err := runAll(bad, nil); err == nil || !strings.Contains(err.Error(), "flow_control") {
+		t.Errorf("bad scenario: %v", err)
 	}
 }

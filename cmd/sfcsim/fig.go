@@ -21,7 +21,7 @@ import (
 func newFigCmd() *cobra.Command {
 	var out string
 	var full, quiet bool
-	var seeds int
+	var seeds, jobs int
 	c := &cobra.Command{
 		Use:   "fig NAME...",
 		Short: "Reproduce a paper figure: data (JSON), plot (SVG) and PASS/FAIL per acceptance criterion",
@@ -29,7 +29,9 @@ func newFigCmd() *cobra.Command {
 Without --full it runs the scaled-down setup CI runs (same orderings checked);
 --full runs the paper's setup. Several names run in one process, so figures
 that share a run (bfc-fig6, bfc-fig7, bfc-fig12; pb-fig5, pb-fig6) make it
-once. Exit status 1 when a criterion fails.`,
+once. --jobs N runs up to N of a figure's independent runs at once where the
+figure allows it (sfc-fig7: its three variants × seeds); the results are the
+same for any N. Exit status 1 when a criterion fails.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usage("fig takes figure names (%s)", strings.Join(fabric.FigureNames(), ", "))
@@ -45,6 +47,10 @@ once. Exit status 1 when a criterion fails.`,
 			if seeds < 1 || seeds > 100 {
 				return usage("--seeds %d: want 1..100", seeds)
 			}
+			if jobs < 1 || jobs > 256 {
+				return usage("--jobs %d: want 1..256", jobs)
+			}
+			fabric.Workers = jobs
 			var ss []uint64
 			for i := 1; i <= seeds; i++ {
 				ss = append(ss, uint64(i))
@@ -67,6 +73,7 @@ once. Exit status 1 when a criterion fails.`,
 	c.Flags().BoolVar(&full, "full", false, "the paper's full-size setup (long)")
 	c.Flags().IntVar(&seeds, "seeds", 1, "seeds to average over (the targets ask for ≥ 3 at full scale)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress line")
+	c.Flags().IntVarP(&jobs, "jobs", "j", 1, "runs of one figure to make at once (1..256)")
 	return c
 }
 

@@ -27,6 +27,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--nosuchflag", "x"},
 		{"sweep", "../../fabric/testdata/small.yaml", "--set", "novalue"},
 		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
+		{"fig", "hpcc-readme", "--jobs", "0"},
+		{"fig", "hpcc-readme", "-j", "257"},
 	} {
 		if code, _, stderr := sfcsim(args...); code != 2 || !strings.HasPrefix(stderr, "sfcsim: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
