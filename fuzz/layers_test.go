@@ -402,18 +402,19 @@ func warningsOf(l any) layers.Warnings {
 }
 
 // beyondGopacket reports an IPv6 extension header chain that gopacket's
-// NewPacket cannot follow: it has no decoder for the codes IANA added
-// after RFC 8200's own (Mobility 135, HIP 139, Shim6 140, experimental
-// 253 and 254), which layers.IPv6Ext walks by the generic length rule
-// (docs/decisions.md, "IPv6 extension headers"). Behind one only the
-// Parser decodes, by design; FuzzPacket found a Shim6 header that way.
+// NewPacket cannot follow: a header whose code gopacket has no layer for
+// (today IANA's codes after RFC 8200's own: Mobility 135, HIP 139, Shim6
+// 140, experimental 253 and 254), which layers.IPv6Ext walks by the
+// generic length rule (docs/decisions.md, "IPv6 extension headers").
+// Behind one only the Parser decodes, by design; FuzzPacket found a Shim6
+// header that way. gopacket's own table decides, so a code it learns to
+// decode is compared again.
 func beyondGopacket(p *layers.Parser) bool {
 	if !p.Has(layers.LayerTypeIPv6Ext) {
 		return false
 	}
 	for _, h := range p.IPv6Ext.List() {
-		switch h.Type {
-		case 135, 139, 140, 253, 254:
+		if glayers.IPProtocol(h.Type).LayerType() == gopacket.LayerTypeZero {
 			return true
 		}
 	}

@@ -339,6 +339,14 @@ func skipIPv6Ext(b []byte, off int, nh uint8) (proto uint8, l4 int, hdr bool, er
 // length and that many octets) and reports whether each fits in the
 // header; when one does not, at is its offset within opts.
 func tlvOptionsFit(opts []byte) (at int, ok bool) {
+	return tlvFind(opts, 0) // Pad1 is stepped over, never found: a full walk
+}
+
+// tlvFind walks the options as tlvOptionsFit does and stops at the first
+// one of type want: at is its offset within opts, or -1 when there is
+// none. When an option before it does not fit in the header, ok is false
+// and at is that option's offset.
+func tlvFind(opts []byte, want byte) (at int, ok bool) {
 	for i := 0; i < len(opts); {
 		if opts[i] == 0 {
 			i++
@@ -347,9 +355,12 @@ func tlvOptionsFit(opts []byte) (at int, ok bool) {
 		if i+2 > len(opts) || i+2+int(opts[i+1]) > len(opts) {
 			return i, false
 		}
+		if opts[i] == want {
+			return i, true
+		}
 		i += 2 + int(opts[i+1])
 	}
-	return 0, true
+	return -1, true
 }
 
 // ipv6JumboOption is the Hop-by-Hop option type of RFC 2675's Jumbo
@@ -367,20 +378,13 @@ func jumboOption(p []byte) (at int, ok bool) {
 	if n > len(p) {
 		return -1, false
 	}
-	for i := 2; i < n; {
-		if p[i] == 0 { // Pad1
-			i++
-			continue
-		}
-		if i+2 > n || i+2+int(p[i+1]) > n {
-			return -1, false
-		}
-		if p[i] == ipv6JumboOption {
-			return i, true
-		}
-		i += 2 + int(p[i+1])
+	if at, ok = tlvFind(p[2:n], ipv6JumboOption); !ok {
+		return -1, false
 	}
-	return -1, true
+	if at >= 0 {
+		at += 2
+	}
+	return at, true
 }
 
 // ipv6Length checks an IPv6 payload length against RFC 2675 and returns
