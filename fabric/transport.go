@@ -287,13 +287,22 @@ type rkey struct {
 	qp  uint32
 }
 
+// receiver is the responder side of a flow's queue pair. Like an RC QP it
+// exists from before the first packet (Start creates it at the
+// destination, standing in for connection setup) until the requester has
+// seen its last ACK (finish tears it down). A receiver made on the first
+// packet that arrives would have to guess whether a packet other than PSN
+// 0 starts a flow whose first packets were lost or repeats a flow already
+// done; acknowledging it as the latter acknowledged data the receiver
+// never held, and a later arrival of PSN 0 then made a second receiver
+// waiting for data the sender had stopped sending (the IRN livelock of
+// sfc-fig7 at full scale).
 type receiver struct {
-	exp      int64
-	ooo      map[int64]bool
-	nakAt    int64
-	nakExp   int64
-	cnpAt    int64
-	finished bool
+	exp    int64
+	ooo    map[int64]bool
+	nakAt  int64
+	nakExp int64
+	cnpAt  int64
 }
 
 type sender struct {
@@ -440,6 +449,7 @@ func (t *Transport) Start(f Flow) error {
 	s.baseOWD, _ = t.net.PathDelay(f.Src, f.Dst)
 	s.tm.cur = t.line
 	t.snd[qp] = s
+	dst.Transport.rcv[rkey{t.host.Addr, qp}] = &receiver{nakAt: math.MinInt64 / 2, cnpAt: math.MinInt64 / 2, nakExp: -1}
 	if t.pb != nil {
 		t.pb.start(s.key, f.Size)
 	}
@@ -649,13 +659,11 @@ func (t *Transport) onData(d *device.Device, p *device.Packet, bth []byte) {
 	r := t.rcv[k]
 	psnRaw := getPSN(bth)
 	if r == nil {
-		if psnRaw != 0 {
-			// A late duplicate of a flow already received: acknowledge it.
-			t.sendCtl(d, p, opAck, 0, psnRaw, 0, false)
-			return
-		}
-		r = &receiver{nakAt: math.MinInt64 / 2, cnpAt: math.MinInt64 / 2, nakExp: -1}
-		t.rcv[k] = r
+		// The queue pair is gone: its sender has had the last ACK and this
+		// is a late copy (a retransmission that crossed that ACK). An RC
+		// responder drops it; nobody waits for an answer.
+		d.ForgetFlow(m.Flow())
+		return
 	}
 	now := d.Now()
 	if m.ECN == 3 && t.cfg.CC == CCDCQCN && now-r.cnpAt >= t.cfg.DCQCN.CNPInterval {
@@ -663,7 +671,6 @@ func (t *Transport) onData(d *device.Device, p *device.Packet, bth []byte) {
 		t.sendCtl(d, p, opCNP, 0, 0, 0, false)
 	}
 	psn := unwrapPSN(psnRaw, r.exp)
-	last := bth[0] == opSendLast || bth[0] == opSendOnly
 	switch {
 	case psn == r.exp:
 		r.exp++
@@ -673,23 +680,13 @@ func (t *Transport) onData(d *device.Device, p *device.Packet, bth []byte) {
 				r.exp++
 			}
 		}
-		if last {
-			r.finished = true
-		}
 		t.sendCtl(d, p, opAck, 0, r.exp-1, 0, true)
-		if r.finished && len(r.ooo) == 0 {
-			delete(t.rcv, k)
-			d.ForgetFlow(m.Flow())
-		}
 	case psn > r.exp:
 		if t.cfg.Recovery == IRN {
 			if r.ooo == nil {
 				r.ooo = map[int64]bool{}
 			}
 			r.ooo[psn] = true
-			if last {
-				r.finished = true
-			}
 			t.NAKs++
 			t.sendCtl(d, p, opAck, nakSeq, r.exp, psn, true)
 			return
@@ -861,6 +858,10 @@ func (t *Transport) finish(s *sender, now int64) {
 	}
 	t.nic.ForgetFlow(s.key)
 	t.nic.ForgetFlow(s.ackK)
+	// Tear the queue pair down at the destination too (see receiver).
+	dst := t.net.Hosts[s.f.Dst]
+	delete(dst.Transport.rcv, rkey{t.host.Addr, s.qp})
+	dst.NIC.ForgetFlow(s.key)
 	if t.Done != nil {
 		ideal := t.Ideal(s.f)
 		fct := now - s.f.Start

@@ -182,3 +182,70 @@ func TestFloodgateECMPByDst(t *testing.T) {
 		t.Errorf("%d/%d flows, %d retransmissions, %d credit octets", r.Completed, r.Flows, r.Retx, r.CreditOctets)
 	}
 }
+
+// lossOnce drops the first copy of each data PSN in drop, and records
+// every data PSN it lets through.
+type lossOnce struct {
+	device.NopScheme
+	drop map[int64]bool
+	seen map[int64]bool
+}
+
+func (l *lossOnce) OnIngress(d *device.Device, p *device.Packet) device.Verdict {
+	m := &p.Meta
+	if m.DstPort != device.RoCEv2Port || len(p.Data) < m.Payload+bthLen || p.Data[m.Payload] > opSendOnly {
+		return device.Pass
+	}
+	psn := getPSN(p.Data[m.Payload:])
+	if l.drop[psn] {
+		delete(l.drop, psn)
+		p.DropReason = "test loss"
+		return device.Drop
+	}
+	l.seen[psn] = true
+	return device.Pass
+}
+
+// TestFirstPacketsLost: a flow whose first packets are lost still
+// delivers every packet, under both recoveries. The receiver's queue pair
+// exists before the first packet arrives (as an RC connection does), so a
+// later PSN arriving first is out of order, not a "late duplicate" of a
+// flow already done: acknowledging it as one let the sender skip the lost
+// packets (GBN) or, with a later copy of PSN 0 making a second receiver,
+// livelocked IRN (sfc-fig7's unfinished flows at full scale).
+func TestFirstPacketsLost(t *testing.T) {
+	for _, rec := range []Recovery{GBN, IRN} {
+		for _, lost := range [][]int64{{0}, {0, 1, 2}, {0, 5, 6, 40}} {
+			n, res := dumbbell(t, 1, 1, TransportConfig{Recovery: rec}, Setup{}, SwitchConfig{})
+			l := &lossOnce{drop: map[int64]bool{}, seen: map[int64]bool{}}
+			for _, psn := range lost {
+				l.drop[psn] = true
+			}
+			if err := n.ToRs[0].Dev.Attach(l); err != nil {
+				t.Fatal(err)
+			}
+			const npkt = 100
+			if err := n.Hosts[0].Transport.Start(Flow{ID: 7, Src: 0, Dst: 1, Size: npkt * 1000}); err != nil {
+				t.Fatal(err)
+			}
+			n.Sim.Run()
+			if len(*res) != 1 {
+				t.Fatalf("%s, lost %v: flow not done", rec, lost)
+			}
+			if len(l.drop) != 0 {
+				t.Fatalf("%s, lost %v: PSNs %v never sent", rec, lost, l.drop)
+			}
+			for psn := int64(0); psn < npkt; psn++ {
+				if !l.seen[psn] {
+					t.Errorf("%s, lost %v: the flow completed but PSN %d never got through", rec, lost, psn)
+				}
+			}
+			if (*res)[0].Retx < int64(len(lost)) {
+				t.Errorf("%s, lost %v: %d retransmissions", rec, lost, (*res)[0].Retx)
+			}
+			if r := len(n.Hosts[1].Transport.rcv); r != 0 {
+				t.Errorf("%s, lost %v: %d receivers left after the flow", rec, lost, r)
+			}
+		}
+	}
+}
