@@ -95,9 +95,11 @@ type Result struct {
 	// Goodput is payload delivered over the time the last flow finished,
 	// in bit/s summed over hosts.
 	Goodput float64 `json:"goodput_bps"`
-	// RxThroughput: P10, P50, P90 of the hosts' receive rate (bit/s) over
-	// the 100 µs windows in which they received anything (the SFC paper's
-	// Fig. 7c).
+	// RxThroughput: P10, P50, P90 of the hosts' data receive rate (bit/s:
+	// octets of RoCE data frames, Transport.DataRx) over the 100 µs windows
+	// in which they received any data (the SFC paper's Fig. 7c). ACKs,
+	// CNPs and pause signals do not count: a window with only those would
+	// be a sample of a few hundred Mb/s and set the low percentiles.
 	RxThroughput                  [3]float64 `json:"rx_throughput_bps"`
 	Retx, Timeouts, NAKs, CNPs    int64
 	ECNMarked                     int64 `json:"ecn_marked"`

@@ -246,7 +246,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			nextSample += sc.SampleEvery
 			if n.Sim.Now() >= nextRx {
 				for i, h := range n.Hosts {
-					rx := h.NIC.Ports()[0].RxBytes
+					rx := h.Transport.DataRx
 					if d := rx - lastRx[i]; d > 0 {
 						rxSamples = append(rxSamples, float64(d)*8e9/float64(rxWindow))
 					}

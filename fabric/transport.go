@@ -279,6 +279,9 @@ type Transport struct {
 	// Counters.
 	DataSent, Retx, ACKs, NAKs, CNPs, Timeouts int64
 	OnRampPauses                               int64
+	// DataRx counts the octets of the data frames this host received
+	// (whole frames, duplicates included; not ACKs, CNPs or signals).
+	DataRx int64
 	pb                                         *pbGate
 }
 
@@ -656,6 +659,7 @@ func (t *Transport) OnReceive(d *device.Device, p *device.Packet) device.Verdict
 func (t *Transport) onData(d *device.Device, p *device.Packet, bth []byte) {
 	m := &p.Meta
 	k := rkey{m.Src, m.QP}
+	t.DataRx += int64(len(p.Data))
 	r := t.rcv[k]
 	psnRaw := getPSN(bth)
 	if r == nil {
