@@ -282,7 +282,7 @@ type Transport struct {
 	// DataRx counts the octets of the data frames this host received
 	// (whole frames, duplicates included; not ACKs, CNPs or signals).
 	DataRx int64
-	pb                                         *pbGate
+	pb     *pbGate
 }
 
 type rkey struct {
