@@ -839,13 +839,22 @@ func (d *Device) startTx(pt *Port, p *Packet, cont bool) {
 	if d.out != nil {
 		d.out(Out{Port: pt.ID, Time: p.TxStart, Frame: p.Data, Kind: p.Meta.Kind, Generated: p.Generated})
 	}
-	if pt.peer != nil {
-		c := d.sim.alloc(p.Data)
-		d.sim.push(event{t: p.TxStart + pt.delay, dev: pt.peer, kind: evDeliver, port: int32(pt.peerPort), pkt: c})
-	}
 	done := pt.endNs
 	if pt.endFrac > 0 {
 		done++
+	}
+	if pt.peer != nil {
+		at := p.TxStart + pt.delay
+		var c *Packet
+		if at > done {
+			// The last bit leaves before the first arrives: the sender is
+			// done with the octets before the peer sees them, so they move
+			// to the peer instead of being copied.
+			c = d.sim.take(p)
+		} else {
+			c = d.sim.alloc(p.Data)
+		}
+		d.sim.push(event{t: at, dev: pt.peer, kind: evDeliver, port: int32(pt.peerPort), pkt: c})
 	}
 	d.sim.push(event{t: done, dev: d, kind: evTxDone, port: int32(pt.idx), pkt: p})
 }

@@ -37,6 +37,9 @@ const (
 //     may rewrite the frame's bytes here, in place (PB-FS marks packets so);
 //     the device sends them as they are after the last OnDequeue.
 //   - OnDepart: its last bit has left; it no longer occupies the buffer.
+//     Its bytes are still the ones sent, but read-only: on a link whose
+//     delay exceeds the frame's transmission time they already belong to
+//     the frame the peer will receive (they are handed over, not copied).
 //   - OnTimer: a timer set with Device.After fired.
 //
 // Embed NopScheme to implement only some hooks.

@@ -2,7 +2,11 @@
 
 package device
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"unsafe"
+)
 
 // Sim is the virtual clock and event queue that one or more devices share.
 // Time is in nanoseconds and moves only when the owner of the Sim advances
@@ -54,8 +58,16 @@ type event struct {
 	bg   bool
 }
 
-func (a *event) less(b *event) bool {
-	return a.t < b.t || a.t == b.t && a.seq < b.seq
+func (a *event) less(b *event) bool { return a.before(b) != 0 }
+
+// before is 1 when a runs before b, else 0: (t, seq) < (t, seq) as one
+// 128-bit subtraction (the sign bit of t flipped so that unsigned order
+// is signed order), so that sifting picks a child without a branch to
+// mispredict.
+func (a *event) before(b *event) int {
+	_, c := bits.Sub64(a.seq, b.seq, 0)
+	_, c = bits.Sub64(uint64(a.t)^1<<63, uint64(b.t)^1<<63, c)
+	return int(c)
 }
 
 func (s *Sim) push(e event) {
@@ -95,8 +107,8 @@ func (s *Sim) pop() event {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && h[r].less(&h[l]) {
-			m = r
+		if l+1 < n {
+			m += h[l+1].before(&h[l])
 		}
 		if !h[m].less(&last) {
 			break
@@ -148,6 +160,20 @@ func (s *Sim) step() {
 		s.now = e.t
 	}
 	s.Events++
+	// The next frame to arrive was last touched long ago (it waited in a
+	// queue while thousands of other events ran): start loading its
+	// headers while this event runs.
+	if len(s.h) > 0 {
+		if n := s.h[0].pkt; n != nil && len(n.Data) > 0 {
+			prefetch(unsafe.Pointer(&n.Data[0]))
+		}
+		// One of the root's children runs after it: its packet too.
+		for _, c := range s.h[1:min(3, len(s.h))] {
+			if c.pkt != nil {
+				prefetch(unsafe.Pointer(c.pkt))
+			}
+		}
+	}
 	e.dev.fire(&e)
 }
 
@@ -165,6 +191,21 @@ func (s *Sim) alloc(frame []byte) *Packet {
 	p.buf = append(p.buf[:0], frame...)
 	p.Data = p.buf
 	return p
+}
+
+// take returns a packet that owns p's frame octets without copying them,
+// for a frame in transmission whose sender reads only its length and
+// metadata from now on: p keeps viewing the octets until it is released,
+// and p's buffer is swapped for the new packet's spare one. When p.Data
+// is not in p's own buffer, take copies.
+func (s *Sim) take(p *Packet) *Packet {
+	if len(p.Data) == 0 || cap(p.buf) == 0 || &p.Data[0] != &p.buf[:1][0] {
+		return s.alloc(p.Data)
+	}
+	c := s.alloc(nil)
+	c.buf, p.buf = p.buf, c.buf[:0]
+	c.Data = p.Data
+	return c
 }
 
 func (s *Sim) release(p *Packet) {
