@@ -135,10 +135,17 @@ type SameFileError struct {
 }
 
 func (e *SameFileError) Error() string {
-	if e.Output == e.Input {
+	if e.Output == e.Input && e.Output != "-" {
 		return fmt.Sprintf("%s is both an input and the output: it would be overwritten while read", e.Output)
 	}
-	return fmt.Sprintf("%s is the same file as the input %s: it would be overwritten while read", e.Output, e.Input)
+	out, in := e.Output, "the input "+e.Input
+	if out == "-" {
+		out = "standard output"
+	}
+	if e.Input == "-" {
+		in = "standard input"
+	}
+	return fmt.Sprintf("%s is the same file as %s: it would be overwritten while read", out, in)
 }
 
 // CheckNotInput returns a *SameFileError when output is the same file as
@@ -147,21 +154,52 @@ func (e *SameFileError) Error() string {
 // the same file; neither are two character devices (/dev/null as input
 // and output is harmless).
 func CheckNotInput(output string, inputs ...string) error {
-	if output == "-" || output == "" {
+	return CheckNotInputStdio(output, nil, nil, inputs...)
+}
+
+// CheckNotInputStdio is CheckNotInput for a command where "-" names a
+// standard stream: an output "-" is stdout and an input "-" is stdin.
+// A stream that is a regular file (the shell's `> FILE`, `>> FILE` or
+// `< FILE`) is compared like a named one, so that `-w - >> in.pcap` (which
+// would append to the capture being read, without end) and `-r - -w
+// in.pcap < in.pcap` are refused. Pipes, terminals and character devices
+// never match; a nil stream is not compared.
+func CheckNotInputStdio(output string, stdout, stdin *os.File, inputs ...string) error {
+	if output == "" {
 		return nil
 	}
-	out, err := os.Stat(output)
-	if err != nil || out.Mode()&fs.ModeCharDevice != 0 {
+	out := statOf(output, stdout)
+	if out == nil {
 		return nil
 	}
 	for _, in := range inputs {
-		if in == "-" || in == "" {
+		if in == "" {
 			continue
 		}
-		st, err := os.Stat(in)
-		if err == nil && os.SameFile(out, st) {
+		if st := statOf(in, stdin); st != nil && os.SameFile(out, st) {
 			return &SameFileError{Output: output, Input: in}
 		}
 	}
 	return nil
+}
+
+// statOf stats name, or std for "-"; nil for what cannot be the same file
+// as another: missing, a stream that is not a regular file, a character
+// device.
+func statOf(name string, std *os.File) fs.FileInfo {
+	var st fs.FileInfo
+	var err error
+	if name == "-" {
+		if std == nil {
+			return nil
+		}
+		if st, err = std.Stat(); err != nil || !st.Mode().IsRegular() {
+			return nil
+		}
+		return st
+	}
+	if st, err = os.Stat(name); err != nil || st.Mode()&fs.ModeCharDevice != 0 {
+		return nil
+	}
+	return st
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -153,5 +154,58 @@ func TestCheckNotInput(t *testing.T) {
 	}
 	if err := CheckNotInput(os.DevNull, os.DevNull); err != nil {
 		t.Errorf("/dev/null in and out: %v", err)
+	}
+}
+
+// "-" stands for a standard stream, compared when it is a regular file:
+// `-w - >> in` and `-r - -w in < in` are refused; pipes never match.
+func TestCheckNotInputStdio(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pcapng")
+	os.WriteFile(in, []byte("x"), 0o644)
+	other := filepath.Join(dir, "other.pcapng")
+	os.WriteFile(other, []byte("y"), 0o644)
+	open := func(p string, flag int) *os.File {
+		f, err := os.OpenFile(p, flag, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	appended := open(in, os.O_WRONLY|os.O_APPEND)
+	redirected := open(in, os.O_RDONLY)
+	otherOut := open(other, os.O_WRONLY)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	for _, tc := range []struct {
+		name          string
+		out           string
+		stdout, stdin *os.File
+		inputs        []string
+		same          bool
+		message       string
+	}{
+		{"stdout appended to the input", "-", appended, nil, []string{in}, true, "standard output is the same file as the input " + in},
+		{"stdout another file", "-", otherOut, nil, []string{in}, false, ""},
+		{"stdout a pipe", "-", pw, nil, []string{in}, false, ""},
+		{"stdin redirected from the output", in, nil, redirected, []string{"-"}, true, in + " is the same file as standard input"},
+		{"stdin a pipe", in, nil, pr, []string{"-"}, false, ""},
+		{"stdin from the output, stdout into it", "-", appended, redirected, []string{"-"}, true, "standard output is the same file as standard input"},
+		{"no streams given", "-", nil, nil, []string{"-", in}, false, ""},
+	} {
+		err := CheckNotInputStdio(tc.out, tc.stdout, tc.stdin, tc.inputs...)
+		var se *SameFileError
+		if got := errors.As(err, &se); got != tc.same {
+			t.Errorf("%s: error %v, want same=%v", tc.name, err, tc.same)
+			continue
+		}
+		if tc.same && !strings.HasPrefix(err.Error(), tc.message+":") {
+			t.Errorf("%s: %q, want it to start %q", tc.name, err, tc.message)
+		}
 	}
 }

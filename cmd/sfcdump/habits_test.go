@@ -583,3 +583,134 @@ func TestWriteStdoutRefusesTerminal(t *testing.T) {
 		t.Errorf("-w - to a terminal: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestReadInterruptedBlockedPipe: Ctrl-C while read -w waits on a pipe
+// that sends nothing more (the upstream lives on) puts every frame
+// written in place and exits 130 without waiting for the pipe, and
+// leaves no temporary file.
+func TestReadInterruptedBlockedPipe(t *testing.T) {
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, syscall.SIGINT)
+	defer signal.Stop(guard)
+	exited := make(chan int, 1)
+	oldExit := exitProcess
+	exitProcess = func(code int) { exited <- code }
+	defer func() { exitProcess = oldExit }()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = pr
+	defer func() { os.Stdin = old; pr.Close() }()
+	data, _ := os.ReadFile(sampleCap)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "held.pcapng")
+	type result struct {
+		errs string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, errs, code := sfcdump(t, "read", "-r", "-", "-w", out)
+		done <- result{errs, code}
+	}()
+	pw.Write(data)
+	for i := 0; i < 500; i++ {
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // all 21 frames read; the read waits
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-exited:
+		if code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit 10 s after Ctrl-C while the pipe stays open")
+	}
+	// The process would be gone here; the capture is already in place.
+	if got := countFrames(t, out); got != 21 {
+		t.Errorf("%d frames in place at the exit, want 21", got)
+	}
+	noTemps(t, dir, "held.pcapng")
+	pw.Close()
+	r := <-done
+	if !strings.Contains(r.errs, "interrupted while waiting for input: 21 frames, all written to "+out) {
+		t.Errorf("stderr %q", r.errs)
+	}
+}
+
+// TestStdStreamsAreNeverTheInput: `-w -` with standard output appended to
+// the input (`>> in`) read its own output without end (3.4 GB in 20 s),
+// and `-r - -w in < in` replaced the input it read; both are refused
+// with exit 2, the input untouched; pipes and other files still work.
+func TestStdStreamsAreNeverTheInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.pcapng")
+	want := copyFile(t, sampleCap, in)
+	open := func(p string, flag int) *os.File {
+		f, err := os.OpenFile(p, flag, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	check := func(what string, code int, errs, reason string) {
+		t.Helper()
+		if code != 2 || !strings.Contains(errs, reason) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", what, code, errs, reason)
+		}
+		if got, _ := os.ReadFile(in); !bytes.Equal(got, want) {
+			t.Fatalf("%s: the input changed (%d octets, was %d)", what, len(got), len(want))
+		}
+	}
+	var errb bytes.Buffer
+	code := run([]string{"read", "-q", in, "-w", "-"}, open(in, os.O_WRONLY|os.O_APPEND), &errb)
+	check("-w - >> in", code, errb.String(), "standard output is the same file as the input "+in)
+
+	old := os.Stdin
+	defer func() { os.Stdin = old }()
+	os.Stdin = open(in, os.O_RDONLY)
+	_, errs, code := sfcdump(t, "read", "-r", "-", "-w", in)
+	check("-r - -w in < in", code, errs, in+" is the same file as standard input")
+	os.Stdin = open(in, os.O_RDONLY)
+	_, errs, code = sfcdump(t, "timeline", "-r", "-", "-o", filepath.Join(dir, "in.svg"))
+	if code != 0 {
+		t.Errorf("timeline from a redirected capture: exit %d, %s", code, errs)
+	}
+	os.Stdin = open(filepath.Join(dir, "in.svg"), os.O_RDONLY)
+	_, errs, code = sfcdump(t, "timeline", "-r", "-", "-o", filepath.Join(dir, "in.svg"))
+	if code != 2 || !strings.Contains(errs, "is the same file as standard input") {
+		t.Errorf("timeline -r - -o x.svg < x.svg: exit %d, %q", code, errs)
+	}
+
+	// Standard output into another file, and standard input from the
+	// input while writing elsewhere, are fine.
+	other := filepath.Join(dir, "other.pcapng")
+	errb.Reset()
+	if code := run([]string{"read", "-q", in, "-w", "-"}, open(other, os.O_WRONLY|os.O_CREATE|os.O_TRUNC), &errb); code != 0 {
+		t.Errorf("-w - > other: exit %d, %s", code, errb.String())
+	}
+	if n := countFrames(t, other); n != 21 {
+		t.Errorf("-w - > other: %d frames, want 21", n)
+	}
+	os.Stdin = open(in, os.O_RDONLY)
+	if _, errs, code := sfcdump(t, "read", "-r", "-", "-w", filepath.Join(dir, "copy.pcapng")); code != 0 {
+		t.Errorf("-r - -w copy < in: exit %d, %s", code, errs)
+	}
+}
+
+// TestUnwritableOutputIsRuntimeError: an output that cannot be created is
+// exit status 1 (a runtime error, as tcpdump), not a usage error.
+func TestUnwritableOutputIsRuntimeError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "x.pcapng")
+	out, errs, code := sfcdump(t, "read", "-q", "-w", missing, sampleCap)
+	if code != 1 || out != "" || !strings.Contains(errs, missing) {
+		t.Errorf("read -w %s: exit %d, stdout %q, stderr %q; want 1 naming the output", missing, code, out, errs)
+	}
+}

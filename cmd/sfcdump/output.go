@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -173,7 +174,16 @@ type printer struct {
 	// interrupted is set on SIGINT or SIGTERM: reading stops at the next
 	// frame and what was written is kept.
 	interrupted atomic.Bool
+	// outMu guards the -w capture between the run and an interrupt that
+	// saves it while a read is blocked (salvage); written counts its
+	// frames and closed says it is finished.
+	outMu   sync.Mutex
+	written int
+	closed  bool
 }
+
+// exitProcess ends the process after a salvage (tests replace it).
+var exitProcess = os.Exit
 
 // newPrinter checks the options (count, filter, format, fields, decode-as,
 // link speeds, an output that is one of inputs) before any frame is read
@@ -236,20 +246,23 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	o.noRender = pr.quiet
 	if o.write != "" {
 		pr.outPath = o.write
+		stdoutFile, _ := stdout.(*os.File)
+		if err := atomicfile.CheckNotInputStdio(o.write, stdoutFile, os.Stdin, inputs...); err != nil {
+			return nil, usagef("-w: %w", err)
+		}
 		if o.write == "-" {
 			if o.print {
 				return nil, usagef("-w - writes the capture to standard output: -P cannot print there too")
 			}
 			pr.outFile = stdout
 		} else {
-			if err := atomicfile.CheckNotInput(o.write, inputs...); err != nil {
-				return nil, usagef("-w: %w", err)
-			}
 			_, err := os.Stat(o.write)
 			pr.outExisted = err == nil
 			f, err := atomicfile.Create(o.write, atomicfile.DefaultPerm)
 			if err != nil {
-				return nil, &exitError{2, fmt.Errorf("-w: %w", err)}
+				// An output that cannot be written is a runtime error (1),
+				// as in tcpdump; the usage was right.
+				return nil, &exitError{1, fmt.Errorf("-w: %w", err)}
 			}
 			pr.outFile, pr.outAtomic = f, f
 		}
@@ -264,24 +277,54 @@ func (pr *printer) done() bool {
 	return pr.o.count > 0 && pr.printed >= pr.o.count || pr.interrupted.Load()
 }
 
+// interruptGrace is how long an interrupted run has to reach its next
+// frame before the -w capture is saved from the signal's goroutine.
+var interruptGrace = 500 * time.Millisecond
+
 // notifyInterrupt makes SIGINT and SIGTERM stop the run at the next frame
 // (done) instead of killing the process, so that the -w file keeps every
-// frame written. The returned function stops listening.
-func (pr *printer) notifyInterrupt() (stop func()) {
-	sigs := make(chan os.Signal, 1)
+// frame written. A read blocked on a pipe that sends nothing more never
+// reaches its next frame: after interruptGrace, or at a second signal,
+// the capture written so far is put in place from here and the process
+// exits 130 (salvage). The returned function stops listening.
+func (pr *printer) notifyInterrupt(errOut io.Writer) (stop func()) {
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	quit := make(chan struct{})
 	go func() {
 		select {
 		case <-sigs:
-			pr.interrupted.Store(true)
-			// A second Ctrl-C kills, should a read block (a pipe that
-			// never ends).
-			signal.Stop(sigs)
 		case <-quit:
+			return
 		}
+		pr.interrupted.Store(true)
+		select {
+		case <-quit:
+			return
+		case <-sigs:
+		case <-time.After(interruptGrace):
+		}
+		pr.salvage(errOut)
 	}()
 	return func() { signal.Stop(sigs); close(quit) }
+}
+
+// salvage finishes the -w capture with the frames written so far, puts it
+// in place and ends the process with 130 (1 if that fails), unless the
+// run finished it first. Nothing can write to the capture after.
+func (pr *printer) salvage(errOut io.Writer) {
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	if pr.closed {
+		return
+	}
+	if err := pr.finishOutput(true); err != nil {
+		report(errOut, err)
+		exitProcess(1)
+		return
+	}
+	report(errOut, fmt.Errorf("interrupted while waiting for input: %d frames, all written to %s", pr.written, pr.outPath))
+	exitProcess(130)
 }
 
 // newFormatter returns a formatter like pr's, for another goroutine.
@@ -414,6 +457,11 @@ func appendHexString(dst, data []byte) []byte {
 // all the interfaces that source has so far, in order, so a single input
 // keeps its interface ids.
 func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glayers.LinkType, fr *pcapio.Frame) error {
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	if pr.closed {
+		return fmt.Errorf("-w %s: already finished", pr.outPath)
+	}
 	key := [2]int{srcIndex, fr.Interface}
 	id, ok := pr.outIface[key]
 	if !ok {
@@ -445,6 +493,7 @@ func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glaye
 	if err := pr.out.Write(id, fr.Time, fr.Data, fr.Len, fr.Comments...); err != nil {
 		return fmt.Errorf("-w %s: %w", pr.outPath, err)
 	}
+	pr.written++
 	return nil
 }
 
@@ -455,6 +504,22 @@ func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glaye
 // as it was.
 func (pr *printer) close(keep bool) error {
 	err := pr.w.Flush()
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	if pr.closed {
+		return err
+	}
+	if e := pr.finishOutput(keep); err == nil {
+		err = e
+	}
+	return err
+}
+
+// finishOutput finishes the -w capture and, when keep, puts it in place;
+// the caller holds outMu.
+func (pr *printer) finishOutput(keep bool) error {
+	pr.closed = true
+	var err error
 	if pr.outFile != nil && (keep || pr.outAtomic == nil) {
 		if pr.out == nil {
 			var e error

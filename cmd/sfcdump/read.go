@@ -77,7 +77,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 		return err
 	}
 	if pr.outAtomic != nil {
-		defer pr.notifyInterrupt()()
+		defer pr.notifyInterrupt(errOut)()
 	}
 	code := 0
 	for i, file := range files {

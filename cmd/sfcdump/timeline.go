@@ -60,7 +60,7 @@ an -o that is one of the inputs is refused.`,
 			if format != "svg" && format != "png" {
 				return &usageError{fmt.Errorf("timeline: -o %s: the name must end in .svg or .png", out)}
 			}
-			if err := atomicfile.CheckNotInput(out, args...); err != nil {
+			if err := atomicfile.CheckNotInputStdio(out, nil, os.Stdin, args...); err != nil {
 				return usagef("timeline: -o: %w", err)
 			}
 			maxW, maxH := float64(timeline.MaxWidth/vg.Inch), float64(timeline.MaxHeight/vg.Inch)
