@@ -13,9 +13,13 @@ import (
 // layer's decode reported it truncated), or the capture kept fewer octets
 // than the frame had on the wire (caplen < len).
 type Cut struct {
-	// At is the offset in the frame of the first octet missing: the cut
-	// field's first octet when a layer ran out of data, else the captured
-	// length.
+	// At is the offset in the frame of the first octet missing. When a
+	// layer ran out of data it is where that layer's data ended (the
+	// failed layer's offset plus the octets it was given), whichever
+	// field the end falls in: the captured length when the capture cut
+	// the frame, the end of the enclosing length (UDP, IP) when that
+	// length left the layer short of its fixed header. Else, for a frame
+	// the capture kept part of, it is the captured length.
 	At int
 	// Layer is the layer whose data ended (gopacket.LayerTypeZero when no
 	// layer did), and Have the octets it was given: its fields that reach
@@ -37,11 +41,11 @@ func CutOf(f *Frame) (Cut, bool) {
 		// data is ErrLength: the frame is whole, the field lies);
 		// gopacket's say it through the decode feedback.
 		if isDE && errors.Is(de.Err, layers.ErrTruncated) || !isDE && p.Truncated {
-			c := Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen}
-			if isDE && de.Offset <= p.FailedLen {
-				c.At = p.FailedAt + de.Offset
-			}
-			return c, true
+			// The first missing octet is the one after the last the
+			// layer was given, not the first octet of the field the cut
+			// falls in (de.Offset): a PFC cut at caplen 25 lacks octet
+			// 25, not 24, where its time_c3 starts.
+			return Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen}, true
 		}
 	}
 	if f.CapLen < f.Len {

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/sample"
 )
 
 // decodeFrame decodes data as a frame of an interface at bps bit/s.
@@ -57,23 +59,23 @@ func TestTruncatedFields(t *testing.T) {
 		{"pfc cut at 22", full[:22], 22, "pfc",
 			map[string]any{"opcode": 257.0, "enable_vector": 11.0, "c3": true, "time_c0": 16.0, "time_c1": 32.0, "pause_ns_c1": 163.0},
 			[]string{"time_c2", "time_c3", "time_c7", "pause_ns_c2", "pause_ns_c3"}, "[truncated at octet 22]", "pfc.time_c2"},
-		{"pfc cut at 17", full[:17], 16, "pfc",
+		{"pfc cut at 17", full[:17], 17, "pfc",
 			map[string]any{"opcode": 257.0},
-			[]string{"enable_vector", "c0", "c3", "time_c0"}, "[truncated at octet 16]", "pfc.c0"},
-		{"bth cut in the psn", cnp[:14+20+8+10], 14 + 20 + 8 + 9, "bth",
+			[]string{"enable_vector", "c0", "c3", "time_c0"}, "[truncated at octet 17]", "pfc.c0"},
+		{"bth cut in the psn", cnp[:14+20+8+10], 14 + 20 + 8 + 10, "bth",
 			map[string]any{"opcode": 129.0, "destqp": 210.0, "becn": true},
-			[]string{"psn", "icrc", "icrc_ok"}, "[truncated at octet 51]", "bth.psn"},
-		{"bth cut before the icrc", cnp[:14+20+8+14], 14 + 20 + 8 + 12, "bth",
+			[]string{"psn", "icrc", "icrc_ok"}, "[truncated at octet 52]", "bth.psn"},
+		{"bth cut before the icrc", cnp[:14+20+8+14], 14 + 20 + 8 + 14, "bth",
 			map[string]any{"opcode": 129.0, "psn": 0.0},
-			[]string{"icrc", "icrc_ok"}, "[truncated at octet 54]", "bth.icrc"},
+			[]string{"icrc", "icrc_ok"}, "[truncated at octet 56]", "bth.icrc"},
 		{"bts cut after the reporter", mustHex(t, "020000000002 020000000001 0800 45c0002600000000401165ef0a0000020a000001 c00003fd00120000 1100001400000007"), 14 + 20 + 8 + 8, "bts",
 			map[string]any{"version": 1.0, "cacheable": true, "origin": "queue", "pause_us": 20.0, "reporter": 7.0},
 			[]string{"cp_port", "cp_queue", "queue_depth", "quote_len"}, "[truncated at octet 50]", "bts.cp_port"},
-		{"cim cut in the sa", mustHex(t, "020000000002 020000000001 89a2 03 020000000002 0200000000"), 14 + 7, "cim",
+		{"cim cut in the sa", mustHex(t, "020000000002 020000000001 89a2 03 020000000002 0200000000"), 14 + 12, "cim",
 			map[string]any{"version": 0.0, "add": true, "ext": true, "da": "02:00:00:00:00:02"},
-			[]string{"sa", "vid", "msdu_len"}, "[truncated at octet 21]", "cim.sa"},
-		{"pause cut at 17", mustHex(t, "0180c2000001 020000000001 8808 0001 ff"), 16, "pause",
-			map[string]any{"opcode": 1.0}, []string{"quanta", "pause_ns"}, "[truncated at octet 16]", "pause.quanta"},
+			[]string{"sa", "vid", "msdu_len"}, "[truncated at octet 26]", "cim.sa"},
+		{"pause cut at 17", mustHex(t, "0180c2000001 020000000001 8808 0001 ff"), 17, "pause",
+			map[string]any{"opcode": 1.0}, []string{"quanta", "pause_ns"}, "[truncated at octet 17]", "pause.quanta"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := decodeFrame(tc.data, len(tc.data), 100e9)
@@ -324,6 +326,112 @@ func TestIPv6ExtTshark(t *testing.T) {
 		}
 		if g := strings.Join(got, "\t"); g != want[i] {
 			t.Errorf("%s: ours %q, tshark %q", w[0], g, want[i])
+		}
+	}
+}
+
+// TestCutOffsetEveryOctet (docs/decisions.md, "Truncated frames"): a frame
+// is marked at its first missing octet, wherever the cut falls. Every
+// sample frame (one of each format) and every IPv6 extension header frame
+// is cut at every octet: cut by the capture (caplen < len), the mark is
+// the caplen; ending there (caplen == len), a layer that ran out of data
+// marks it at the same octet, and a cut inside the fixed header of any of
+// our protocols is always reported. It used to be the first octet of the
+// field the cut fell in (a PFC of 25 octets said 24).
+func TestCutOffsetEveryOctet(t *testing.T) {
+	type named struct {
+		name string
+		data []byte
+	}
+	var all []named
+	for _, sf := range sample.Frames() {
+		all = append(all, named{sf.Name, sf.Data})
+	}
+	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		w := strings.Fields(line)
+		all = append(all, named{"ipv6ext " + w[0], mustHex(t, w[5])})
+	}
+	// The fixed header of each of our protocols: a cut inside it is a cut
+	// of that layer even when the frame ends there, from the octet that
+	// names the protocol on (a MAC Control opcode of one octet is
+	// MACControl's cut; a 0x88B5 body shorter than its 4-octet common
+	// header is an unknown payload, not ours).
+	type hdr struct{ from, n int }
+	hdrLen := map[gopacket.LayerType]hdr{
+		layers.LayerTypePause: {2, 4}, layers.LayerTypePFC: {2, 20}, layers.LayerTypeBTH: {1, 16}, layers.LayerTypeBTS: {1, 16},
+		layers.LayerTypePostcard: {1, 36}, layers.LayerTypeCIM: {1, 17}, layers.LayerTypeBFC: {4, 12},
+		layers.LayerTypeFGCredit: {4, 8}, layers.LayerTypeFGPause: {4, 8},
+	}
+	protos := 0
+	for _, fr := range all {
+		full := decodeFrame(fr.data, len(fr.data), 0)
+		if full.Err != nil {
+			t.Fatalf("%s: %v", fr.name, full.Err)
+		}
+		// The octets strictly inside one of our fixed headers.
+		inside := map[int]gopacket.LayerType{}
+		for _, lt := range full.P.Decoded {
+			h, ok := hdrLen[lt]
+			if !ok {
+				continue
+			}
+			protos++
+			start := cap(fr.data) - cap(full.P.Layer(lt).(gopacket.Layer).LayerContents())
+			for c := start + h.from; c < start+h.n; c++ {
+				inside[c] = lt
+			}
+			if h.from == 2 {
+				inside[start+1] = layers.LayerTypeMACControl
+			}
+		}
+		for n := 1; n < len(fr.data); n++ {
+			data := fr.data[:n:n]
+			if c, ok := CutOf(decodeFrame(data, len(fr.data), 0)); !ok || c.At != n {
+				t.Errorf("%s: caplen %d of %d: CutOf = %+v, %v; want at %d", fr.name, n, len(fr.data), c, ok, n)
+			}
+			f := decodeFrame(data, n, 0)
+			c, ok := CutOf(f)
+			if ok && c.At != n {
+				t.Errorf("%s: ends at %d: CutOf = %+v, want at %d (err %v)", fr.name, n, c, n, f.Err)
+			}
+			if lt, in := inside[n]; in && (!ok || c.Layer != lt) {
+				t.Errorf("%s: ends at %d, inside the %v header: CutOf = %+v, %v (err %v)", fr.name, n, lt, c, ok, f.Err)
+			}
+			if ok {
+				var e Encoder
+				if s := string(AppendSummary(nil, f)); !strings.Contains(s, fmt.Sprintf("[truncated at octet %d]", n)) {
+					t.Errorf("%s: ends at %d: summary %q", fr.name, n, s)
+				}
+				if js := string(e.AppendJSON(nil, f)); !strings.Contains(js, fmt.Sprintf(`"truncated":%d}`, n)) {
+					t.Errorf("%s: ends at %d: JSON %s", fr.name, n, js)
+				}
+			}
+		}
+	}
+	if protos < len(sample.Frames()) {
+		t.Errorf("only %d fixed headers cut", protos)
+	}
+}
+
+// TestCutByOuterLength: a layer whose data ends inside its fixed header
+// because the UDP length (or the IP length) left it short, with more octets
+// in the frame after that end (Ethernet padding), is marked where its data
+// ended: the end of the enclosing length, the first octet it needed and
+// was not given, not the frame's end nor the cut field's first octet.
+func TestCutByOuterLength(t *testing.T) {
+	cnp := mustHex(t, "020000000002 020000000001 0800 45c0003c00000000401165ef0a0000010a000002 c00012b700280000 8100ffff400000d200000000 00000000000000000000000000000000 5c763923")
+	for _, have := range []int{1, 5, 9, 10, 12, 14} {
+		frame := append([]byte(nil), cnp...)
+		frame[14+3] = byte(20 + 8 + have) // IPv4 total length
+		frame[14+20+5] = byte(8 + have)   // UDP length
+		f := decodeFrame(frame, len(frame), 0)
+		c, ok := CutOf(f)
+		if want := 14 + 20 + 8 + have; !ok || c.At != want || c.Layer != layers.LayerTypeBTH || c.Have != have {
+			t.Errorf("BTH given %d octets: CutOf = %+v, %v; want at %d (err %v)", have, c, ok, want, f.Err)
 		}
 	}
 }

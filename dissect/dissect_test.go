@@ -4,6 +4,7 @@ package dissect
 
 import (
 	"encoding/json"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -135,6 +136,64 @@ func TestRenderDoesNotAllocate(t *testing.T) {
 		render()
 		if n := testing.AllocsPerRun(20, render); n != 0 {
 			t.Errorf("frame %d: %v allocations per render", i+1, n)
+		}
+	}
+}
+
+// TestBadPadCntKeepsExt: a RoCEv2 frame whose PadCnt runs past the octets
+// after its extension headers keeps the RETH or AETH, which are whole, in
+// JSON, the verbose tree and -T fields, with the PadCnt reported as the
+// error naming the field and its offset (the JSON used to have no reth
+// at all).
+func TestBadPadCntKeepsExt(t *testing.T) {
+	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	build := func(bth *layers.BTH, padCnt byte) []byte {
+		fr, err := sample.RoCE(a, b, 0, 49152, bth, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr[14+20+8+1] |= padCnt << 4
+		return fr
+	}
+	write := build(&layers.BTH{Opcode: layers.OpcodeRCWriteOnly, PKey: 0xffff, DestQP: 0xd2, PSN: 1000,
+		RETH: layers.RETH{VA: 0x1122334455667788, RKey: 0xaabbccdd, DMALen: 64}}, 2)
+	readLast := build(&layers.BTH{Opcode: layers.OpcodeRCReadResponseLast, PKey: 0xffff, DestQP: 0x11, PSN: 12,
+		AETH: layers.AETH{Syndrome: 0x1f, MSN: 0x123456}}, 3)
+	for _, tc := range []struct {
+		name   string
+		frame  []byte
+		json   string
+		fields []string // name=value, as -T fields prints them
+	}{
+		{"WRITE Only, PadCnt 2", write, `"reth":{"va":1234605616436508552,"rkey":2864434397,"dmalen":64},"errors":["bth: padcnt at offset 1: `,
+			[]string{"reth.va=1234605616436508552", "reth.rkey=2864434397", "reth.dmalen=64"}},
+		{"Read Response Last, PadCnt 3", readLast, `"aeth":{"syndrome":31,"msn":1193046},"errors":["bth: padcnt at offset 1: `,
+			[]string{"aeth.syndrome=31", "aeth.msn=1193046"}},
+	} {
+		f := decodeFrame(tc.frame, len(tc.frame), 0)
+		if f.Err == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		var e Encoder
+		if js := string(e.AppendJSON(nil, f)); !strings.Contains(js, tc.json) {
+			t.Errorf("%s: JSON lacks %s:\n%s", tc.name, tc.json, js)
+		}
+		tree := string(e.AppendTree(nil, f))
+		for _, nv := range tc.fields {
+			name, want, _ := strings.Cut(nv, "=")
+			fd, ok := LookupField(name)
+			if !ok {
+				t.Fatalf("no field %s", name)
+			}
+			if got := string(e.AppendFields(nil, f, []*Field{fd})); got != want {
+				t.Errorf("%s: -e %s = %q, want %q", tc.name, name, got, want)
+			}
+			if !strings.Contains(tree, "        "+name+": ") {
+				t.Errorf("%s: tree lacks %s:\n%s", tc.name, name, tree)
+			}
+		}
+		if !strings.Contains(tree, "error: bth: padcnt at offset 1") {
+			t.Errorf("%s: tree lacks the error:\n%s", tc.name, tree)
 		}
 	}
 }

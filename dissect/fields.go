@@ -167,6 +167,14 @@ func has(t gopacket.LayerType) func(f *Frame) bool {
 	return func(f *Frame) bool { return f.P.Has(t) || f.P.Failed == t && f.Err != nil }
 }
 
+// bthExt is the present function of the BTH's extension header of type t:
+// the BTH decoded, or failed after decoding it whole (a PadCnt past the
+// data keeps the RETH or AETH before it; layers.BTH.ExtDecoded).
+func bthExt(t gopacket.LayerType) func(f *Frame) bool {
+	bth := has(layers.LayerTypeBTH)
+	return func(f *Frame) bool { return bth(f) && f.P.BTH.ExtDecoded(t) }
+}
+
 func addrOf(b []byte) netip.Addr {
 	a, _ := netip.AddrFromSlice(b)
 	return a.Unmap()
@@ -289,16 +297,16 @@ var Protos = []*Proto{
 		{Short: "icrc_ok", Kind: KindBool, get: when(func(p *layers.Parser) bool { return p.BTH.ICRCChecked },
 			func(p *layers.Parser) Value { return b(p.BTH.ICRCOK) })},
 	}},
-	{Name: "reth", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.HasRETH() }, Fields: []*Field{
+	{Name: "reth", present: bthExt(layers.LayerTypeRETH), Fields: []*Field{
 		{Short: "va", Hex: true, get: one(func(p *layers.Parser) Value { return u(p.BTH.RETH.VA) })},
 		{Short: "rkey", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.RETH.RKey)) })},
 		{Short: "dmalen", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.RETH.DMALen)) })},
 	}},
-	{Name: "aeth", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.HasAETH() }, Fields: []*Field{
+	{Name: "aeth", present: bthExt(layers.LayerTypeAETH), Fields: []*Field{
 		{Short: "syndrome", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.AETH.Syndrome)) })},
 		{Short: "msn", get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.AETH.MSN)) })},
 	}},
-	{Name: "cnp", present: func(f *Frame) bool { return f.P.Has(layers.LayerTypeBTH) && f.P.BTH.IsCNP() }, Fields: []*Field{
+	{Name: "cnp", present: bthExt(layers.LayerTypeCNP), Fields: []*Field{
 		{Short: "destqp", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.BTH.CNP.DestQP)) })},
 	}},
 	{Name: "cim", present: has(layers.LayerTypeCIM), Fields: []*Field{

@@ -116,9 +116,9 @@ const (
 	ruleCall  = iota // call the protocol's present function
 	ruleLayer        // has(lt): decoded, or the layer that failed
 	ruleIP           // IPv4 or IPv6 decoded
-	ruleRETH         // BTH decoded and it has a RETH
-	ruleAETH         // BTH decoded and it has an AETH
-	ruleCNP          // BTH decoded and it is a CNP
+	ruleRETH         // BTH decoded (or failed after it) and its RETH decoded
+	ruleAETH         // BTH decoded (or failed after it) and its AETH decoded
+	ruleCNP          // BTH decoded (or failed after it) and its CNP body decoded
 	ruleFlow         // quoteFlow: a BTS, a postcard, or a CIM with a flow
 	ruleSLL          // a Linux cooked capture header, v1 or v2
 )
@@ -156,6 +156,9 @@ func PresenceOf(f *Frame) Presence {
 	for _, t := range p.Decoded {
 		dec |= decBit(t)
 	}
+	// The BTH decoded, or failed keeping the extension headers it decoded
+	// whole (bthExt).
+	bth := dec&decBTH != 0 || p.Failed == layers.LayerTypeBTH && f.Err != nil
 	var s Presence
 	for i := range presenceRules {
 		r := &presenceRules[i]
@@ -166,11 +169,11 @@ func PresenceOf(f *Frame) Presence {
 		case ruleIP:
 			ok = dec&(decIPv4|decIPv6) != 0
 		case ruleRETH:
-			ok = dec&decBTH != 0 && p.BTH.HasRETH()
+			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeRETH)
 		case ruleAETH:
-			ok = dec&decBTH != 0 && p.BTH.HasAETH()
+			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeAETH)
 		case ruleCNP:
-			ok = dec&decBTH != 0 && p.BTH.IsCNP()
+			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeCNP)
 		case ruleSLL:
 			ok = dec&decSLL != 0
 		case ruleFlow:

@@ -130,7 +130,7 @@ func decodeRows(t *testing.T) []decodeRow {
 				}
 			}},
 		{name: "bth/reth-cut", layer: &BTH{}, data: bthBody(OpcodeRCWriteOnly, 4+15), err: ErrLength, field: "reth", offset: 12, trunc: true},
-		{name: "bth/reth-imm-cut", layer: &BTH{}, data: bthBody(OpcodeRCWriteOnlyImm, 4+19), err: ErrLength, field: "reth", offset: 12, trunc: true},
+		{name: "bth/reth-imm-cut", layer: &BTH{}, data: bthBody(OpcodeRCWriteOnlyImm, 4+19), err: ErrLength, field: "immdt", offset: 28, trunc: true},
 		{name: "bth/aeth-cut", layer: &BTH{}, data: bthBody(OpcodeRCAck, 4+3), err: ErrLength, field: "aeth", offset: 12, trunc: true},
 		{name: "bth/imm-cut", layer: &BTH{}, data: bthBody(OpcodeRCSendOnlyImm, 4+3), err: ErrLength, field: "immdt", offset: 12, trunc: true},
 		{name: "bth/deth-cut", layer: &BTH{}, data: bthBody(OpcodeUDSendOnly, 4+7), err: ErrLength, field: "deth", offset: 12, trunc: true},
@@ -428,5 +428,121 @@ func TestBTHCutKeepsWholeFields(t *testing.T) {
 	}
 	if b.Opcode != OpcodeCNP || b.PKey != 0xffff || !b.BECN || b.DestQP != 0xd2 || b.PSN != 0 {
 		t.Errorf("cut BTH fields %+v", b)
+	}
+}
+
+// badPadCntFrames are RoCEv2 frames whose PadCnt is larger than the octets
+// after their extension headers, which are whole: the RETH, AETH and ImmDt
+// must stay decoded (nothing decoded is lost), and tshark decodes them
+// (TestTsharkBadPadCnt).
+func badPadCntFrames(t testing.TB) []struct {
+	name  string
+	frame []byte
+	bth   BTH // as generated, with the PadCnt written
+} {
+	var out []struct {
+		name  string
+		frame []byte
+		bth   BTH
+	}
+	// Built with no payload (a serialized payload is padded to 4
+	// octets, which any PadCnt fits), then given the PadCnt.
+	add := func(name string, v6 bool, b BTH, padCnt uint8) {
+		f := roceFrame{v6: v6, bth: b}.build(t, optsFix)
+		bth := 14 + 20 + 8
+		if v6 {
+			bth = 14 + 40 + 8
+		}
+		f[bth+1] = f[bth+1]&^0x30 | padCnt<<4
+		b.PadCnt = padCnt
+		out = append(out, struct {
+			name  string
+			frame []byte
+			bth   BTH
+		}{name, f, b})
+	}
+	reth := RETH{VA: 0x1122334455667788, RKey: 0xaabbccdd, DMALen: 64}
+	add("RC RDMA WRITE Only, no payload, PadCnt 2", false, BTH{Opcode: OpcodeRCWriteOnly, PKey: 0xffff, DestQP: 0xd2, PSN: 1000, RETH: reth}, 2)
+	add("RC RDMA WRITE Only over IPv6, no payload, PadCnt 3", true, BTH{Opcode: OpcodeRCWriteOnly, PKey: 0xffff, DestQP: 0xd3, PSN: 7, RETH: reth}, 3)
+	add("RC RDMA WRITE Only with Immediate, PadCnt 1", false, BTH{Opcode: OpcodeRCWriteOnlyImm, PKey: 0x8001, DestQP: 0xabcd, PSN: 9,
+		RETH: RETH{VA: 0x1000, RKey: 0x99, DMALen: 30}, ImmDt: ImmDt{Data: 0xdeadbeef}}, 1)
+	add("RC RDMA Read Response Last, no payload, PadCnt 3", false, BTH{Opcode: OpcodeRCReadResponseLast, PKey: 0xffff, DestQP: 0x11, PSN: 12,
+		AETH: AETH{Syndrome: 0x1f, MSN: 0x123456}}, 3)
+	add("RC Acknowledge, PadCnt 1", true, BTH{Opcode: OpcodeRCAck, PKey: 0xffff, DestQP: 0x12, PSN: 13,
+		AETH: AETH{Syndrome: 0x60, MSN: 0xabcdef}}, 1)
+	return out
+}
+
+// TestBTHKeepsWholeExtOnError: a PadCnt larger than the octets after the
+// extension headers is an error naming padcnt at offset 1, but the
+// extension headers, whole, stay decoded (ExtDecoded, their values) through
+// Parser and as layers of NewPacket; an extension header cut short keeps
+// those before it and names itself. It used to drop them all (a WRITE with
+// PadCnt 2 and no payload showed no RETH).
+func TestBTHKeepsWholeExtOnError(t *testing.T) {
+	p := NewParser()
+	for _, c := range badPadCntFrames(t) {
+		err := p.Decode(c.frame)
+		var de *DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, ErrLength) || de.Layer != "bth" || de.Field != "padcnt" || de.Offset != 1 || p.Failed != LayerTypeBTH {
+			t.Errorf("%s: error %v (failed %v), want bth padcnt at offset 1", c.name, err, p.Failed)
+			continue
+		}
+		b := &p.BTH
+		if b.Opcode != c.bth.Opcode || b.DestQP != c.bth.DestQP || b.PSN != c.bth.PSN || b.PadCnt != c.bth.PadCnt {
+			t.Errorf("%s: header %+v", c.name, b)
+		}
+		for _, x := range []struct {
+			lt       gopacket.LayerType
+			has, got bool
+		}{
+			{LayerTypeRETH, c.bth.HasRETH(), b.RETH.VA == c.bth.RETH.VA && b.RETH.RKey == c.bth.RETH.RKey && b.RETH.DMALen == c.bth.RETH.DMALen},
+			{LayerTypeAETH, c.bth.HasAETH(), b.AETH.Syndrome == c.bth.AETH.Syndrome && b.AETH.MSN == c.bth.AETH.MSN},
+			{LayerTypeImmDt, c.bth.HasImmDt(), b.ImmDt.Data == c.bth.ImmDt.Data},
+		} {
+			if b.ExtDecoded(x.lt) != x.has || x.has && !x.got {
+				t.Errorf("%s: %v decoded %v (opcode has it: %v): RETH %+v AETH %+v ImmDt %+v", c.name, x.lt, b.ExtDecoded(x.lt), x.has, b.RETH, b.AETH, b.ImmDt)
+			}
+		}
+		pkt := gopacket.NewPacket(c.frame, layers.LayerTypeEthernet, gopacket.NoCopy)
+		if pkt.ErrorLayer() == nil {
+			t.Errorf("%s: NewPacket: no error", c.name)
+		}
+		if r, ok := pkt.Layer(LayerTypeRETH).(*RETH); ok != c.bth.HasRETH() || ok && (r.VA != c.bth.RETH.VA || len(r.Contents) != 16) {
+			t.Errorf("%s: NewPacket RETH layer %v %+v", c.name, ok, r)
+		}
+		if a, ok := pkt.Layer(LayerTypeAETH).(*AETH); ok != c.bth.HasAETH() || ok && (a.MSN != c.bth.AETH.MSN || len(a.Contents) != 4) {
+			t.Errorf("%s: NewPacket AETH layer %v %+v", c.name, ok, a)
+		}
+	}
+	// Keeping them allocates nothing: no more than the error of a SEND
+	// with a bad PadCnt, which has no extension header (the
+	// *DecodeError and its detail are the only allocations).
+	send := roceFrame{bth: BTH{Opcode: OpcodeRCSendOnly, DestQP: 1}}.build(t, optsFix)
+	send[14+20+8+1] |= 0x20
+	base := testing.AllocsPerRun(100, func() { _ = p.Decode(send) })
+	for _, c := range badPadCntFrames(t) {
+		if n := testing.AllocsPerRun(100, func() { _ = p.Decode(c.frame) }); n > base {
+			t.Errorf("%s: %v allocations a decode, %v without extension headers", c.name, n, base)
+		}
+	}
+	// A good frame after them: ExtDecoded follows the opcode again, and
+	// the extension headers of the bad frame are gone.
+	good := roceFrame{bth: BTH{Opcode: OpcodeRCSendOnly, DestQP: 1}, payload: []byte{1, 2, 3, 4}}.build(t, optsFix)
+	if err := p.Decode(good); err != nil || p.BTH.ExtDecoded(LayerTypeRETH) || p.BTH.ExtDecoded(LayerTypeAETH) || p.BTH.AETH.MSN != 0 || p.BTH.RETH.VA != 0 {
+		t.Errorf("good frame after: %v %+v", err, p.BTH)
+	}
+
+	// RETH whole, ImmDt cut: the RETH stays, the error names the ImmDt.
+	var b BTH
+	var fb feedback
+	data := cat(bthBody(OpcodeRCWriteOnlyImm, 0), unhex(t, "1122334455667788 aabbccdd 00000040"), []byte{0xde, 0xad}, []byte{9, 9, 9, 9})
+	err := b.DecodeFromBytes(data, &fb)
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Field != "immdt" || de.Offset != 28 || !errors.Is(err, ErrLength) {
+		t.Fatalf("RETH + cut ImmDt: %v", err)
+	}
+	if !b.ExtDecoded(LayerTypeRETH) || b.ExtDecoded(LayerTypeImmDt) || b.RETH.VA != 0x1122334455667788 || b.RETH.DMALen != 64 || b.ImmDt.Data != 0 {
+		t.Errorf("RETH + cut ImmDt: RETH %v %+v, ImmDt %v %+v", b.ExtDecoded(LayerTypeRETH), b.RETH, b.ExtDecoded(LayerTypeImmDt), b.ImmDt)
 	}
 }

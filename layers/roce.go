@@ -296,7 +296,13 @@ func (m *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // fields of the BTH, and their six slice stores were a tenth of its decode.
 func (m *BTH) setExtBases() {
 	r := m.roce()
-	d := r[:len(r)-4-int(m.PadCnt)]
+	m.setExtBasesIn(r[:len(r)-4-int(m.PadCnt)])
+}
+
+// setExtBasesIn is setExtBases over d, the UDP payload up to the pad (or,
+// when the decode failed, up to the ICRC), for the extension headers in
+// hdrExt.
+func (m *BTH) setExtBasesIn(d []byte) {
 	off := 12
 	for _, x := range extWire {
 		if m.hdrExt&x.flag == 0 {
@@ -401,20 +407,88 @@ func (m *BTH) decodeCut(data []byte, df gopacket.DecodeFeedback) error {
 
 // decodeBadLength decodes the header of a payload too short for the
 // extension headers (el octets, ext) and the pad its header names, and
-// returns the error.
+// returns the error. The extension headers that are whole before the ICRC
+// stay decoded (ExtDecoded), as every field before a fault does: a PadCnt
+// larger than what follows them loses none of them, and an extension
+// header cut short loses only itself and those after it.
 func (m *BTH) decodeBadLength(data []byte, ext uint16, el int, df gopacket.DecodeFeedback) error {
 	m.reset()
 	m.decodeHeader(data)
 	end := len(data) - 4
 	m.ICRC = binary.LittleEndian.Uint32(data[end:])
-	m.hdrExt = ext
+	var cut uint16
+	var off int
+	m.hdrExt, cut, off = m.decodeExtWhole(data[:end], ext)
 	if 12+el > end {
+		// The error names the first extension header that is not whole.
 		df.SetTruncated()
-		return errAt("bth", extName(ext), 12, ErrLength,
+		return errAt("bth", extName(cut), off, ErrLength,
 			fmt.Sprintf("opcode 0x%02x needs %d octets of extension headers, %d before the ICRC", m.Opcode, el, end-12))
 	}
 	return errAt("bth", "padcnt", 1, ErrLength,
 		fmt.Sprintf("pad of %d octets, %d after the headers", m.PadCnt, end-12-el))
+}
+
+// decodeExtWhole decodes, in wire order, the extension headers of ext that
+// are whole in d (the UDP payload up to the pad or the ICRC), stopping at
+// the first that is not, and returns the flags of those it decoded, the
+// flag of that first one (0 when all are whole) and its offset. It is the
+// path of a BTH whose lengths do not add up; DecodeFromBytes and decodeExt
+// decode a well-formed one.
+func (m *BTH) decodeExtWhole(d []byte, ext uint16) (got, cut uint16, off int) {
+	off = 12
+	for _, x := range extWire {
+		if ext&x.flag == 0 {
+			continue
+		}
+		if off+x.n > len(d) {
+			return got, x.flag, off
+		}
+		h := d[off : off+x.n]
+		switch x.flag {
+		case extDETH:
+			m.DETH.decode(h)
+		case extRETH:
+			m.RETH.decode(h)
+		case extAETH:
+			m.AETH.decode(h)
+		case extImm:
+			m.ImmDt.decode(h)
+		case extCNP:
+			m.CNP.DestQP = m.DestQP
+			m.CNP.Warnings = cnpWarnings(h, m.BECN)
+			m.Warnings |= m.CNP.Warnings
+		default: // AtomicETH, AtomicAckETH, IETH: at most one per opcode
+			m.OtherExt = h
+		}
+		got |= x.flag
+		off += x.n
+	}
+	return got, 0, off
+}
+
+// ExtDecoded reports whether the last decode decoded the extension header
+// of layer type t (LayerTypeRETH, LayerTypeAETH, LayerTypeImmDt,
+// LayerTypeDETH or LayerTypeCNP): the opcode carries it and its octets
+// were whole. After a decode without error it is HasRETH, HasAETH... as
+// the opcode says; after an error it is also true of the extension headers
+// that were whole before the fault (a PadCnt larger than the octets after
+// them, an extension header cut after them), which keep their values.
+func (m *BTH) ExtDecoded(t gopacket.LayerType) bool {
+	var f uint16
+	switch t {
+	case LayerTypeRETH:
+		f = extRETH
+	case LayerTypeAETH:
+		f = extAETH
+	case LayerTypeImmDt:
+		f = extImm
+	case LayerTypeDETH:
+		f = extDETH
+	case LayerTypeCNP:
+		f = extCNP
+	}
+	return m.hdrExt&f != 0
 }
 
 // bthFields lists the BTH header fields in wire order, for a partial
@@ -695,16 +769,19 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 	m := &BTH{}
 	err := m.DecodeFromBytes(data, p)
 	p.AddLayer(m)
-	if err != nil {
-		return err
-	}
-	if pk, ok := p.(gopacket.Packet); ok {
-		// Not behind IPv6 extension headers, as Parser (see there).
-		if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil && !behindIPv6Ext(nl) {
-			m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
+	if err == nil {
+		if pk, ok := p.(gopacket.Packet); ok {
+			// Not behind IPv6 extension headers, as Parser (see there).
+			if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil && !behindIPv6Ext(nl) {
+				m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
+			}
 		}
+		m.setExtBases()
+	} else if m.hdrExt != 0 {
+		// The extension headers that were whole before the fault are
+		// layers too (ExtDecoded): nothing decoded is lost.
+		m.setExtBasesIn(data[:len(data)-4])
 	}
-	m.setExtBases()
 	ext := m.hdrExt
 	for _, x := range [...]struct {
 		flag uint16
@@ -713,6 +790,9 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 		if ext&x.flag != 0 {
 			p.AddLayer(x.l)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if len(m.Payload) == 0 {
 		return nil

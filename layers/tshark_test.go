@@ -5,6 +5,7 @@ package layers
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -510,6 +511,54 @@ func checkRoCEGaps(t *testing.T, name string, b *BTH, ts map[string]string) {
 		va, rkey := fmt.Sprintf("0x%016x", b.OtherExt[:8]), fmt.Sprintf("0x%08x", b.OtherExt[8:12])
 		if ts["infiniband.reth.va"] != va || ts["infiniband.reth.r_key"] != rkey {
 			t.Errorf("%s: AtomicETH: tshark reth.va %q r_key %q, ours %s %s", name, ts["infiniband.reth.va"], ts["infiniband.reth.r_key"], va, rkey)
+		}
+	}
+}
+
+// TestTsharkBadPadCnt: RoCEv2 frames whose PadCnt runs past the octets
+// after their extension headers (badPadCntFrames). tshark decodes the
+// RETH, AETH and ImmDt; so do we, and report the PadCnt as the error (bth
+// padcnt at offset 1). Before, the whole extension headers were dropped.
+func TestTsharkBadPadCnt(t *testing.T) {
+	cases := badPadCntFrames(t)
+	frames := make([][]byte, len(cases))
+	for i, c := range cases {
+		frames[i] = c.frame
+	}
+	rows, _ := runTshark(t, frames)
+	p := NewParser()
+	for i, c := range cases {
+		err := p.Decode(c.frame)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Field != "padcnt" || de.Offset != 1 {
+			t.Errorf("%s: error %v, want bth padcnt at offset 1", c.name, err)
+		}
+		ts, b := rows[i], &p.BTH
+		ours := map[string]string{
+			"infiniband.bth.opcode": fmt.Sprint(b.Opcode), "infiniband.bth.padcnt": fmt.Sprint(b.PadCnt),
+			"infiniband.bth.destqp": fmt.Sprintf("0x%06x", b.DestQP), "infiniband.bth.psn": fmt.Sprint(b.PSN),
+		}
+		if b.ExtDecoded(LayerTypeRETH) {
+			ours["infiniband.reth.va"] = fmt.Sprintf("0x%016x", b.RETH.VA)
+			ours["infiniband.reth.r_key"] = fmt.Sprintf("0x%08x", b.RETH.RKey)
+			ours["infiniband.reth.dmalen"] = fmt.Sprint(b.RETH.DMALen)
+		}
+		if b.ExtDecoded(LayerTypeAETH) {
+			ours["infiniband.aeth.syndrome"] = fmt.Sprint(b.AETH.Syndrome)
+			ours["infiniband.aeth.msn"] = fmt.Sprint(b.AETH.MSN)
+		}
+		if b.ExtDecoded(LayerTypeImmDt) {
+			ours["infiniband.immdt"] = fmt.Sprintf("%08x", b.ImmDt.Data)
+		}
+		// Every extension header field tshark shows, we show alike, and
+		// what the generator wrote.
+		want := bthTshark(&c.bth)
+		delete(want, "infiniband.invariant.crc")
+		for _, k := range []string{"infiniband.reth.va", "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome",
+			"infiniband.aeth.msn", "infiniband.immdt", "infiniband.bth.opcode", "infiniband.bth.padcnt", "infiniband.bth.destqp", "infiniband.bth.psn"} {
+			if ts[k] != ours[k] || ours[k] != want[k] {
+				t.Errorf("%s: %s: tshark %q, ours %q, generated %q", c.name, k, ts[k], ours[k], want[k])
+			}
 		}
 	}
 }
