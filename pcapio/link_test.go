@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +55,54 @@ func TestInterfaceSpeedAndResolution(t *testing.T) {
 				t.Errorf("be=%v frame %d: interface %d %+v, time %v; want %s %d %v", be, i+1, fr.Interface, in, fr.Time, w.name, w.speed, w.time)
 			}
 		}
+	}
+}
+
+// TestSectionsKeepTheirInterfaces: in a pcapng file of several sections
+// each frame names its own section's interface, numbered across the file
+// (the second section's interface 0 is not the first section's), and the
+// interfaces of a section already left can still be looked up: with Next
+// and with ReadBatch, whose frames are looked up after later batches were
+// read (as sfcdump's parallel reader does).
+func TestSectionsKeepTheirInterfaces(t *testing.T) {
+	w := &ng{}
+	speed := func(bps uint64) []byte { return w.opt(nil, 8, w.bo().AppendUint64(nil, bps)) }
+	w.shb().idb("a0", 1, 0, speed(25e9)).idb("a1", 1, 0, speed(400e9)).
+		epb(0, 1, frameData(1, 60), 60).
+		epb(1, 2, frameData(2, 60), 60).
+		shb().idb("b0", 1, 0, speed(10e9)).
+		epb(0, 3, frameData(3, 60), 60).
+		spb(frameData(4, 60), 60)
+	want := []Interface{
+		{Name: "a0", LinkType: layers.LinkTypeEthernet, Speed: 25e9},
+		{Name: "a1", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 1},
+		{Name: "b0", LinkType: layers.LinkTypeEthernet, Speed: 10e9, Section: 1},
+	}
+	wantIf := []int{0, 1, 2, 2}
+	for _, how := range []string{"Next", "ReadBatch of 1"} {
+		var g got
+		if how == "Next" {
+			g = readAllNext(w.buf, nil)
+		} else {
+			g = readAllBatch(w.buf, nil, 1)
+		}
+		if g.open != nil || g.err != nil || len(g.frames) != len(wantIf) {
+			t.Fatalf("%s: %d frames, %v %v", how, len(g.frames), g.open, g.err)
+		}
+		for i, fr := range g.frames {
+			if fr.Interface != wantIf[i] {
+				t.Errorf("%s: frame %d on interface %d, want %d", how, i+1, fr.Interface, wantIf[i])
+			}
+		}
+		if !reflect.DeepEqual(g.ifaces, want) {
+			t.Errorf("%s: interfaces\n%+v\nwant\n%+v", how, g.ifaces, want)
+		}
+	}
+	// A frame of the second section may only name its own interfaces.
+	bad := &ng{}
+	bad.shb().idb("a0", 1, 0).idb("a1", 1, 0).shb().idb("b0", 1, 0).epb(1, 1, frameData(1, 60), 60)
+	if g := readAllNext(bad.buf, nil); g.err == nil || !strings.Contains(g.err.Error(), "frame names interface 1, section 1 has 1") {
+		t.Errorf("interface 1 of section 1: %v", g.err)
 	}
 }
 
