@@ -19,7 +19,9 @@ import (
 
 // TestInterfaceSpeedAndResolution: each pcapng interface keeps its own
 // if_speed and if_tsresol, in either byte order; times are exact for
-// decimal and binary resolutions (2^-10 s is 976562.5 ns).
+// decimal and binary resolutions (2^-10 s is 976562.5 ns). if_tsresol 0
+// is 10^0, whole seconds; only an interface without it is in microseconds;
+// 10^-19, the finest decimal resolution taken, is exact.
 func TestInterfaceSpeedAndResolution(t *testing.T) {
 	for _, be := range []bool{false, true} {
 		w := &ng{be: be}
@@ -29,9 +31,13 @@ func TestInterfaceSpeedAndResolution(t *testing.T) {
 			idb("p25", 1, 0, speed(25e9), res(9)).
 			idb("p100", 1, 0, speed(100e9), res(0x80|10)).
 			idb("plain", 1, 0).
+			idb("seconds", 1, 0, res(0)).
+			idb("e19", 1, 0, res(19)).
 			epb(0, 1_700_000_000_123_456_789, frameData(1, 60), 60).
 			epb(1, 1700000000<<10|3, frameData(2, 60), 60). // 3/1024 s
-			epb(2, 1_700_000_000_000_007, frameData(3, 60), 60)
+			epb(2, 1_700_000_000_000_007, frameData(3, 60), 60).
+			epb(3, 1_700_000_000, frameData(4, 60), 60).
+			epb(4, 12_345_678_901_234_567_890, frameData(5, 60), 60)
 		r, err := NewReader("x", bytes.NewReader(w.buf))
 		if err != nil {
 			t.Fatal(err)
@@ -44,6 +50,8 @@ func TestInterfaceSpeedAndResolution(t *testing.T) {
 			{"p25", 25e9, time.Unix(1_700_000_000, 123_456_789)},
 			{"p100", 100e9, time.Unix(1_700_000_000, 2_929_687)}, // 3e9/1024 = 2929687.5
 			{"plain", 0, time.Unix(1_700_000_000, 7_000)},
+			{"seconds", 0, time.Unix(1_700_000_000, 0)},
+			{"e19", 0, time.Unix(1, 234_567_890)},
 		}
 		for i, w := range want {
 			fr, err := r.Next()

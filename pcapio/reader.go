@@ -715,8 +715,9 @@ func (r *Reader) ngInterface(body []byte) error {
 			if len(v) >= 8 {
 				in.speed = r.u64(v)
 			}
-		case 9: // if_tsresol
-			if len(v) >= 1 && v[0] != 0 {
+		case 9: // if_tsresol: 0 is 10^0, whole seconds; only its
+			// absence means the default, microseconds
+			if len(v) >= 1 {
 				res = v[0]
 			}
 		case 14: // if_tsoffset
@@ -725,12 +726,14 @@ func (r *Reader) ngInterface(body []byte) error {
 			}
 		}
 	})
-	if res&0x7f > 63 {
-		base := 10
+	// 10^-19 and 2^-63 s are the finest whose units per second fit the
+	// 64 bits the conversion divides by (libpcap refuses finer ones too).
+	if base, exp := 10, res&0x7f; res&0x80 == 0 && exp > 19 || exp > 63 {
 		if res&0x80 != 0 {
 			base = 2
 		}
-		return fmt.Errorf("timestamp resolution %d^-%d is too high", base, res&0x7f)
+		return fmt.Errorf("%s: timestamp resolution %d^-%d (if_tsresol %#02x) is too high: at most 10^-19 or 2^-63 s",
+			in.what(), base, exp, res)
 	}
 	if res&0x80 != 0 {
 		in.div = 1 << (res & 0x7f)
