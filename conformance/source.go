@@ -310,6 +310,10 @@ func (s *stream) readRaw() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
 	}
+	if fr.Time.IsZero() {
+		return nil, &UnusableError{File: s.file, Frame: fr.Number,
+			Reason: "no timestamp (a pcapng simple packet block): conformance input needs the time of every frame"}
+	}
 	ns := fr.Time.UnixNano()
 	for len(s.ifLast) <= fr.Interface {
 		s.ifLast = append(s.ifLast, math.MinInt64)

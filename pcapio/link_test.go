@@ -114,6 +114,41 @@ func TestSectionsKeepTheirInterfaces(t *testing.T) {
 	}
 }
 
+// TestNoTimestamp: a simple packet block's frame has no time (the zero
+// time.Time, not another frame's nor 1970), and the writer writes such a
+// frame back as a simple packet block on interface 0 (on another, which
+// that block cannot name, at time 0).
+func TestNoTimestamp(t *testing.T) {
+	w := &ng{}
+	w.shb().idb("p", 1, 0).epb(0, 1_000_000, frameData(1, 60), 60).spb(frameData(2, 60), 60)
+	g := readAllNext(w.buf, nil)
+	if g.open != nil || g.err != nil || len(g.frames) != 2 || g.frames[0].Time.IsZero() || !g.frames[1].Time.IsZero() {
+		t.Fatalf("read: %v %v %+v", g.open, g.err, g.frames)
+	}
+	var b bytes.Buffer
+	pw, _ := NewWriter(&b, "a", "b")
+	t0 := time.Unix(5, 0).UTC()
+	for _, c := range []struct {
+		iface int
+		t     time.Time
+	}{{0, t0}, {0, time.Time{}}, {1, time.Time{}}, {0, t0}} {
+		if err := pw.Write(c.iface, c.t, frameData(1, 61), 61); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pw.Flush()
+	g = readAllNext(b.Bytes(), nil)
+	want := []time.Time{t0, {}, time.Unix(0, 0).UTC(), t0}
+	if g.open != nil || g.err != nil || len(g.frames) != len(want) {
+		t.Fatalf("written: %v %v %d frames", g.open, g.err, len(g.frames))
+	}
+	for i, fr := range g.frames {
+		if !fr.Time.Equal(want[i]) || fr.Time.IsZero() != want[i].IsZero() || !bytes.Equal(fr.Data, frameData(1, 61)) || fr.Len != 61 {
+			t.Errorf("written frame %d: %v, %d/%d octets; want %v", i+1, fr.Time, len(fr.Data), fr.Len, want[i])
+		}
+	}
+}
+
 // TestLinkTypes: Linux cooked captures (SLL, SLL2) and raw IP are read, in
 // classic pcap and pcapng, each frame naming its interface's link type;
 // others are refused up front.

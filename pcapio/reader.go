@@ -56,7 +56,11 @@ var ErrCapLen = errors.New("captured length exceeds original length")
 // Reader.Next (for a frame of a Batch: until the batch is read into again).
 type Frame struct {
 	Number int // 1-based, across the whole capture
-	Time   time.Time
+	// Time is when the frame was captured, in UTC; the zero time.Time
+	// (Time.IsZero) when the record has no timestamp: a pcapng simple
+	// packet block. (A timestamp never gives the zero time: that is
+	// January 1 of year 1.)
+	Time time.Time
 	// Interface is the frame's interface numbered across the whole file:
 	// the interfaces of a pcapng file's sections one after the other, in
 	// the order of their description blocks (as Wireshark numbers them),

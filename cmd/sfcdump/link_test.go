@@ -256,3 +256,54 @@ func TestIfSpeedAndSpeedFlag(t *testing.T) {
 		t.Errorf("json: %s", out)
 	}
 }
+
+// TestNoTimestampEveryOutput: frames of simple packet blocks have no time,
+// and every output says so rather than print the year 1 or an overflow:
+// text "-" (relative times count from the first frame that has a time,
+// though an untimed frame comes first), -V "none", JSON null, -T fields
+// empty, stats' span from the timed frames only; -w keeps them untimed.
+func TestNoTimestampEveryOutput(t *testing.T) {
+	f := (&ngFile{}).shb().idb("p", 25e9).
+		spb(pfcFrame).
+		epb(0, 1_700_000_000_000_000_000, pfcFrame, len(pfcFrame)).
+		spb(pfcFrame).
+		epb(0, 1_700_000_000_500_000_000, pfcFrame, len(pfcFrame))
+	file := f.write(t, "spb.pcapng")
+	check := func(file string) {
+		t.Helper()
+		for _, procs := range []int{0, 1} {
+			old := runtime.GOMAXPROCS(procs)
+			out, errs, code := sfcdump(t, "read", file)
+			runtime.GOMAXPROCS(old)
+			var rel []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				rel = append(rel, strings.Fields(l)[1])
+			}
+			if code != 0 || strings.Join(rel, " ") != "- 0.000000000 - 0.500000000" {
+				t.Errorf("text (GOMAXPROCS %d): %d %s\n%s", procs, code, errs, out)
+			}
+		}
+		out, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "frame.time_epoch", file)
+		if out != "1\t\n2\t1700000000.000000000\n3\t\n4\t1700000000.500000000\n" {
+			t.Errorf("fields: %q", out)
+		}
+		out, _, _ = sfcdump(t, "read", "-T", "json", file)
+		if strings.Count(out, `"time":null`) != 2 || !strings.Contains(out, `"time":"2023-11-14T22:13:20.5Z"`) {
+			t.Errorf("json:\n%s", out)
+		}
+		out, _, _ = sfcdump(t, "read", "-V", "-c", "1", file)
+		if !strings.Contains(out, "frame.time: none (the capture gives no timestamp)\n") {
+			t.Errorf("-V:\n%s", out)
+		}
+		out, _, _ = sfcdump(t, "stats", file)
+		if !strings.Contains(out, "Frames: 4  octets: 240  span: 500000.000 us  (2023-11-14T22:13:20Z .. 2023-11-14T22:13:20.5Z)  2 without a timestamp") {
+			t.Errorf("stats:\n%s", out)
+		}
+	}
+	check(file)
+	w := filepath.Join(t.TempDir(), "out.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", w, file); code != 0 {
+		t.Fatalf("-w: %s", errs)
+	}
+	check(w)
+}
