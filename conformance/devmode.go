@@ -379,7 +379,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 	// A NIC's host side is checked only when the device capture has it.
 	if c.Role == device.RoleNIC {
 		for i := 0; i < ds.r.NInterfaces(); i++ {
-			if c.portOf(i, ds.r.Interface(i).Name, ds.r.IsPcapng()) == device.HostPort {
+			if in := ds.r.Interface(i); c.portOf(in.ID, in.Name, ds.r.IsPcapng()) == device.HostPort {
 				k.hasHost = true
 			}
 		}

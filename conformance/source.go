@@ -219,7 +219,8 @@ func (c *Case) PortName(id int) string {
 	return fmt.Sprint(id)
 }
 
-// portOf maps capture interface i (named name) to a port id.
+// portOf maps capture interface i (named name; i is its id within its
+// pcapng section, Interface.ID) to a port id.
 func (c *Case) portOf(i int, name string, pcapng bool) int {
 	if !pcapng {
 		if c.Role == device.RoleNIC {
@@ -264,8 +265,10 @@ func (s *stream) port(iface int) int {
 	if p := s.ifmap[iface]; p != noPort-1 {
 		return p
 	}
-	name := s.r.Interface(iface).Name
-	p := s.c.portOf(iface, name, s.r.IsPcapng())
+	// Interface i carries port i within its section: a capture of
+	// several sections (captures concatenated) numbers each from 0.
+	in := s.r.Interface(iface)
+	p := s.c.portOf(in.ID, in.Name, s.r.IsPcapng())
 	s.ifmap[iface] = p
 	return p
 }
@@ -306,6 +309,10 @@ func (s *stream) readRaw() (*record, error) {
 	if fr.Len > len(fr.Data) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
+	}
+	if fr.Time.IsZero() {
+		return nil, &UnusableError{File: s.file, Frame: fr.Number,
+			Reason: "no timestamp (a pcapng simple packet block): conformance input needs the time of every frame"}
 	}
 	ns := fr.Time.UnixNano()
 	for len(s.ifLast) <= fr.Interface {

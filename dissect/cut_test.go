@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
@@ -159,6 +160,29 @@ func TestPauseTime(t *testing.T) {
 	f := decodeFrame(full, len(full), 0)
 	if js := string(new(Encoder).AppendJSON(nil, f)); strings.Contains(js, "pause_ns") {
 		t.Errorf("speed unknown: %s", js)
+	}
+}
+
+// TestNoTimestamp: a frame without a timestamp (zero Time: a pcapng
+// simple packet block) has "time":null in JSON and no frame.time_epoch
+// (empty in -T fields, no match in filters); one with a time has both.
+func TestNoTimestamp(t *testing.T) {
+	full := mustHex(t, pfcFrame)
+	fd, _ := LookupField("frame.time_epoch")
+	var e Encoder
+	f := decodeFrame(full, len(full), 100e9)
+	if js := string(e.AppendJSON(nil, f)); !strings.HasPrefix(js, `{"frame":{"number":1,"time":null,"interface":0,`) {
+		t.Errorf("no time: JSON %s", js)
+	}
+	if got := string(e.AppendField(nil, f, fd)); got != "" {
+		t.Errorf("no time: frame.time_epoch = %q", got)
+	}
+	f.Time = time.Unix(1_700_000_000, 5).UTC()
+	if js := string(e.AppendJSON(nil, f)); !strings.HasPrefix(js, `{"frame":{"number":1,"time":"2023-11-14T22:13:20.000000005Z","interface":0,`) {
+		t.Errorf("time: JSON %s", js)
+	}
+	if got := string(e.AppendField(nil, f, fd)); got != "1700000000.000000005" {
+		t.Errorf("time: frame.time_epoch = %q", got)
 	}
 }
 

@@ -219,16 +219,20 @@ type Encoder struct {
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
-// time, interface, len, caplen[, truncated]}, "<protocol>": {fields}, ...,
+// time (null when the frame has none), interface, len, caplen[, truncated]}, "<protocol>": {fields}, ...,
 // "warnings": [...], "errors": [...]}, protocols in wire order. A frame cut
 // short has "truncated": the offset of the first missing octet (CutOf),
 // and the fields the cut took are null.
 func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	dst = append(dst, `{"frame":{"number":`...)
 	dst = appendInt(dst, f.Number)
-	dst = append(dst, `,"time":"`...)
-	dst = e.appendTime(dst, f.Time)
-	dst = append(dst, `","interface":`...)
+	if f.Time.IsZero() {
+		dst = append(dst, `,"time":null,"interface":`...)
+	} else {
+		dst = append(dst, `,"time":"`...)
+		dst = e.appendTime(dst, f.Time)
+		dst = append(dst, `","interface":`...)
+	}
 	dst = appendInt(dst, f.Interface)
 	dst = append(dst, `,"len":`...)
 	dst = appendInt(dst, f.Len)

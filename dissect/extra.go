@@ -11,7 +11,8 @@ import (
 )
 
 // FrameProto is the pseudo-protocol of a frame's capture metadata:
-// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch,
+// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch
+// (absent for a frame without a timestamp),
 // frame.malformed (the frame has a decode error) and frame.warnings (the
 // number of warnings). Every frame holds it. It is not in Protos: JSON
 // writes the metadata as its own "frame" object, and the verbose tree shows
@@ -22,6 +23,9 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 	{Short: "len", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Len))) }},
 	{Short: "caplen", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.CapLen))) }},
 	{Short: "time_epoch", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
+		if f.Time.IsZero() {
+			return dst // no timestamp: absent, as tshark leaves it empty
+		}
 		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.UnixNano())})
 	}},
 	{Short: "malformed", Kind: KindBool, get: func(f *Frame, dst []Value) []Value { return append(dst, b(f.Err != nil)) }},

@@ -51,7 +51,10 @@ type Value struct {
 
 // Frame is one decoded frame with its capture metadata.
 type Frame struct {
-	Number    int
+	Number int
+	// Time is when the frame was captured; the zero time.Time (IsZero)
+	// when the capture gives none (a pcapng simple packet block): JSON
+	// writes null, frame.time_epoch is absent.
 	Time      time.Time
 	Interface int
 	Len       int

@@ -29,6 +29,13 @@ type oracle struct {
 	frame  Frame
 	// checked counts the interfaces whose link type has been checked.
 	checked int
+	// pcapgo numbers interfaces per section; pcapio across the file.
+	// prev holds the interfaces of the sections before the current one
+	// (a section is new when pcapgo's count of interfaces drops, which
+	// holds for the corpus), seen pcapgo's count at the last frame.
+	prev []Interface
+	seen int
+	last []Interface // the current section's interfaces at the last frame
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng and gzip.
@@ -113,7 +120,7 @@ func (r *oracle) Name() string { return r.name }
 // NInterfaces returns the number of interfaces (1 for classic pcap).
 func (r *oracle) NInterfaces() int {
 	if r.ng != nil {
-		return r.ng.NInterfaces()
+		return len(r.prev) + r.ng.NInterfaces()
 	}
 	return 1
 }
@@ -121,11 +128,19 @@ func (r *oracle) NInterfaces() int {
 // Interface returns interface i.
 func (r *oracle) Interface(i int) Interface {
 	if r.ng != nil {
-		in, err := r.ng.Interface(i)
+		if i < len(r.prev) {
+			return r.prev[i]
+		}
+		id := i - len(r.prev)
+		in, err := r.ng.Interface(id)
 		if err != nil {
 			return Interface{}
 		}
-		return Interface{Name: in.Name, LinkType: in.LinkType}
+		sec := 0
+		if len(r.prev) > 0 {
+			sec = r.prev[len(r.prev)-1].Section + 1
+		}
+		return Interface{Name: in.Name, LinkType: in.LinkType, Section: sec, ID: id}
 	}
 	return Interface{LinkType: r.pc.LinkType()}
 }
@@ -155,6 +170,17 @@ func (r *oracle) Next() (*Frame, error) {
 		}
 		return nil, &FrameError{File: r.name, LastGood: r.n, Err: err}
 	}
+	if r.ng != nil && r.ng.NInterfaces() < r.seen {
+		// A new section: keep the last one's interfaces.
+		r.prev = append(r.prev, r.last...)
+	}
+	if r.ng != nil {
+		r.seen = r.ng.NInterfaces()
+		r.last = r.last[:0]
+		for id := 0; id < r.seen; id++ {
+			r.last = append(r.last, r.Interface(len(r.prev)+id))
+		}
+	}
 	if r.ng != nil && ci.InterfaceIndex >= r.ng.NInterfaces() {
 		// pcapgo reads interfaces as they come; a frame that names one
 		// that does not exist is a broken capture.
@@ -183,10 +209,10 @@ func (r *oracle) Next() (*Frame, error) {
 			}
 		}
 	}
-	r.frame.Interface = ci.InterfaceIndex
+	r.frame.Interface = len(r.prev) + ci.InterfaceIndex
 	r.frame.Len = ci.Length
 	r.frame.Data = data
-	r.frame.LinkType = r.Interface(ci.InterfaceIndex).LinkType
+	r.frame.LinkType = r.Interface(r.frame.Interface).LinkType
 	return &r.frame, nil
 }
 

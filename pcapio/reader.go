@@ -55,9 +55,20 @@ var ErrCapLen = errors.New("captured length exceeds original length")
 // Frame is one captured frame. Data is only valid until the next call to
 // Reader.Next (for a frame of a Batch: until the batch is read into again).
 type Frame struct {
-	Number    int // 1-based, across the whole capture
-	Time      time.Time
-	Interface int // pcapng interface id; 0 for classic pcap
+	Number int // 1-based, across the whole capture
+	// Time is when the frame was captured, in UTC; the zero time.Time
+	// (Time.IsZero) when the record has no timestamp: a pcapng simple
+	// packet block. (A timestamp never gives the zero time: that is
+	// January 1 of year 1.)
+	Time time.Time
+	// Interface is the frame's interface numbered across the whole file:
+	// the interfaces of a pcapng file's sections one after the other, in
+	// the order of their description blocks (as Wireshark numbers them),
+	// so that Reader.Interface(Interface) names this frame's interface
+	// however many sections were read since. In a file of one section it
+	// is the pcapng interface id; Interface.Section and Interface.ID give
+	// the section and the id within it. 0 for classic pcap.
+	Interface int
 	Len       int // original length on the wire
 	Data      []byte
 	Comments  []string
@@ -91,6 +102,10 @@ type Interface struct {
 	// Speed is the interface's speed in bit/s from the pcapng if_speed
 	// option, 0 when the capture does not say (classic pcap never does).
 	Speed uint64
+	// Section is the 0-based pcapng section the interface belongs to,
+	// and ID its interface id within that section (what the section's
+	// packet blocks name it by); both 0 for classic pcap.
+	Section, ID int
 }
 
 // The reader parses records in place in one buffer that it fills with
@@ -143,8 +158,12 @@ type Reader struct {
 	fracNS  uint32 // nanoseconds per unit of the fraction field
 	snaplen uint32
 	link    layers.LinkType
-	// pcapng
-	ifaces []ngIface
+	// pcapng: the interfaces of every section read so far, numbered
+	// across the file (Frame.Interface); the current section's are
+	// ifaces[secBase:], and sections counts the section headers read.
+	ifaces   []ngIface
+	secBase  int
+	sections int
 
 	n     int
 	frame Frame
@@ -155,6 +174,8 @@ type Reader struct {
 type ngIface struct {
 	name    string
 	speed   uint64
+	section int // 0-based
+	id      int // within the section
 	link    layers.LinkType
 	snaplen uint32
 	div     uint64
@@ -325,7 +346,8 @@ func (r *Reader) Progress() (read, size int64) {
 // Name returns the name the reader was opened with.
 func (r *Reader) Name() string { return r.name }
 
-// NInterfaces returns the number of interfaces (1 for classic pcap).
+// NInterfaces returns the number of interfaces read so far, of every
+// pcapng section (1 for classic pcap): Interface takes 0 to NInterfaces-1.
 func (r *Reader) NInterfaces() int {
 	if r.ng {
 		return len(r.ifaces)
@@ -333,7 +355,8 @@ func (r *Reader) NInterfaces() int {
 	return 1
 }
 
-// Interface returns interface i.
+// Interface returns interface i, numbered across the file as
+// Frame.Interface; the zero Interface when there is no interface i (yet).
 func (r *Reader) Interface(i int) Interface {
 	if !r.ng {
 		return Interface{LinkType: r.link}
@@ -341,7 +364,8 @@ func (r *Reader) Interface(i int) Interface {
 	if i < 0 || i >= len(r.ifaces) {
 		return Interface{}
 	}
-	return Interface{Name: r.ifaces[i].name, LinkType: r.ifaces[i].link, Speed: r.ifaces[i].speed}
+	in := &r.ifaces[i]
+	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, Section: in.section, ID: in.id}
 }
 
 // IsPcapng reports whether the capture is pcapng.
@@ -597,7 +621,11 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			if r.u16(body[4:]) != 1 || r.u16(body[6:]) != 0 {
 				return fmt.Errorf("unknown pcapng version in section header (%d.%d)", r.u16(body[4:]), r.u16(body[6:]))
 			}
-			r.ifaces = r.ifaces[:0]
+			// A new section numbers its interfaces from 0 again; the
+			// earlier sections' stay, so that a frame's Interface keeps
+			// naming its own (file-wide numbers, Frame.Interface).
+			r.secBase = len(r.ifaces)
+			r.sections++
 		case 1: // interface description
 			if err := r.ngInterface(body); err != nil {
 				return err
@@ -614,9 +642,13 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			if typ == 2 {
 				id = int(r.u16(body))
 			}
-			if id >= len(r.ifaces) {
-				return fmt.Errorf("frame names interface %d, capture has %d", id, len(r.ifaces))
+			if n := len(r.ifaces) - r.secBase; id >= n {
+				if r.sections > 1 {
+					return fmt.Errorf("frame names interface %d, section %d has %d", id, r.sections-1, n)
+				}
+				return fmt.Errorf("frame names interface %d, capture has %d", id, n)
 			}
+			id += r.secBase
 			capLen := r.u32(body[12:])
 			if int64(capLen) > int64(len(body)-20) {
 				return fmt.Errorf("pcapng packet block: captured length %d past the block's end (%d octets)", capLen, len(body)-20)
@@ -646,18 +678,19 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			if len(body) < 4 {
 				return fmt.Errorf("pcapng simple packet block: length %d", l)
 			}
-			if len(r.ifaces) == 0 {
-				return errors.New("at least one interface is needed for a packet")
+			if len(r.ifaces) == r.secBase {
+				return fmt.Errorf("simple packet block in section %d, which has no interface", r.sections-1)
 			}
+			in := &r.ifaces[r.secBase]
 			orig := r.u32(body)
 			capLen := min(orig, uint32(len(body)-4))
-			if s := r.ifaces[0].snaplen; s != 0 && capLen > s {
+			if s := in.snaplen; s != 0 && capLen > s {
 				capLen = s
 			}
 			fr.Time = time.Time{}
 			fr.Len = int(orig)
-			fr.Interface = 0
-			fr.LinkType = r.ifaces[0].link
+			fr.Interface = r.secBase
+			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
 			fr.Comments = fr.Comments[:0]
@@ -675,7 +708,8 @@ func (r *Reader) ngInterface(body []byte) error {
 	if len(body) < 8 {
 		return fmt.Errorf("pcapng interface description: length %d", len(body)+12)
 	}
-	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:])}
+	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
+		section: r.sections - 1, id: len(r.ifaces) - r.secBase}
 	res := uint8(6)
 	r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
@@ -685,8 +719,9 @@ func (r *Reader) ngInterface(body []byte) error {
 			if len(v) >= 8 {
 				in.speed = r.u64(v)
 			}
-		case 9: // if_tsresol
-			if len(v) >= 1 && v[0] != 0 {
+		case 9: // if_tsresol: 0 is 10^0, whole seconds; only its
+			// absence means the default, microseconds
+			if len(v) >= 1 {
 				res = v[0]
 			}
 		case 14: // if_tsoffset
@@ -695,12 +730,14 @@ func (r *Reader) ngInterface(body []byte) error {
 			}
 		}
 	})
-	if res&0x7f > 63 {
-		base := 10
+	// 10^-19 and 2^-63 s are the finest whose units per second fit the
+	// 64 bits the conversion divides by (libpcap refuses finer ones too).
+	if base, exp := 10, res&0x7f; res&0x80 == 0 && exp > 19 || exp > 63 {
 		if res&0x80 != 0 {
 			base = 2
 		}
-		return fmt.Errorf("timestamp resolution %d^-%d is too high", base, res&0x7f)
+		return fmt.Errorf("%s: timestamp resolution %d^-%d (if_tsresol %#02x) is too high: at most 10^-19 or 2^-63 s",
+			in.what(), base, exp, res)
 	}
 	if res&0x80 != 0 {
 		in.div = 1 << (res & 0x7f)
@@ -711,10 +748,19 @@ func (r *Reader) ngInterface(body []byte) error {
 		}
 	}
 	if !SupportedLink(in.link) {
-		return fmt.Errorf("interface %d: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", len(r.ifaces), ErrLinkType, in.link)
+		return fmt.Errorf("%s: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", in.what(), ErrLinkType, in.link)
 	}
 	r.ifaces = append(r.ifaces, in)
 	return nil
+}
+
+// what names the interface in errors: "interface N", with the section
+// after the first.
+func (in *ngIface) what() string {
+	if in.section == 0 {
+		return fmt.Sprintf("interface %d", in.id)
+	}
+	return fmt.Sprintf("interface %d of section %d", in.id, in.section)
 }
 
 // time converts a timestamp of the interface (the common micro- and

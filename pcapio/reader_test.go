@@ -462,6 +462,9 @@ func TestReaderErrors(t *testing.T) {
 	trailer := eth(&ng{}).epb(0, 1, frameData(1, 60), 60)
 	trailer.buf[len(trailer.buf)-1] = 9
 	hugeRes := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{70}))
+	res20 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{20}))
+	res2_64 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{0x80 | 64}))
+	lateRes := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).shb().idb("q", 1, 0, (&ng{}).opt(nil, 9, []byte{0x3f})).epb(0, 1, frameData(1, 60), 60)
 	pc := pcapCaptures()["pcap-nanos=false"]
 	snap := bytes.Clone(pc)
 	binary.LittleEndian.PutUint32(snap[24+8:], 300000)
@@ -483,7 +486,10 @@ func TestReaderErrors(t *testing.T) {
 		{name: "unknown interface", data: badIface.buf, lastGood: 1, err: "frame names interface 3, capture has 1"},
 		{name: "captured length past the block", data: past.buf, lastGood: 0, err: "past the block"},
 		{name: "trailing length", data: trailer.buf, lastGood: 0, err: "trailing length"},
-		{name: "timestamp resolution", data: hugeRes.buf, open: "timestamp resolution 10^-70 is too high"},
+		{name: "timestamp resolution", data: hugeRes.buf, open: "x: interface 0: timestamp resolution 10^-70 (if_tsresol 0x46) is too high"},
+		{name: "10^-20 overflows", data: res20.buf, open: "x: interface 0: timestamp resolution 10^-20 (if_tsresol 0x14) is too high: at most 10^-19 or 2^-63 s"},
+		{name: "2^-64 overflows", data: res2_64.buf, open: "x: interface 0: timestamp resolution 2^-64 (if_tsresol 0xc0) is too high"},
+		{name: "10^-63 in section 2", data: lateRes.buf, lastGood: 1, err: "interface 0 of section 1: timestamp resolution 10^-63 (if_tsresol 0x3f) is too high"},
 		{name: "snap length", data: snap, lastGood: 0, err: "capture length exceeds snap length: 300000 > 65535"},
 	} {
 		r, err := NewReader("x", bytes.NewReader(c.data))

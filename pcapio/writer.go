@@ -3,6 +3,7 @@
 package pcapio
 
 import (
+	"encoding/binary"
 	"io"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // and per-frame comments.
 type Writer struct {
 	w     *pcapgo.NgWriter
+	out   io.Writer // what w writes to, for the blocks pcapgo cannot write
 	names []string
 }
 
@@ -46,7 +48,7 @@ func newWriter(w io.Writer, first layers.LinkType, names []string) (*Writer, err
 			return nil, err
 		}
 	}
-	return &Writer{w: nw, names: names}, nil
+	return &Writer{w: nw, out: w, names: names}, nil
 }
 
 // AddInterface adds an Ethernet interface named name and returns its id.
@@ -68,16 +70,45 @@ func (w *Writer) AddInterfaceLink(name string, lt layers.LinkType) (int, error) 
 // NInterfaces returns the number of interfaces written so far.
 func (w *Writer) NInterfaces() int { return len(w.names) }
 
-// Write writes one frame on interface iface at time t, with comments.
+// Write writes one frame on interface iface at time t, with comments. A
+// zero t (a frame without a timestamp, Frame.Time) on interface 0 is
+// written as a Simple Packet Block, which has none (and no comments); on
+// another interface, which a simple packet block cannot name, as an
+// Enhanced Packet Block at time 0 (1970-01-01).
 func (w *Writer) Write(iface int, t time.Time, data []byte, origLen int, comments ...string) error {
 	if origLen < len(data) {
 		origLen = len(data)
+	}
+	if t.IsZero() {
+		if iface == 0 {
+			return w.writeSimple(data, origLen)
+		}
+		t = time.Unix(0, 0)
 	}
 	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: origLen, InterfaceIndex: iface}
 	if len(comments) == 0 {
 		return w.w.WritePacket(ci, data)
 	}
 	return w.w.WritePacketWithOptions(ci, data, pcapgo.NgPacketOptions{Comments: comments})
+}
+
+// writeSimple writes a Simple Packet Block (little-endian, as pcapgo
+// writes the section) after pcapgo's buffered blocks.
+func (w *Writer) writeSimple(data []byte, origLen int) error {
+	if err := w.w.Flush(); err != nil {
+		return err
+	}
+	pad := (4 - len(data)%4) % 4
+	n := uint32(16 + len(data) + pad)
+	b := make([]byte, 0, n)
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	b = binary.LittleEndian.AppendUint32(b, n)
+	b = binary.LittleEndian.AppendUint32(b, uint32(origLen))
+	b = append(b, data...)
+	b = append(b, make([]byte, pad)...)
+	b = binary.LittleEndian.AppendUint32(b, n)
+	_, err := w.out.Write(b)
+	return err
 }
 
 // Flush flushes buffered output.

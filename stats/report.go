@@ -17,12 +17,16 @@ import (
 )
 
 // Report is the result of a Collector, ready for text or JSON. Times are
-// in microseconds.
+// in microseconds. Start and End are the first and last frame times of
+// the frames that have one (zero, and null in JSON, when none has).
 type Report struct {
-	Frames     int           `json:"frames"`
-	Octets     uint64        `json:"octets"`
-	Start      time.Time     `json:"start"`
-	End        time.Time     `json:"end"`
+	Frames int    `json:"frames"`
+	Octets uint64 `json:"octets"`
+	// Untimed counts the frames without a timestamp (pcapng simple
+	// packet blocks): in Frames, not in the span, no pause signal.
+	Untimed    int           `json:"untimed_frames"`
+	Start      *time.Time    `json:"start"`
+	End        *time.Time    `json:"end"`
 	DurationUS float64       `json:"duration_us"`
 	Protocols  []ProtoCount  `json:"protocols"`
 	Flows      []FlowStat    `json:"flows"`
@@ -206,9 +210,10 @@ func flowFields(k flowKey) map[string]any {
 }
 
 func (c *Collector) report() *Report {
-	r := &Report{Frames: c.frames, Octets: c.octets}
+	r := &Report{Frames: c.frames, Octets: c.octets, Untimed: c.untimed}
 	if c.started {
-		r.Start, r.End = time.Unix(0, c.first).UTC(), time.Unix(0, c.last).UTC()
+		start, end := time.Unix(0, c.first).UTC(), time.Unix(0, c.last).UTC()
+		r.Start, r.End = &start, &end
 		r.DurationUS = us(c.last - c.first)
 	}
 	for i, p := range dissect.Protos {
@@ -321,8 +326,11 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		}
 	}
 	p("Frames: %d  octets: %d  span: %s us", r.Frames, r.Octets, fmtUS(r.DurationUS))
-	if r.Frames > 0 {
+	if r.Start != nil {
 		p("  (%s .. %s)", r.Start.Format(time.RFC3339Nano), r.End.Format(time.RFC3339Nano))
+	}
+	if r.Untimed > 0 {
+		p("  %d without a timestamp", r.Untimed)
 	}
 	p("\n\nProtocols\n  proto\tframes\n")
 	for _, pc := range r.Protocols {

@@ -122,6 +122,7 @@ type Collector struct {
 	Observer Observer
 
 	frames, malformed, warned int
+	untimed                   int // frames without a timestamp
 	octets                    uint64
 	first, last               int64
 	started                   bool
@@ -154,12 +155,19 @@ func New() *Collector {
 // Add accounts for one decoded frame; iface names its interface (used as
 // the key of PFC rows, so captures read one after the other add up by
 // interface name). f.LinkBPS turns PFC and PAUSE quanta into time.
+//
+// A frame without a timestamp (f.Time zero: a pcapng simple packet block)
+// is counted with its protocols, malformations, warnings, ICRC, CNPs and
+// reporters, but is left out of the capture's span and gives no pause
+// signal, which could not be placed in time.
 func (c *Collector) Add(f *dissect.Frame, iface string) {
+	timed := !f.Time.IsZero()
 	t := f.Time.UnixNano()
-	if !c.started {
-		c.first, c.started = t, true
-	}
-	if t > c.last {
+	if !timed {
+		c.untimed++
+	} else if !c.started {
+		c.first, c.last, c.started = t, t, true
+	} else if t > c.last {
 		c.last = t
 	}
 	c.frames++
@@ -195,16 +203,18 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 	switch {
 	case has&hasBTS != 0:
 		m := &p.BTS
-		c.flowSignal(m.Flow, t, KindBTS, int64(m.PauseUS)*1000, false)
+		if timed {
+			c.flowSignal(m.Flow, t, KindBTS, int64(m.PauseUS)*1000, false)
+		}
 		r := c.reporter(reporterKey{id: m.Reporter})
 		r.bts++
 		r.origins[min(int(m.Origin), 3)]++
-		if m.Origin == layers.OriginQueue {
+		if m.Origin == layers.OriginQueue && timed {
 			c.depth(r, reporterKey{id: m.Reporter}, t, uint64(m.QueueDepth))
 		}
 	case has&hasCIM != 0:
 		m := &p.CIM
-		if fl, ok := m.Flow(); m.HasSFC && ok {
+		if fl, ok := m.Flow(); m.HasSFC && ok && timed {
 			c.flowSignal(fl, t, KindCIM, int64(m.SFC.PauseUS)*1000, false)
 		}
 		if m.HasSFC {
@@ -220,20 +230,22 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		k.id = uint32(m.Port)
 		r := c.reporter(k)
 		r.postcards++
-		c.depth(r, k, t, uint64(m.Q1Bytes))
-	case has&hasFGPause != 0:
+		if timed {
+			c.depth(r, k, t, uint64(m.Q1Bytes))
+		}
+	case has&hasFGPause != 0 && timed:
 		for _, e := range p.FGPause.Entries {
 			d := int64(e.PauseUS) * 1000
 			c.flowSignal(flowKey{Dst: e.Dst}, t, KindDstPause, d, e.PauseUS == layers.PauseUntilResumed)
 		}
-	case has&hasPFC != 0:
+	case has&hasPFC != 0 && timed:
 		m := &p.PFC
 		for prio := 0; prio < 8; prio++ {
 			if m.Enabled(prio) {
 				c.pfcSignal(pfcKey{iface, int8(prio)}, t, uint64(m.Times[prio]), f.LinkBPS, KindPFC)
 			}
 		}
-	case has&hasPause != 0:
+	case has&hasPause != 0 && timed:
 		c.pfcSignal(pfcKey{iface, -1}, t, uint64(p.Pause.Quanta), f.LinkBPS, KindPause)
 	case has&hasBTH != 0:
 		m := &p.BTH

@@ -5,8 +5,10 @@ package main
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,62 +63,162 @@ func TestLinkTypesEveryCommand(t *testing.T) {
 	}
 }
 
+// ngFile builds a little-endian pcapng capture block by block.
+type ngFile struct{ buf []byte }
+
+var le = binary.LittleEndian
+
+func (f *ngFile) block(typ uint32, body []byte) *ngFile {
+	for len(body)%4 != 0 {
+		body = append(body, 0)
+	}
+	f.buf = le.AppendUint32(f.buf, typ)
+	f.buf = le.AppendUint32(f.buf, uint32(12+len(body)))
+	f.buf = append(f.buf, body...)
+	f.buf = le.AppendUint32(f.buf, uint32(12+len(body)))
+	return f
+}
+
+func ngOpt(b []byte, code uint16, v []byte) []byte {
+	b = le.AppendUint16(b, code)
+	b = le.AppendUint16(b, uint16(len(v)))
+	b = append(b, v...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// shb starts a section.
+func (f *ngFile) shb() *ngFile {
+	shb := le.AppendUint32(nil, 0x1a2b3c4d)
+	shb = append(shb, 1, 0, 0, 0)
+	shb = le.AppendUint64(shb, ^uint64(0))
+	return f.block(0x0a0d0d0a, shb)
+}
+
+// idb adds an Ethernet interface named name, with if_tsresol 10^-9 and
+// if_speed speed (none when 0).
+func (f *ngFile) idb(name string, speed uint64) *ngFile {
+	b := le.AppendUint16(nil, 1)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = ngOpt(b, 2, []byte(name))
+	b = ngOpt(b, 9, []byte{9})
+	if speed != 0 {
+		b = ngOpt(b, 8, le.AppendUint64(nil, speed))
+	}
+	return f.block(1, ngOpt(b, 0, nil))
+}
+
+// epb adds a frame on interface id of the section at ts (units of the
+// interface's resolution).
+func (f *ngFile) epb(id uint32, ts uint64, data []byte, orig int) *ngFile {
+	b := le.AppendUint32(nil, id)
+	b = le.AppendUint32(b, uint32(ts>>32))
+	b = le.AppendUint32(b, uint32(ts))
+	b = le.AppendUint32(b, uint32(len(data)))
+	b = le.AppendUint32(b, uint32(orig))
+	return f.block(6, append(b, data...))
+}
+
+// spb adds a Simple Packet Block: interface 0 of the section, no time.
+func (f *ngFile) spb(data []byte) *ngFile {
+	return f.block(3, append(le.AppendUint32(nil, uint32(len(data))), data...))
+}
+
+// write writes the capture to a file in a temporary directory.
+func (f *ngFile) write(t *testing.T, name string) string {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, f.buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pfcFrame asks 0xffff quanta on priority 3.
+var pfcFrame, _ = hex.DecodeString("0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000")
+
 // pcapngPFC is a pcapng with two interfaces, port25 (if_speed 25 Gb/s,
 // if_tsresol 10^-9) and port0 (no speed), each with a PFC frame asking
 // 0xffff quanta on priority 3; on port25 the frame's captured length (60)
 // exceeds its original length (50).
 func pcapngPFC(t *testing.T) string {
-	le := binary.LittleEndian
-	var buf []byte
-	block := func(typ uint32, body []byte) {
-		for len(body)%4 != 0 {
-			body = append(body, 0)
-		}
-		buf = le.AppendUint32(buf, typ)
-		buf = le.AppendUint32(buf, uint32(12+len(body)))
-		buf = append(buf, body...)
-		buf = le.AppendUint32(buf, uint32(12+len(body)))
-	}
-	opt := func(b []byte, code uint16, v []byte) []byte {
-		b = le.AppendUint16(b, code)
-		b = le.AppendUint16(b, uint16(len(v)))
-		b = append(b, v...)
-		for len(b)%4 != 0 {
-			b = append(b, 0)
-		}
-		return b
-	}
-	shb := le.AppendUint32(nil, 0x1a2b3c4d)
-	shb = append(shb, 1, 0, 0, 0)
-	shb = le.AppendUint64(shb, ^uint64(0))
-	block(0x0a0d0d0a, shb)
-	idb := func(name string, speed uint64) {
-		b := le.AppendUint16(nil, 1)
-		b = le.AppendUint16(b, 0)
-		b = le.AppendUint32(b, 0)
-		b = opt(b, 2, []byte(name))
-		b = opt(b, 9, []byte{9})
-		if speed != 0 {
-			b = opt(b, 8, le.AppendUint64(nil, speed))
-		}
-		block(1, opt(b, 0, nil))
-	}
-	idb("port25", 25e9)
-	idb("port0", 0)
-	pfc, _ := hex.DecodeString("0180c2000001020000000001880801010008000000000000ffff00000000000000000000000000000000000000000000000000000000000000000000")
+	f := (&ngFile{}).shb().idb("port25", 25e9).idb("port0", 0)
 	for i, orig := range []int{50, 60} {
-		b := le.AppendUint32(nil, uint32(i))
-		b = le.AppendUint32(b, 0)
-		b = le.AppendUint32(b, uint32(1_000_000_000*(i+1)))
-		b = le.AppendUint32(b, uint32(len(pfc)))
-		b = le.AppendUint32(b, uint32(orig))
-		block(6, append(b, pfc...))
+		f.epb(uint32(i), uint64(1_000_000_000*(i+1)), pfcFrame, orig)
 	}
-	p := filepath.Join(t.TempDir(), "pfc.pcapng")
-	if err := os.WriteFile(p, buf, 0o644); err != nil {
-		t.Fatal(err)
+	return f.write(t, "pfc.pcapng")
+}
+
+// TestSectionsInEveryCommand: in a pcapng of two sections, section 1 with
+// a0 (25G) and a1 (400G), section 2 with b0 (10G), every frame is shown
+// on its own section's interface at its speed, by read (text, fields,
+// serial and parallel over many batches, -w) and stats; the second
+// section's interface 0 is not the first's.
+func TestSectionsInEveryCommand(t *testing.T) {
+	const n = 3000 // per section: several batches
+	f := (&ngFile{}).shb().idb("a0", 25e9).idb("a1", 400e9)
+	for i := 0; i < n; i++ {
+		f.epb(uint32(i%2), uint64(i)*1000, pfcFrame, len(pfcFrame))
 	}
-	return p
+	f.shb().idb("b0", 10e9)
+	for i := n; i < 2*n; i++ {
+		f.epb(0, uint64(i)*1000, pfcFrame, len(pfcFrame))
+	}
+	file := f.write(t, "sections.pcapng")
+	// 0xffff quanta of 512 bit times at each speed, in ns.
+	pause := []string{"1342156", "83884", "3355392"}
+	check := func(how string, out string, withPause bool) {
+		t.Helper()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 2*n {
+			t.Fatalf("%s: %d lines", how, len(lines))
+		}
+		for i, l := range lines {
+			iface := i % 2 // a0, a1
+			if i >= n {
+				iface = 2 // b0
+			}
+			w := fmt.Sprintf("%d\t%d", i+1, iface)
+			if withPause {
+				w += "\t" + pause[iface]
+			}
+			if l != w {
+				t.Fatalf("%s: line %d: %q, want %q", how, i+1, l, w)
+			}
+		}
+	}
+	args := []string{"read", "-T", "fields", "-e", "frame.number", "-e", "frame.interface", "-e", "pfc.pause_ns_c3", file}
+	out, errs, code := sfcdump(t, args...)
+	if code != 0 {
+		t.Fatalf("read: %d %s", code, errs)
+	}
+	check("parallel", out, true)
+	old := runtime.GOMAXPROCS(1)
+	out, _, _ = sfcdump(t, args...)
+	runtime.GOMAXPROCS(old)
+	check("serial", out, true)
+	out, _, _ = sfcdump(t, "read", "-c", "1", "-Y", "frame.number == 3001", file)
+	if !strings.Contains(out, " b0 ") || !strings.Contains(out, "(3355.392 us)") {
+		t.Errorf("text, section 2: %s", out)
+	}
+	out, _, _ = sfcdump(t, "stats", file)
+	for _, row := range []string{"a0         3     1500", "a1         3     1500", "b0         3     3000"} {
+		if !strings.Contains(out, row) {
+			t.Errorf("stats lacks %q:\n%s", row, out)
+		}
+	}
+	w := filepath.Join(t.TempDir(), "out.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", w, file); code != 0 {
+		t.Fatalf("-w: %s", errs)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "frame.interface", w)
+	check("-w", out, false)
+	out, _, _ = sfcdump(t, "read", "-Y", "frame.number >= 2999 && frame.number <= 3001", w)
+	if !strings.Contains(out, "2999 0.002998000 a0 ") || !strings.Contains(out, "3000 0.002999000 a1 ") || !strings.Contains(out, "3001 0.003000000 b0 ") {
+		t.Errorf("-w kept the interface names:\n%s", out)
+	}
 }
 
 // TestIfSpeedAndSpeedFlag: PFC quanta turn into time at the interface's
@@ -153,4 +255,55 @@ func TestIfSpeedAndSpeedFlag(t *testing.T) {
 	if !strings.Contains(out, `"warnings":["frame: captured length 60 exceeds original length 50"]`) || !strings.Contains(out, `"pause_ns_c3":1342156`) {
 		t.Errorf("json: %s", out)
 	}
+}
+
+// TestNoTimestampEveryOutput: frames of simple packet blocks have no time,
+// and every output says so rather than print the year 1 or an overflow:
+// text "-" (relative times count from the first frame that has a time,
+// though an untimed frame comes first), -V "none", JSON null, -T fields
+// empty, stats' span from the timed frames only; -w keeps them untimed.
+func TestNoTimestampEveryOutput(t *testing.T) {
+	f := (&ngFile{}).shb().idb("p", 25e9).
+		spb(pfcFrame).
+		epb(0, 1_700_000_000_000_000_000, pfcFrame, len(pfcFrame)).
+		spb(pfcFrame).
+		epb(0, 1_700_000_000_500_000_000, pfcFrame, len(pfcFrame))
+	file := f.write(t, "spb.pcapng")
+	check := func(file string) {
+		t.Helper()
+		for _, procs := range []int{0, 1} {
+			old := runtime.GOMAXPROCS(procs)
+			out, errs, code := sfcdump(t, "read", file)
+			runtime.GOMAXPROCS(old)
+			var rel []string
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				rel = append(rel, strings.Fields(l)[1])
+			}
+			if code != 0 || strings.Join(rel, " ") != "- 0.000000000 - 0.500000000" {
+				t.Errorf("text (GOMAXPROCS %d): %d %s\n%s", procs, code, errs, out)
+			}
+		}
+		out, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "frame.time_epoch", file)
+		if out != "1\t\n2\t1700000000.000000000\n3\t\n4\t1700000000.500000000\n" {
+			t.Errorf("fields: %q", out)
+		}
+		out, _, _ = sfcdump(t, "read", "-T", "json", file)
+		if strings.Count(out, `"time":null`) != 2 || !strings.Contains(out, `"time":"2023-11-14T22:13:20.5Z"`) {
+			t.Errorf("json:\n%s", out)
+		}
+		out, _, _ = sfcdump(t, "read", "-V", "-c", "1", file)
+		if !strings.Contains(out, "frame.time: none (the capture gives no timestamp)\n") {
+			t.Errorf("-V:\n%s", out)
+		}
+		out, _, _ = sfcdump(t, "stats", file)
+		if !strings.Contains(out, "Frames: 4  octets: 240  span: 500000.000 us  (2023-11-14T22:13:20Z .. 2023-11-14T22:13:20.5Z)  2 without a timestamp") {
+			t.Errorf("stats:\n%s", out)
+		}
+	}
+	check(file)
+	w := filepath.Join(t.TempDir(), "out.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", w, file); code != 0 {
+		t.Fatalf("-w: %s", errs)
+	}
+	check(w)
 }

@@ -143,7 +143,8 @@ type formatter struct {
 }
 
 // view is what rendering needs from a source, fixed for a run of frames:
-// the first frame's time and the interfaces' names and speeds.
+// the first frame's time (of the first frame that has one; zero while none
+// had) and the interfaces' names and speeds.
 type view struct {
 	first  time.Time
 	showIf bool
@@ -348,7 +349,7 @@ func (pr *printer) view(src *source, iface int) view {
 
 // handle decodes one frame, and prints and writes it when it matches.
 func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
-	if !pr.started {
+	if !pr.started && !fr.Time.IsZero() {
 		pr.first, pr.started = fr.Time, true
 	}
 	v := pr.view(src, fr.Interface)
@@ -407,7 +408,11 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	default:
 		buf = dissect.AppendUint(buf, uint64(f.Number))
 		buf = append(buf, ' ')
-		buf = appendRelTime(buf, f.Time.Sub(v.first).Nanoseconds())
+		if f.Time.IsZero() {
+			buf = append(buf, '-') // no time: a simple packet block
+		} else {
+			buf = appendRelTime(buf, f.Time.Sub(v.first).Nanoseconds())
+		}
 		buf = append(buf, ' ')
 		if v.showIf {
 			buf = append(buf, v.names[f.Interface]...)
@@ -417,7 +422,11 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		buf = append(buf, '\n')
 		if fm.o.verbose {
 			buf = append(buf, "    frame\n        frame.time: "...)
-			buf = f.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
+			if f.Time.IsZero() {
+				buf = append(buf, "none (the capture gives no timestamp)"...)
+			} else {
+				buf = f.Time.UTC().AppendFormat(buf, time.RFC3339Nano)
+			}
 			buf = append(buf, "\n        frame.interface: "...)
 			buf = strconv.AppendInt(buf, int64(f.Interface), 10)
 			buf = append(buf, " ("...)

@@ -119,8 +119,10 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 			return nil
 		}
 		frames := b.rb.Frames
-		if !pr.started {
-			pr.first, pr.started = frames[0].Time, true
+		for i := 0; i < len(frames) && !pr.started; i++ {
+			if !frames[i].Time.IsZero() { // the first frame with a time
+				pr.first, pr.started = frames[i].Time, true
+			}
 		}
 		last := 0
 		for i := range frames {

@@ -22,7 +22,8 @@ func newReadCmd() *cobra.Command {
 		Long: `read decodes pcap and pcapng captures, plain or compressed with gzip or
 zstd, named as arguments or with -r as tcpdump and tshark take them ('-'
 for standard input, read as a stream), and prints each frame: one line
-(frame number, time since the first frame, interface for pcapng, addresses
+(frame number, time since the first frame with a time ('-' for a frame that
+has none, a pcapng simple packet block), interface for pcapng, addresses
 and the signal), the full tree of fields with -V, JSON Lines with -T json,
 or chosen fields with -T fields. Strings from the capture (interface names,
 comments) are escaped: control characters, invalid UTF-8 and bidi controls

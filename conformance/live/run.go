@@ -219,6 +219,9 @@ func scanInput(c *conformance.Case, input string, maxFrame func(port int, tagged
 				return nil, unusablef("%s: frame %d has %d octets, more than the MTU of port %s's interface lets through (%d): raise its MTU (ip link set DEV mtu 9000)", input, fr.Number, len(fr.Data), c.PortName(port), m)
 			}
 		}
+		if fr.Time.IsZero() {
+			return nil, unusablef("%s: frame %d has no timestamp (a pcapng simple packet block): live mode sends each frame at its time", input, fr.Number)
+		}
 		t := fr.Time.UnixNano()
 		if p.t0 < 0 {
 			p.t0 = t

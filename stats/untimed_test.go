@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package stats
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/dissect"
+	"github.com/opensfc/sfc/layers"
+)
+
+// TestUntimedFrames: a frame without a timestamp (zero Time: a pcapng
+// simple packet block) is counted, but neither moves the capture's span
+// (it once stretched it back to year 1) nor gives a pause signal.
+func TestUntimedFrames(t *testing.T) {
+	pause, _ := hex.DecodeString("0180c2000001020000000002880800010100" + strings.Repeat("00", 42))
+	c := New()
+	p := layers.NewParser()
+	t0 := time.Unix(1_700_000_000, 0)
+	for i, at := range []time.Time{t0, {}, t0.Add(time.Second)} {
+		f := dissect.Frame{Number: i + 1, Time: at, Len: len(pause), CapLen: len(pause), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(pause)
+		c.Add(&f, "port0")
+	}
+	r := c.Finish()
+	if r.Frames != 3 || r.Untimed != 1 || r.Start == nil || !r.Start.Equal(t0) || !r.End.Equal(t0.Add(time.Second)) || r.DurationUS != 1e6 {
+		t.Fatalf("frames %d, untimed %d, span %v .. %v (%g us)", r.Frames, r.Untimed, r.Start, r.End, r.DurationUS)
+	}
+	if len(r.PFC) != 1 || r.PFC[0].Frames != 2 || r.PFC[0].Signals != 2 {
+		t.Errorf("PAUSE rows: %+v (want the two timed frames)", r.PFC)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b, 0); err != nil || !strings.Contains(b.String(), "(2023-11-14T22:13:20Z .. 2023-11-14T22:13:21Z)  1 without a timestamp") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+	// Only untimed frames: no span at all.
+	c = New()
+	f := dissect.Frame{Number: 1, Len: len(pause), CapLen: len(pause), P: p}
+	f.Err = p.Decode(pause)
+	c.Add(&f, "port0")
+	if r := c.Finish(); r.Start != nil || r.End != nil || r.DurationUS != 0 || r.Untimed != 1 {
+		t.Errorf("untimed only: %v .. %v, %g us", r.Start, r.End, r.DurationUS)
+	}
+}
