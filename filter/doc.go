@@ -18,7 +18,7 @@
 //
 // and, as a tshark user writes them:
 //
-//	udp.dstport in {4791, 1000..1100}   sets, with ranges
+//	udp.dstport in {4791, 1000..1100}   sets, with ranges (also 1000 .. 1100)
 //	udp.dstport not in {4791}
 //	infiniband.bth.destqp == 0xd2 && !ipv6
 //	macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0
@@ -41,6 +41,7 @@
 //	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") NUMBER ]
 //	slice   = "[" range { "," range } "]"
 //	set     = "{" element { [","] element } "}"     element = value | value ".." value
+//	          (spaces around ".." or none, as in Wireshark 4.0)
 //	value   = literal | FIELD [ slice ]
 //	op      = "==" | "!=" | "===" | "!==" | "<" | "<=" | ">" | ">="
 //	          | "contains" | "matches" | "~"

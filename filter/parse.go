@@ -419,8 +419,8 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 		default:
 			return nil, p.errAt(t, fmt.Sprintf("expected a value, , or } in a set, found %s", t.describe()))
 		}
-		lo, hi, isRange := strings.Cut(t.text, "..")
-		if t.kind == tString || !isRange {
+		lo, hi, isRange := p.setRange(t)
+		if !isRange {
 			l, err := parseLit(o, cmpEq, t)
 			if err != nil {
 				return nil, p.errAt(t, err.Error())
@@ -433,6 +433,9 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 		default:
 			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
 		}
+		if lo == "" || hi == "" {
+			return nil, p.errAt(t, fmt.Sprintf("range %q: write a value on each side of .. (1..5 or 1 .. 5)", lo+".."+hi))
+		}
 		l, err := parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: lo})
 		if err == nil {
 			var h lit
@@ -443,11 +446,43 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 			}
 		}
 		if err != nil {
-			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", t.text, err))
+			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", lo+".."+hi, err))
 		}
 		l.isRange = true
 		n.set = append(n.set, l)
 	}
+}
+
+// setRange reads the range a set's element t begins, if it is one: lo..hi
+// in one word, or with spaces around the "..", as Wireshark 4.0 allows
+// ({1 .. 5}, {1 ..5}, {1.. 5}); it consumes the tokens after t that the
+// range takes.
+func (p *parser) setRange(t token) (lo, hi string, ok bool) {
+	if t.kind != tWord {
+		return "", "", false
+	}
+	if lo, hi, ok = strings.Cut(t.text, ".."); ok && lo != "" && hi != "" {
+		return lo, hi, true
+	}
+	if ok && lo == "" {
+		return lo, hi, true // "..5" with nothing before: an error for the caller
+	}
+	next := p.peek()
+	switch {
+	case ok: // "1.." then the upper bound
+		if next.kind == tWord {
+			p.next()
+			return lo, next.text, true
+		}
+		return lo, "", true
+	case next.kind == tWord && strings.HasPrefix(next.text, ".."): // "1" then ".." or "..5"
+		p.next()
+		if hi = next.text[2:]; hi == "" && p.peek().kind == tWord {
+			hi = p.next().text
+		}
+		return t.text, hi, true
+	}
+	return "", "", false
 }
 
 // kindWord names a kind with its article, for error messages.

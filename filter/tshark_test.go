@@ -99,6 +99,10 @@ var differential = []string{
 	"macc.pause_time > 0",
 	"macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 == 65535",
 	"macc.cbfc.enbv & 0x08",
+	"macc.cbfc.pause_time.c3 in {1 .. 65535}", // spaces around a range's ..
+	"macc.cbfc.pause_time.c5 in {0, 1 ..65535}",
+	"udp.dstport in {1022, 4000.. 5000}",
+	"ip.dst in {10.0.0.1 .. 10.0.0.3, 10.0.1.7}",
 	"macc.cbfc.pause_time.c5 == 0",
 	// Frame metadata.
 	"frame.len in {60..64}",
