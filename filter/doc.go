@@ -51,7 +51,8 @@
 // to the operand's kind: numbers in decimal, hex (0x..), octal (0..) or
 // binary (0b..), IPv4 and IPv6 addresses or prefixes (== and != only),
 // MAC addresses, true/false (or 1/0), origin names (queue, cache,
-// estimate), byte strings as hex (01:02:03, 01-02-03 or 010203) or quoted
+// estimate), byte strings as hex (01:02:03, 01-02-03 or 010203; 0x81 for
+// one octet; digits are hex, so a slice == 10 is the octet 0x10) or quoted
 // text, and times (frame.time_epoch) as seconds with a fraction. A slice
 // is a byte string. Quoted strings take Wireshark's escapes (\xHH, \NNN,
 // \n, \", \\); r"..." is raw. Regular expressions are Go's (RE2: no

@@ -5,7 +5,6 @@ package filter
 import (
 	"bytes"
 	"cmp"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -523,8 +522,11 @@ func parseSeconds(s string) (uint64, bool) {
 	return sec*1e9 + ns, true
 }
 
-// parseBytes reads a byte string: quoted text as its octets, or hex octets
-// separated by ':', '-' or '.', or not separated at all.
+// parseBytes reads a byte string as Wireshark 4.0 does: quoted text as its
+// octets; one octet as a hex number of two digits (0x81); or hex octets,
+// separated by ':', '-' or '.' or not at all, where a group of four digits
+// is two octets and a lone digit one (888 is 88:08, 1 is 01). Between
+// colons each octet takes two digits (tshark refuses 1:2).
 func parseBytes(s string, quoted bool) ([]byte, error) {
 	if quoted {
 		if s == "" {
@@ -532,22 +534,41 @@ func parseBytes(s string, quoted bool) ([]byte, error) {
 		}
 		return []byte(s), nil
 	}
-	h := s
-	if strings.ContainsAny(s, ":-.") {
-		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == '-' || r == '.' })
-		for _, p := range parts {
+	if len(s) == 4 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:] // one octet: udp.payload[0] == 0x81
+	}
+	isSep := func(c byte) bool { return c == ':' || c == '-' || c == '.' }
+	if strings.IndexByte(s, ':') >= 0 {
+		for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isSep(byte(r)) }) {
 			if len(p) != 2 {
 				return nil, fmt.Errorf("%q is not a byte string: write each octet as two hex digits (01:02:0a)", s)
 			}
 		}
-		h = strings.Join(parts, "")
 	}
-	if len(h) == 1 {
-		h = "0" + h // one octet written with one digit: eth.src[5] == 1
+	bad := fmt.Errorf("%q is not a byte string: use hex octets (01:02:0a or 01020a), 0x0a for one octet, or \"quoted text\"", s)
+	var b []byte
+	for i := 0; i < len(s); {
+		n := 0
+		for n < 4 && i+n < len(s) && isHex(s[i+n]) {
+			n++
+		}
+		switch {
+		case n == 4:
+			b = append(b, unhex(s[i])<<4|unhex(s[i+1]), unhex(s[i+2])<<4|unhex(s[i+3]))
+		case n >= 2:
+			n = 2
+			b = append(b, unhex(s[i])<<4|unhex(s[i+1]))
+		case n == 1 && (i+1 == len(s) || isSep(s[i+1])):
+			b = append(b, unhex(s[i]))
+		default:
+			return nil, bad
+		}
+		if i += n; i < len(s) && isSep(s[i]) {
+			i++
+		}
 	}
-	b, err := hex.DecodeString(h)
-	if err != nil || len(b) == 0 {
-		return nil, fmt.Errorf("%q is not a byte string: use hex octets (01:02:0a or 01020a) or \"quoted text\"", s)
+	if len(b) == 0 {
+		return nil, bad
 	}
 	return b, nil
 }

@@ -132,6 +132,17 @@ var valid = []struct {
 	{"eth.src[0:1,5] == 02:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
 	{"eth.src[5:1] > 01", "1 2 12 17 18 19 20 21"},
 	{"eth.src[6:1] == 00", ""},
+	// Byte strings as tshark 4.0 reads them: 0xHH is one octet, a lone
+	// digit is one octet, four digits are two, and digits are hex.
+	{"udp.payload[0] == 0x81", "7 8"},
+	{"udp.payload[0] == 0X81 && udp.payload[0:2] == 81:00", "7 8"},
+	{"udp.payload[0:2] == 0x81", ""},
+	{"udp.payload[0] contains 0x81", "7 8"},
+	{"eth.dst[0] == 0x01", "1 2 17 18 19 20 21"},
+	{"udp.payload[0] == 10", "10 11 15 16"},
+	{"frame[12:2] == 888", "1 2"},
+	{"frame[12:3] == 88080", "1"},
+	{"frame[12:2] == 88-8 && frame[12:4] == 8808.0001", "1"},
 	{"eth.type & 0x0f00 == 0x0600", "4 5 8 10 14 16"},
 	{"eth.type bitwise_and 0x0800", "1 2 3 6 7 9 11 12 13 15 17 18 19 20 21"},
 	{"frame[12:2] == 88:08", "1 2"},
@@ -260,6 +271,9 @@ var invalid = []struct {
 	{"bts.pause_us contains 01", 14, "cannot be applied"},
 	{"bts.quote contains 1:2", 20, "two hex digits"},
 	{"bts.quote contains xyz", 20, "not a byte string"},
+	{"udp.payload[0] == 0x8", 19, "not a byte string"}, // 0x takes two digits,
+	{"frame[12:2] == 0x8808", 16, "not a byte string"}, // for one octet only
+	{"frame[12:4] == 8808:0001", 16, "two hex digits"}, // between colons, as tshark
 	{"bts.origin > queue", 12, "cannot be applied"},
 	{`bth.payload contains "abc`, 22, "unterminated string"},
 	{"bts.pause_us == 1 && $", 22, "unexpected character"},

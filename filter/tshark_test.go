@@ -115,6 +115,12 @@ var differential = []string{
 	"udp.payload contains 12:b7",
 	"len(udp.payload) > 40",
 	"udp.payload[0] == 0a",
+	"udp.payload[0] == 0x81", // one octet as 0xHH
+	"udp.payload[0:2] == 81:00",
+	"udp.payload[0] contains 0x81 || eth.dst[0] == 0x01",
+	"udp.payload[0] == 10", // hex, as every byte string
+	"frame[12:3] == 88080", // a lone last digit is an octet
+	"frame[12:2] == 88-8 && frame[12:4] == 8808.0001",
 }
 
 // corpusCapture writes the frames of the corpus captures (pcaps/: every
