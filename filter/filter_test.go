@@ -190,6 +190,24 @@ var valid = []struct {
 	{"fgcredit.credits === 1078", ""},
 	{"fgcredit.credits !== 1078", "18 19"},
 	{"fgcredit.credits & 0x400", "18"},
+	// Bit tests on octets and addresses, as tshark 4.0: octets & octets
+	// keeps the shorter length; a bare test is true when a bit is set.
+	{"eth.dst[0] & 1", "1 2 17 18 19 20 21"},
+	{"eth.dst[0] & 0x01 == 0x01", "1 2 17 18 19 20 21"},
+	{"eth.dst[0] bitwise_and 1 == 0", "3 4 5 6 7 8 9 10 11 12 13 14 15 16"},
+	{"eth.dst[0:2] & 0x01 == 0x01", "1 2 17 18 19 20 21"},
+	{"eth.dst[0:2] & 01:ff == 01", ""},
+	{"eth.dst[0:2] & 01:ff == 01:80", "1 2 17 18 19 20 21"},
+	{"eth.src[0:1,5] & 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"frame[12:2] & 80:00 == 80:00", "1 2 4 5 8 10 12 14 16 17 18 19 20 21"},
+	{"eth.dst & 01:00:00:00:00:00", "1 2 17 18 19 20 21"},
+	{"eth.dst & 01:00:00:00:00:00 == 01:00:00:00:00:00", "1 2 17 18 19 20 21"},
+	{"udp.payload & 0x80 == 80", "7 8"},
+	{"udp.payload[0:2] & ff:00 == 81:00", "7 8"},
+	{"ip.src & 0.0.0.255 == 0.0.0.1", "3 6 15"}, // an IPv4 mask leaves out IPv6 addresses
+	{"ip.src & 0.0.0.255 > 0.0.0.1", "7 9 11 13"},
+	{"ipv6.src & ::ff == ::1", "4 16"},
+	{"ipv6.src & ::ff00", ""},
 	{"count(ip.addr) == 2", "3 6 7 9 11 13 15"},
 	{"!count(ip.addr) == 2", "1 2 4 5 8 10 12 14 16 17 18 19 20 21"},
 	{"count(infiniband.bth.destqp) == 0", ""},
@@ -304,7 +322,11 @@ var invalid = []struct {
 	{"eth.src[] == 1", 9, "expected a slice range"},
 	{"eth.src[70000] == 1", 9, "not a slice range"},
 	{"bts[0:2] == 01:02", 4, "does not keep"},
-	{"eth.src & 0x80", 9, "needs a number field"},
+	{"eth.src & 0x80", 11, "not a MAC address"},
+	{"bth.fecn & 1", 10, "needs a number, octets or an address"},
+	{"ip.src & 10.0.0.0/8", 10, "not a prefix"},
+	{`udp.payload & "A"`, 15, "expected a bit mask"},
+	{"udp.payload & 0x8", 15, "not a byte string"},
 	{"udp.dstport & x", 15, "bit mask"},
 	{"udp.dstport &", 14, "bit mask"},
 	{"udp.payload matches hello", 21, "in quotes"},
@@ -372,7 +394,8 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	// field-to-field comparisons, protocol slices.
 	ws := filter.MustCompile(`udp.dstport in {4791, 1000..1100} && eth.src[0:1,5] == 02:01 || ip.addr !== 10.0.0.1 || ` +
 		`frame[12:2] == 88:08 || udp.payload matches "(?i)hel+o" || eth.type & 0x0f00 == 0x0600 || udp.srcport == udp.dstport || ` +
-		`ip.src[-1] == 01 || ipv6.src in {fd00::/16} || fgcredit.credits === 1078`)
+		`ip.src[-1] == 01 || ipv6.src in {fd00::/16} || fgcredit.credits === 1078 || eth.dst[0] & 1 == 1 || ` +
+		`udp.payload & 80:00 || eth.dst[0:1,5] & 0x01 || eth.dst & 01:00:00:00:00:00 || ip.src & 255.255.0.0 == 10.0.0.0 || ipv6.src & ::ff`)
 	for _, fr := range frames {
 		ws.Match(fr)
 	}

@@ -376,19 +376,55 @@ func parseRange(s string) (srange, error) {
 	return srange{off: off, n: 1}, nil
 }
 
-// parseMask reads "& NUMBER" after a number field.
+// parseMask reads "& MASK" after a number field, a field or slice of
+// octets (eth.dst[0] & 1, udp.payload & 80:00, eth.dst &
+// 01:00:00:00:00:00) or an address field (ip.src & 255.0.0.0), the mask
+// written as a value of the operand's kind.
 func (p *parser) parseMask(o *operand) error {
 	amp := p.next()
-	if o.kind() != dissect.KindUint {
-		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number field, and %s is %s (for a logical and, write &&)", o.name(), kindWord(o.kind())))
+	kind := o.kind()
+	switch kind {
+	case dissect.KindUint, dissect.KindBytes, dissect.KindMAC, dissect.KindIP:
+	default:
+		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number, octets or an address, and %s is %s (for a logical and, write &&)", o.name(), kindWord(kind)))
 	}
 	t := p.next()
-	v, err := strconv.ParseUint(t.text, 0, 64)
-	if t.kind != tWord || err != nil {
-		return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+	if kind == dissect.KindUint {
+		v, err := strconv.ParseUint(t.text, 0, 64)
+		if t.kind != tWord || err != nil {
+			return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+		}
+		o.mask, o.masked = v, true
+		return nil
 	}
-	o.mask, o.masked = v, true
+	if t.kind != tWord {
+		return p.errAt(t, fmt.Sprintf("expected a bit mask (%s) after %s, found %s", maskExample(kind), amp.text, t.describe()))
+	}
+	l, err := parseLit(o, cmpEq, t)
+	if err == nil && l.isPfx {
+		err = fmt.Errorf("a mask is an address (255.255.0.0), not a prefix")
+	}
+	if err != nil {
+		return p.errAt(t, err.Error())
+	}
+	if kind == dissect.KindIP {
+		o.maskA = l.val.A
+	} else {
+		o.maskB = l.val.B
+	}
+	o.masked = true
 	return nil
+}
+
+// maskExample shows a mask of kind k, for error messages.
+func maskExample(k dissect.Kind) string {
+	switch k {
+	case dissect.KindIP:
+		return "an address such as 255.255.0.0"
+	case dissect.KindMAC:
+		return "a MAC address such as 01:00:00:00:00:00"
+	}
+	return "octets such as 0x01 or 80:00"
 }
 
 // parseSet reads {a, b, lo..hi, ...} after in. Elements are separated by
