@@ -22,7 +22,7 @@
 //	udp.dstport not in {4791}
 //	infiniband.bth.destqp == 0xd2 && !ipv6
 //	macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0
-//	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5]
+//	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5] [0 : 3]
 //	frame[12:2] == 88:08                protocol slices: frame, eth, ip, ipv6, udp
 //	eth.type & 0x0f00 == 0x0600         bit tests: a bare "field & mask" tests non-zero
 //	eth.dst[0] & 1                      on octets too (slices, byte strings, MACs)
@@ -81,7 +81,8 @@
 //
 // Not implemented from Wireshark 4.0's language (each is a syntax error
 // naming the column): arithmetic (+ - * / %), a field as a bit mask
-// (udp.srcport & udp.dstport), functions other than len() and count(),
+// (udp.srcport & udp.dstport), a slice of a slice (eth.src[0:4][1:2]),
+// functions other than len() and count(),
 // the layer operator (ip.src#2), character literals ('a'), floating-point
 // values and the ":"-prefixed literal. tshark 4.0 compares a masked IPv6
 // address wrongly (ipv6.src & ::ff == ::3 holds for fd00::2); sfcdump

@@ -132,6 +132,7 @@ var valid = []struct {
 	{"eth.src[0:1,5] == 02:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
 	{"eth.src[5:1] > 01", "1 2 12 17 18 19 20 21"},
 	{"eth.src[6:1] == 00", ""},
+	{"eth.src[0 : 2] == 02:00 && eth.src[4 - 5] == 00:01 && eth.src[-2 :] == 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
 	// Byte strings as tshark 4.0 reads them: 0xHH is one octet, a lone
 	// digit is one octet, four digits are two, and digits are hex.
 	{"udp.payload[0] == 0x81", "7 8"},
@@ -318,6 +319,7 @@ var invalid = []struct {
 	{"eth.src[a] == 02", 9, "not a slice range"},
 	{"eth.src[2-1] == 02", 9, "from <= to"},
 	{"eth.src[0:3 == 02", 13, "expected , or ]"},
+	{"eth.src[0 5] == 02", 11, "expected , or ]"}, // as tshark: "0 5" is not a range
 	{"eth.src[0:3", 8, "never closed"},
 	{"eth.src[] == 1", 9, "expected a slice range"},
 	{"eth.src[70000] == 1", 9, "not a slice range"},

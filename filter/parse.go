@@ -310,7 +310,13 @@ func (p *parser) parseSlice(o *operand) error {
 		if t.kind != tWord {
 			return p.errAt(t, fmt.Sprintf("expected a slice range (0:3, 1-2, 4, -1, :2 or 2:), found %s", t.describe()))
 		}
-		r, err := parseRange(t.text)
+		text := t.text
+		// Spaces around a range's : or -, as tshark allows ([0 : 2]).
+		for next := p.peek(); next.kind == tWord && (strings.HasSuffix(text, ":") || strings.HasSuffix(text, "-") ||
+			strings.HasPrefix(next.text, ":") || strings.HasPrefix(next.text, "-")); next = p.peek() {
+			text += p.next().text
+		}
+		r, err := parseRange(text)
 		if err != nil {
 			return p.errAt(t, err.Error())
 		}

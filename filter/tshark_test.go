@@ -34,6 +34,7 @@ var differential = []string{
 	"eth.src[0:3] == 02:00:00 && eth.src[-1] != 01",
 	"eth.src[1-2] == 00:00 and eth.dst[5] == 02",
 	"eth.src[4:] > 00:01",
+	"eth.src[0 : 2] == 02:00 && eth.src[4 - 5] == 00:01", // spaces in a slice
 	"eth.src[0:1,5] == 02:01",
 	"eth.addr == 02:00:00:00:00:02",
 	"eth.type in {0x0800, 0x86dd}",
