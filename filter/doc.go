@@ -18,13 +18,15 @@
 //
 // and, as a tshark user writes them:
 //
-//	udp.dstport in {4791, 1000..1100}   sets, with ranges
+//	udp.dstport in {4791, 1000..1100}   sets, with ranges (also 1000 .. 1100)
 //	udp.dstport not in {4791}
 //	infiniband.bth.destqp == 0xd2 && !ipv6
 //	macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0
-//	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5]
+//	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5] [0 : 3]
 //	frame[12:2] == 88:08                protocol slices: frame, eth, ip, ipv6, udp
 //	eth.type & 0x0f00 == 0x0600         bit tests: a bare "field & mask" tests non-zero
+//	eth.dst[0] & 1                      on octets too (slices, byte strings, MACs)
+//	ip.src & 0.0.0.255 == 0.0.0.1       and on addresses
 //	udp.payload matches "(?i)hel+o"     regular expressions (also ~), on octets
 //	ip.addr !== 10.0.0.1                any_ne; === is all_eq
 //	udp.srcport == udp.dstport          a field against another
@@ -38,9 +40,11 @@
 //	unary   = ("!" | "not") unary | "(" expr ")" | test
 //	test    = PROTO | operand [ op value | ["not"] "in" set ]
 //	          | ("len" | "count") "(" FIELD ")" [ "&" NUMBER ] ( op value | ["not"] "in" set )
-//	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") NUMBER ]
+//	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") mask ]
+//	mask    = a value of the operand's kind: a number, octets, an address
 //	slice   = "[" range { "," range } "]"
 //	set     = "{" element { [","] element } "}"     element = value | value ".." value
+//	          (spaces around ".." or none, as in Wireshark 4.0)
 //	value   = literal | FIELD [ slice ]
 //	op      = "==" | "!=" | "===" | "!==" | "<" | "<=" | ">" | ">="
 //	          | "contains" | "matches" | "~"
@@ -50,7 +54,8 @@
 // to the operand's kind: numbers in decimal, hex (0x..), octal (0..) or
 // binary (0b..), IPv4 and IPv6 addresses or prefixes (== and != only),
 // MAC addresses, true/false (or 1/0), origin names (queue, cache,
-// estimate), byte strings as hex (01:02:03, 01-02-03 or 010203) or quoted
+// estimate), byte strings as hex (01:02:03, 01-02-03 or 010203; 0x81 for
+// one octet; digits are hex, so a slice == 10 is the octet 0x10) or quoted
 // text, and times (frame.time_epoch) as seconds with a fraction. A slice
 // is a byte string. Quoted strings take Wireshark's escapes (\xHH, \NNN,
 // \n, \", \\); r"..." is raw. Regular expressions are Go's (RE2: no
@@ -69,6 +74,19 @@
 // tests presence, as in Wireshark. Where a name is both ours and
 // Wireshark's (ip.src, ip.ttl, eth.type, ...) it is ours: ip.* covers IPv6
 // too (docs/interop.md lists the differences).
+//
+// A mask on octets keeps the shorter of the two lengths, as in Wireshark
+// (eth.dst[0:2] & 0x01 == 0x01 holds for a group address); an IPv4 mask
+// leaves out IPv6 addresses, and an IPv6 one IPv4 addresses.
+//
+// Not implemented from Wireshark 4.0's language (each is a syntax error
+// naming the column): arithmetic (+ - * / %), a field as a bit mask
+// (udp.srcport & udp.dstport), a slice of a slice (eth.src[0:4][1:2]),
+// functions other than len() and count(),
+// the layer operator (ip.src#2), character literals ('a'), floating-point
+// values and the ":"-prefixed literal. tshark 4.0 compares a masked IPv6
+// address wrongly (ipv6.src & ::ff == ::3 holds for fd00::2); sfcdump
+// compares the masked address.
 //
 // Compile checks the whole expression before any frame is read and returns
 // a *SyntaxError with the 1-based column of the offending token and what

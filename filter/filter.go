@@ -5,7 +5,6 @@ package filter
 import (
 	"bytes"
 	"cmp"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -143,13 +142,18 @@ type srange struct {
 	toEnd  bool
 }
 
-// operand is a field, a field's slice, a field & mask, or a protocol's
-// slice.
+// operand is a field, a field's slice, a field & mask, a slice & mask, or
+// a protocol's slice.
 type operand struct {
 	field  *dissect.Field
 	proto  *dissect.Proto // a protocol slice (frame[12:2])
 	ranges []srange       // a slice; nil for the whole value
+	// A bit mask, of the operand's kind: mask for a number, maskB for
+	// octets (a slice, a byte string, a MAC address), maskA for an
+	// address. As in Wireshark, octets & octets keeps the shorter length.
 	mask   uint64
+	maskB  []byte
+	maskA  netip.Addr
 	masked bool
 	// written is the field's name as the filter wrote it (ours or
 	// Wireshark's), for error messages.
@@ -168,16 +172,14 @@ const (
 	fnCount
 )
 
-// kind is the kind of the operand's values: bytes for a slice, a number
-// for a masked field, else the field's.
+// kind is the kind of the operand's values: a number for a function,
+// bytes for a slice, else the field's (a mask keeps the kind).
 func (o *operand) kind() dissect.Kind {
 	switch {
 	case o.fn != fnNone:
 		return dissect.KindUint
 	case o.ranges != nil:
 		return dissect.KindBytes
-	case o.masked:
-		return dissect.KindUint
 	}
 	return o.field.Kind
 }
@@ -245,8 +247,8 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 		if n.present && !n.lhs.masked || n.lhs.kind() != dissect.KindBool && !n.lhs.masked {
 			return len(vs) > 0
 		}
-		for _, v := range vs {
-			if v.U != 0 {
+		for i := range vs {
+			if nonZero(&vs[i]) {
 				return true
 			}
 		}
@@ -356,26 +358,37 @@ func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]d
 			dst[i] = dissect.Value{Kind: dissect.KindUint, U: uint64(n)}
 		}
 	}
-	if o.masked {
+	if o.masked && o.maskB == nil {
+		if o.maskA.IsValid() {
+			return maskAddrs(dst, o.maskA), buf
+		}
 		for i := range dst {
 			dst[i].U &= o.mask
 		}
 		return dst, buf
 	}
-	if o.ranges == nil {
+	if o.ranges == nil && o.maskB == nil {
 		return dst, buf
 	}
-	// Reserve the octets every slice can take, so that appending to buf
-	// does not move the slices already made.
+	// Reserve the octets every slice and mask can take, so that appending
+	// to buf does not move the slices already made.
 	need := 0
 	for i := range dst {
-		need += (len(o.ranges) + 1) * max(len(dst[i].B), len(dst[i].S), 16)
+		need += (len(o.ranges)+1)*max(len(dst[i].B), len(dst[i].S), 16) + len(o.maskB)
 	}
 	if cap(buf) < need {
 		buf = make([]byte, 0, need)
 	}
 	out := dst[:0]
 	for _, v := range dst {
+		if o.ranges == nil { // octets & mask, into buf: v.B is the frame's
+			start := len(buf)
+			for i := 0; i < min(len(v.B), len(o.maskB)); i++ {
+				buf = append(buf, v.B[i]&o.maskB[i])
+			}
+			out = append(out, dissect.Value{Kind: v.Kind, B: buf[start:len(buf):len(buf)]})
+			continue
+		}
 		var whole []byte
 		switch v.Kind {
 		case dissect.KindIP:
@@ -406,10 +419,60 @@ func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]d
 			buf = append(buf, b...)
 		}
 		if ok {
-			out = append(out, dissect.Value{Kind: dissect.KindBytes, B: buf[start:len(buf):len(buf)]})
+			b := buf[start:len(buf):len(buf)]
+			if o.maskB != nil { // the slice is ours: mask it in place
+				n := min(len(b), len(o.maskB))
+				for i := 0; i < n; i++ {
+					b[i] &= o.maskB[i]
+				}
+				b = b[:n:n]
+			}
+			out = append(out, dissect.Value{Kind: dissect.KindBytes, B: b})
 		}
 	}
 	return out, buf
+}
+
+// maskAddrs masks each address of vs with m, leaving out the addresses of
+// the other family (ip.src holds IPv4 and IPv6 addresses).
+func maskAddrs(vs []dissect.Value, m netip.Addr) []dissect.Value {
+	out := vs[:0]
+	for _, v := range vs {
+		switch {
+		case m.Is4() && v.A.Is4():
+			a, k := v.A.As4(), m.As4()
+			for i := range a {
+				a[i] &= k[i]
+			}
+			v.A = netip.AddrFrom4(a)
+		case m.Is6() && v.A.Is6():
+			a, k := v.A.As16(), m.As16()
+			for i := range a {
+				a[i] &= k[i]
+			}
+			v.A = netip.AddrFrom16(a)
+		default:
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// nonZero reports whether a value (a field & mask) has a bit set.
+func nonZero(v *dissect.Value) bool {
+	switch v.Kind {
+	case dissect.KindIP:
+		return !v.A.IsUnspecified()
+	case dissect.KindMAC, dissect.KindBytes:
+		for _, c := range v.B {
+			if c != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return v.U != 0
 }
 
 // of returns the octets of b the range covers; false when b is too short.
@@ -523,8 +586,11 @@ func parseSeconds(s string) (uint64, bool) {
 	return sec*1e9 + ns, true
 }
 
-// parseBytes reads a byte string: quoted text as its octets, or hex octets
-// separated by ':', '-' or '.', or not separated at all.
+// parseBytes reads a byte string as Wireshark 4.0 does: quoted text as its
+// octets; one octet as a hex number of two digits (0x81); or hex octets,
+// separated by ':', '-' or '.' or not at all, where a group of four digits
+// is two octets and a lone digit one (888 is 88:08, 1 is 01). Between
+// colons each octet takes two digits (tshark refuses 1:2).
 func parseBytes(s string, quoted bool) ([]byte, error) {
 	if quoted {
 		if s == "" {
@@ -532,22 +598,41 @@ func parseBytes(s string, quoted bool) ([]byte, error) {
 		}
 		return []byte(s), nil
 	}
-	h := s
-	if strings.ContainsAny(s, ":-.") {
-		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == '-' || r == '.' })
-		for _, p := range parts {
+	if len(s) == 4 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:] // one octet: udp.payload[0] == 0x81
+	}
+	isSep := func(c byte) bool { return c == ':' || c == '-' || c == '.' }
+	if strings.IndexByte(s, ':') >= 0 {
+		for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isSep(byte(r)) }) {
 			if len(p) != 2 {
 				return nil, fmt.Errorf("%q is not a byte string: write each octet as two hex digits (01:02:0a)", s)
 			}
 		}
-		h = strings.Join(parts, "")
 	}
-	if len(h) == 1 {
-		h = "0" + h // one octet written with one digit: eth.src[5] == 1
+	bad := fmt.Errorf("%q is not a byte string: use hex octets (01:02:0a or 01020a), 0x0a for one octet, or \"quoted text\"", s)
+	var b []byte
+	for i := 0; i < len(s); {
+		n := 0
+		for n < 4 && i+n < len(s) && isHex(s[i+n]) {
+			n++
+		}
+		switch {
+		case n == 4:
+			b = append(b, unhex(s[i])<<4|unhex(s[i+1]), unhex(s[i+2])<<4|unhex(s[i+3]))
+		case n >= 2:
+			n = 2
+			b = append(b, unhex(s[i])<<4|unhex(s[i+1]))
+		case n == 1 && (i+1 == len(s) || isSep(s[i+1])):
+			b = append(b, unhex(s[i]))
+		default:
+			return nil, bad
+		}
+		if i += n; i < len(s) && isSep(s[i]) {
+			i++
+		}
 	}
-	b, err := hex.DecodeString(h)
-	if err != nil || len(b) == 0 {
-		return nil, fmt.Errorf("%q is not a byte string: use hex octets (01:02:0a or 01020a) or \"quoted text\"", s)
+	if len(b) == 0 {
+		return nil, bad
 	}
 	return b, nil
 }

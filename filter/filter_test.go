@@ -115,6 +115,11 @@ var valid = []struct {
 	{"udp.dstport in {4791, 1022}", "3 4 5 6 7 8 15 16"},
 	{"udp.dstport in {4791 1022}", "3 4 5 6 7 8 15 16"},
 	{"udp.dstport in {4000..5000}", "3 4 5 6 7 8"},
+	{"pfc.time_c3 in {1 .. 65535}", "2"}, // spaces around .., as Wireshark 4.0 allows
+	{"pfc.time_c3 in {1 ..65535}", "2"},
+	{"pfc.time_c3 in {1.. 65535}", "2"},
+	{"udp.dstport in {1022, 4000 .. 5000}", "3 4 5 6 7 8 15 16"},
+	{"ip.src in {10.0.0.1 .. 10.0.0.5, fd00::1}", "3 4 6 7 9 11 13"},
 	{"udp.dstport not in {4791}", "1 2 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	{"bts.origin in {queue, estimate}", "9 11"},
 	{"ip.src in {10.0.0.1..10.0.0.5}", "3 6 7 9 11 13"},
@@ -127,6 +132,18 @@ var valid = []struct {
 	{"eth.src[0:1,5] == 02:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
 	{"eth.src[5:1] > 01", "1 2 12 17 18 19 20 21"},
 	{"eth.src[6:1] == 00", ""},
+	{"eth.src[0 : 2] == 02:00 && eth.src[4 - 5] == 00:01 && eth.src[-2 :] == 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	// Byte strings as tshark 4.0 reads them: 0xHH is one octet, a lone
+	// digit is one octet, four digits are two, and digits are hex.
+	{"udp.payload[0] == 0x81", "7 8"},
+	{"udp.payload[0] == 0X81 && udp.payload[0:2] == 81:00", "7 8"},
+	{"udp.payload[0:2] == 0x81", ""},
+	{"udp.payload[0] contains 0x81", "7 8"},
+	{"eth.dst[0] == 0x01", "1 2 17 18 19 20 21"},
+	{"udp.payload[0] == 10", "10 11 15 16"},
+	{"frame[12:2] == 888", "1 2"},
+	{"frame[12:3] == 88080", "1"},
+	{"frame[12:2] == 88-8 && frame[12:4] == 8808.0001", "1"},
 	{"eth.type & 0x0f00 == 0x0600", "4 5 8 10 14 16"},
 	{"eth.type bitwise_and 0x0800", "1 2 3 6 7 9 11 12 13 15 17 18 19 20 21"},
 	{"frame[12:2] == 88:08", "1 2"},
@@ -174,6 +191,24 @@ var valid = []struct {
 	{"fgcredit.credits === 1078", ""},
 	{"fgcredit.credits !== 1078", "18 19"},
 	{"fgcredit.credits & 0x400", "18"},
+	// Bit tests on octets and addresses, as tshark 4.0: octets & octets
+	// keeps the shorter length; a bare test is true when a bit is set.
+	{"eth.dst[0] & 1", "1 2 17 18 19 20 21"},
+	{"eth.dst[0] & 0x01 == 0x01", "1 2 17 18 19 20 21"},
+	{"eth.dst[0] bitwise_and 1 == 0", "3 4 5 6 7 8 9 10 11 12 13 14 15 16"},
+	{"eth.dst[0:2] & 0x01 == 0x01", "1 2 17 18 19 20 21"},
+	{"eth.dst[0:2] & 01:ff == 01", ""},
+	{"eth.dst[0:2] & 01:ff == 01:80", "1 2 17 18 19 20 21"},
+	{"eth.src[0:1,5] & 00:01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
+	{"frame[12:2] & 80:00 == 80:00", "1 2 4 5 8 10 12 14 16 17 18 19 20 21"},
+	{"eth.dst & 01:00:00:00:00:00", "1 2 17 18 19 20 21"},
+	{"eth.dst & 01:00:00:00:00:00 == 01:00:00:00:00:00", "1 2 17 18 19 20 21"},
+	{"udp.payload & 0x80 == 80", "7 8"},
+	{"udp.payload[0:2] & ff:00 == 81:00", "7 8"},
+	{"ip.src & 0.0.0.255 == 0.0.0.1", "3 6 15"}, // an IPv4 mask leaves out IPv6 addresses
+	{"ip.src & 0.0.0.255 > 0.0.0.1", "7 9 11 13"},
+	{"ipv6.src & ::ff == ::1", "4 16"},
+	{"ipv6.src & ::ff00", ""},
 	{"count(ip.addr) == 2", "3 6 7 9 11 13 15"},
 	{"!count(ip.addr) == 2", "1 2 4 5 8 10 12 14 16 17 18 19 20 21"},
 	{"count(infiniband.bth.destqp) == 0", ""},
@@ -255,6 +290,9 @@ var invalid = []struct {
 	{"bts.pause_us contains 01", 14, "cannot be applied"},
 	{"bts.quote contains 1:2", 20, "two hex digits"},
 	{"bts.quote contains xyz", 20, "not a byte string"},
+	{"udp.payload[0] == 0x8", 19, "not a byte string"}, // 0x takes two digits,
+	{"frame[12:2] == 0x8808", 16, "not a byte string"}, // for one octet only
+	{"frame[12:4] == 8808:0001", 16, "two hex digits"}, // between colons, as tshark
 	{"bts.origin > queue", 12, "cannot be applied"},
 	{`bth.payload contains "abc`, 22, "unterminated string"},
 	{"bts.pause_us == 1 && $", 22, "unexpected character"},
@@ -267,6 +305,9 @@ var invalid = []struct {
 	{"udp.dstport in {4791,", 16, "never closed"},
 	{"udp.dstport in {4791, abc}", 23, `udp.dstport is a number field; "abc" is not a number`},
 	{"udp.dstport in {5..x}", 17, `range "5..x"`},
+	{"udp.dstport in {5 .. x}", 17, `range "5..x"`},
+	{"udp.dstport in {5 .. }", 17, "a value on each side"},
+	{"udp.dstport in {.. 5}", 17, "a value on each side"},
 	{"bts.origin in {queue..cache}", 16, "cannot hold a range"},
 	{"ip.src in {10.0.0.0/8..10.0.0.9}", 12, "not prefixes"},
 	{"udp.dstport in {, 1}", 17, "expected a value"},
@@ -278,11 +319,16 @@ var invalid = []struct {
 	{"eth.src[a] == 02", 9, "not a slice range"},
 	{"eth.src[2-1] == 02", 9, "from <= to"},
 	{"eth.src[0:3 == 02", 13, "expected , or ]"},
+	{"eth.src[0 5] == 02", 11, "expected , or ]"}, // as tshark: "0 5" is not a range
 	{"eth.src[0:3", 8, "never closed"},
 	{"eth.src[] == 1", 9, "expected a slice range"},
 	{"eth.src[70000] == 1", 9, "not a slice range"},
 	{"bts[0:2] == 01:02", 4, "does not keep"},
-	{"eth.src & 0x80", 9, "needs a number field"},
+	{"eth.src & 0x80", 11, "not a MAC address"},
+	{"bth.fecn & 1", 10, "needs a number, octets or an address"},
+	{"ip.src & 10.0.0.0/8", 10, "not a prefix"},
+	{`udp.payload & "A"`, 15, "expected a bit mask"},
+	{"udp.payload & 0x8", 15, "not a byte string"},
 	{"udp.dstport & x", 15, "bit mask"},
 	{"udp.dstport &", 14, "bit mask"},
 	{"udp.payload matches hello", 21, "in quotes"},
@@ -350,7 +396,8 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	// field-to-field comparisons, protocol slices.
 	ws := filter.MustCompile(`udp.dstport in {4791, 1000..1100} && eth.src[0:1,5] == 02:01 || ip.addr !== 10.0.0.1 || ` +
 		`frame[12:2] == 88:08 || udp.payload matches "(?i)hel+o" || eth.type & 0x0f00 == 0x0600 || udp.srcport == udp.dstport || ` +
-		`ip.src[-1] == 01 || ipv6.src in {fd00::/16} || fgcredit.credits === 1078`)
+		`ip.src[-1] == 01 || ipv6.src in {fd00::/16} || fgcredit.credits === 1078 || eth.dst[0] & 1 == 1 || ` +
+		`udp.payload & 80:00 || eth.dst[0:1,5] & 0x01 || eth.dst & 01:00:00:00:00:00 || ip.src & 255.255.0.0 == 10.0.0.0 || ipv6.src & ::ff`)
 	for _, fr := range frames {
 		ws.Match(fr)
 	}

@@ -310,7 +310,13 @@ func (p *parser) parseSlice(o *operand) error {
 		if t.kind != tWord {
 			return p.errAt(t, fmt.Sprintf("expected a slice range (0:3, 1-2, 4, -1, :2 or 2:), found %s", t.describe()))
 		}
-		r, err := parseRange(t.text)
+		text := t.text
+		// Spaces around a range's : or -, as tshark allows ([0 : 2]).
+		for next := p.peek(); next.kind == tWord && (strings.HasSuffix(text, ":") || strings.HasSuffix(text, "-") ||
+			strings.HasPrefix(next.text, ":") || strings.HasPrefix(next.text, "-")); next = p.peek() {
+			text += p.next().text
+		}
+		r, err := parseRange(text)
 		if err != nil {
 			return p.errAt(t, err.Error())
 		}
@@ -376,19 +382,55 @@ func parseRange(s string) (srange, error) {
 	return srange{off: off, n: 1}, nil
 }
 
-// parseMask reads "& NUMBER" after a number field.
+// parseMask reads "& MASK" after a number field, a field or slice of
+// octets (eth.dst[0] & 1, udp.payload & 80:00, eth.dst &
+// 01:00:00:00:00:00) or an address field (ip.src & 255.0.0.0), the mask
+// written as a value of the operand's kind.
 func (p *parser) parseMask(o *operand) error {
 	amp := p.next()
-	if o.kind() != dissect.KindUint {
-		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number field, and %s is %s (for a logical and, write &&)", o.name(), kindWord(o.kind())))
+	kind := o.kind()
+	switch kind {
+	case dissect.KindUint, dissect.KindBytes, dissect.KindMAC, dissect.KindIP:
+	default:
+		return p.errAt(amp, fmt.Sprintf("bitwise & needs a number, octets or an address, and %s is %s (for a logical and, write &&)", o.name(), kindWord(kind)))
 	}
 	t := p.next()
-	v, err := strconv.ParseUint(t.text, 0, 64)
-	if t.kind != tWord || err != nil {
-		return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+	if kind == dissect.KindUint {
+		v, err := strconv.ParseUint(t.text, 0, 64)
+		if t.kind != tWord || err != nil {
+			return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+		}
+		o.mask, o.masked = v, true
+		return nil
 	}
-	o.mask, o.masked = v, true
+	if t.kind != tWord {
+		return p.errAt(t, fmt.Sprintf("expected a bit mask (%s) after %s, found %s", maskExample(kind), amp.text, t.describe()))
+	}
+	l, err := parseLit(o, cmpEq, t)
+	if err == nil && l.isPfx {
+		err = fmt.Errorf("a mask is an address (255.255.0.0), not a prefix")
+	}
+	if err != nil {
+		return p.errAt(t, err.Error())
+	}
+	if kind == dissect.KindIP {
+		o.maskA = l.val.A
+	} else {
+		o.maskB = l.val.B
+	}
+	o.masked = true
 	return nil
+}
+
+// maskExample shows a mask of kind k, for error messages.
+func maskExample(k dissect.Kind) string {
+	switch k {
+	case dissect.KindIP:
+		return "an address such as 255.255.0.0"
+	case dissect.KindMAC:
+		return "a MAC address such as 01:00:00:00:00:00"
+	}
+	return "octets such as 0x01 or 80:00"
 }
 
 // parseSet reads {a, b, lo..hi, ...} after in. Elements are separated by
@@ -419,8 +461,8 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 		default:
 			return nil, p.errAt(t, fmt.Sprintf("expected a value, , or } in a set, found %s", t.describe()))
 		}
-		lo, hi, isRange := strings.Cut(t.text, "..")
-		if t.kind == tString || !isRange {
+		lo, hi, isRange := p.setRange(t)
+		if !isRange {
 			l, err := parseLit(o, cmpEq, t)
 			if err != nil {
 				return nil, p.errAt(t, err.Error())
@@ -433,6 +475,9 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 		default:
 			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
 		}
+		if lo == "" || hi == "" {
+			return nil, p.errAt(t, fmt.Sprintf("range %q: write a value on each side of .. (1..5 or 1 .. 5)", lo+".."+hi))
+		}
 		l, err := parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: lo})
 		if err == nil {
 			var h lit
@@ -443,11 +488,43 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 			}
 		}
 		if err != nil {
-			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", t.text, err))
+			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", lo+".."+hi, err))
 		}
 		l.isRange = true
 		n.set = append(n.set, l)
 	}
+}
+
+// setRange reads the range a set's element t begins, if it is one: lo..hi
+// in one word, or with spaces around the "..", as Wireshark 4.0 allows
+// ({1 .. 5}, {1 ..5}, {1.. 5}); it consumes the tokens after t that the
+// range takes.
+func (p *parser) setRange(t token) (lo, hi string, ok bool) {
+	if t.kind != tWord {
+		return "", "", false
+	}
+	if lo, hi, ok = strings.Cut(t.text, ".."); ok && lo != "" && hi != "" {
+		return lo, hi, true
+	}
+	if ok && lo == "" {
+		return lo, hi, true // "..5" with nothing before: an error for the caller
+	}
+	next := p.peek()
+	switch {
+	case ok: // "1.." then the upper bound
+		if next.kind == tWord {
+			p.next()
+			return lo, next.text, true
+		}
+		return lo, "", true
+	case next.kind == tWord && strings.HasPrefix(next.text, ".."): // "1" then ".." or "..5"
+		p.next()
+		if hi = next.text[2:]; hi == "" && p.peek().kind == tWord {
+			hi = p.next().text
+		}
+		return t.text, hi, true
+	}
+	return "", "", false
 }
 
 // kindWord names a kind with its article, for error messages.

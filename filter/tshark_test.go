@@ -34,11 +34,25 @@ var differential = []string{
 	"eth.src[0:3] == 02:00:00 && eth.src[-1] != 01",
 	"eth.src[1-2] == 00:00 and eth.dst[5] == 02",
 	"eth.src[4:] > 00:01",
+	"eth.src[0 : 2] == 02:00 && eth.src[4 - 5] == 00:01", // spaces in a slice
 	"eth.src[0:1,5] == 02:01",
 	"eth.addr == 02:00:00:00:00:02",
 	"eth.type in {0x0800, 0x86dd}",
 	"eth.type & 0x0f00 == 0x0600",
 	"eth.type bitwise_and 0x0100",
+	"eth.dst[0] & 1", // bit tests on octets: slices, byte strings, MACs
+	"eth.dst[0] & 0x01 == 0x01",
+	"eth.src[5] & 1 == 0",
+	"eth.dst[0:2] & 0x01 == 0x01", // the shorter length
+	"eth.dst[0:2] & 01:ff == 01:80",
+	"frame[12:2] & 80:00 == 80:00",
+	"eth.dst & 01:00:00:00:00:00",
+	"udp.payload & 0x80",
+	"udp.payload[0:2] & ff:00 == 81:00",
+	"ip.src & 0.0.0.255 == 0.0.0.1", // and on addresses (an IPv4 mask leaves out IPv6)
+	"ip.src & 255.255.255.0 > 10.0.0.0",
+	"ipv6.src & ::ff", // tshark 4.0 compares a masked IPv6 address wrongly: bare test only
+	"infiniband.bth.opcode & 0x80",
 	"frame[12:2] == 88:08",
 	"eth[12:2] == 88:b5",
 	"frame contains 12:b7",
@@ -99,6 +113,10 @@ var differential = []string{
 	"macc.pause_time > 0",
 	"macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 == 65535",
 	"macc.cbfc.enbv & 0x08",
+	"macc.cbfc.pause_time.c3 in {1 .. 65535}", // spaces around a range's ..
+	"macc.cbfc.pause_time.c5 in {0, 1 ..65535}",
+	"udp.dstport in {1022, 4000.. 5000}",
+	"ip.dst in {10.0.0.1 .. 10.0.0.3, 10.0.1.7}",
 	"macc.cbfc.pause_time.c5 == 0",
 	// Frame metadata.
 	"frame.len in {60..64}",
@@ -111,6 +129,12 @@ var differential = []string{
 	"udp.payload contains 12:b7",
 	"len(udp.payload) > 40",
 	"udp.payload[0] == 0a",
+	"udp.payload[0] == 0x81", // one octet as 0xHH
+	"udp.payload[0:2] == 81:00",
+	"udp.payload[0] contains 0x81 || eth.dst[0] == 0x01",
+	"udp.payload[0] == 10", // hex, as every byte string
+	"frame[12:3] == 88080", // a lone last digit is an octet
+	"frame[12:2] == 88-8 && frame[12:4] == 8808.0001",
 }
 
 // corpusCapture writes the frames of the corpus captures (pcaps/: every
