@@ -588,6 +588,13 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 				add("", "in-tolerance", fmt.Sprintf("%s frame %d early by 500ns", fam, i), c)
 			}
 		}
+		// Two signals of a flow leaving swapped, each within the
+		// tolerance: no order is asked (rule 6).
+		if fam == famSFC {
+			if c, i, j, ok := v.swapInTol(base(), all); ok {
+				add("", "in-tolerance", fmt.Sprintf("sfc frame %d leaves after frame %d of its flow, within the tolerance", i, j), c)
+			}
+		}
 		// Values.
 		for _, i := range sample(all, 4) {
 			out = append(out, v.valueMutations(fam, i, base)...)
