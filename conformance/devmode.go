@@ -830,7 +830,9 @@ func (k *devChecker) justifiedRule(m *device.Meta, frame []byte) string {
 
 // matchData matches a device frame with the reference's data frames of
 // its port and flow. When onlyExact is set (a signal kind, maybe a
-// forwarded one) it only looks for an equal frame.
+// forwarded one) it only looks for an equal frame. It reports whether it
+// judged the frame: matched, or a duplicate of the last frame matched on
+// its port and flow (DATA-DUP).
 func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 	key := keyOf(m, r.port)
 	q := k.dq[key]
@@ -872,6 +874,17 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		q.trim()
 		return true
 	}
+	if q.last == h {
+		// Equal to the last frame of its port and key that the device
+		// was matched for, whatever its kind (a data frame, a CIM a NIC
+		// delivers to its host, a signal a switch forwards): the frame
+		// is the reference's, so a second copy is a duplicate (rule 8),
+		// never background.
+		k.rep.checked(ruleDataDup, 1)
+		k.dev(Deviation{Check: ruleDataDup, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame",
+			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "duplicate of the flow's previous frame"})
+		return true
+	}
 	return false
 }
 
@@ -882,12 +895,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
 	k.rep.checked(ruleDataAltered, 1)
 	key := keyOf(m, r.port)
-	q := k.dq[key]
-	if q != nil && q.last == k.hash(r.data, m) {
-		k.dev(Deviation{Check: ruleDataDup, Frame: r.no, Port: port, Time: r.t, Field: "frame",
-			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "duplicate of the flow's previous frame"})
-		return
-	}
+	q := k.dq[key] // a duplicate of its last matched frame: matchData
 	var head *dataItem
 	if q != nil {
 		for _, it := range q.live() {

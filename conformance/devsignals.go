@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"net"
 	"net/netip"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/opensfc/sfc/bts"
@@ -58,8 +60,10 @@ type sfcFlow struct {
 	tmplT   int64
 	firstOK bool     // the flow's first firm decision was seen
 	dev     []devSig // the device's signals, for completeness
-	trig    int64    // trigger arrival of the device's last signal
-	hasTrig bool
+	// trigs are the trigger arrivals of the device's recent signals in
+	// trigger order (not departure order: rule 6 lets a signal leave
+	// late or early, so two may leave swapped), for the suppression phase
+	trigs   []int64
 	missing bool
 	last    int64
 }
@@ -372,18 +376,20 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	if found {
 		a, widen = trig.t, k.jitter
 	}
+	// The signals are taken in the order of their triggers, whatever the
+	// order they left in: the new one needs a clearing after the latest
+	// earlier trigger of the flow and another before the next later one
+	// (which together imply the clearing those two needed).
 	k.rep.checked(fam+"-SUPPRESS", 1)
-	if fl.hasTrig && a-fl.trig+2*widen < s.reset {
-		lo, hi := fl.trig+1-widen, a+widen
-		if !s.phase.require(lo, hi) {
-			k.dev(Deviation{Check: fam + "-SUPPRESS", Frame: r.no, Port: port, Time: r.t, Field: "flow " + key.String(),
-				Expected: fmt.Sprintf("at most one signal per %s reset period", fmtTime(s.reset)),
-				Actual:   fmt.Sprintf("signals triggered at %s and %s", fmtTime(fl.trig), fmtTime(a)),
-				Detail:   "no filter-clearing phase is consistent with this and the device's earlier signals"})
-			s.phase.restart(lo, hi)
-		}
+	s.pruneTrigs(fl, r.t)
+	i := sort.Search(len(fl.trigs), func(i int) bool { return fl.trigs[i] > a })
+	if i > 0 {
+		s.suppress(r, key, fl.trigs[i-1], a, widen)
 	}
-	fl.trig, fl.hasTrig = a, true
+	if i < len(fl.trigs) {
+		s.suppress(r, key, a, fl.trigs[i], widen)
+	}
+	fl.trigs = slices.Insert(fl.trigs, i, a)
 	if found {
 		fl.dev = append(fl.dev, devSig{trig.t, true})
 	} else {
@@ -459,6 +465,41 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		k.fieldDevs(fam+"-FIELDS", r, tno, k.fc.diff(tmpl, r.data, func(frame []byte, m *device.Meta, e *exemptions) {
 			sfcVarying(frame, m, e, !same)
 		}))
+	}
+}
+
+// suppress requires a filter clearing between two signals of a flow
+// triggered at a1 ≤ a2 (widened by w) when they are less than a reset
+// period apart, for one phase of all flows; a deviation for signal r
+// when no phase is left.
+func (s *sfcState) suppress(r *record, key device.FlowKey, a1, a2, w int64) {
+	if a2-a1+2*w >= s.reset {
+		return
+	}
+	k := s.k
+	fam := k.sfcFam()
+	lo, hi := a1+1-w, a2+w
+	if !s.phase.require(lo, hi) {
+		k.dev(Deviation{Check: fam + "-SUPPRESS", Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "flow " + key.String(),
+			Expected: fmt.Sprintf("at most one signal per %s reset period", fmtTime(s.reset)),
+			Actual:   fmt.Sprintf("signals triggered at %s and %s", fmtTime(a1), fmtTime(a2)),
+			Detail:   "no filter-clearing phase is consistent with this and the device's earlier signals"})
+		s.phase.restart(lo, hi)
+	}
+}
+
+// pruneTrigs forgets the triggers of a flow's device signals that no
+// signal leaving at t or later can be within a reset period of: a signal
+// is matched at most the window after its decision.
+func (s *sfcState) pruneTrigs(fl *sfcFlow, t int64) {
+	k := s.k
+	from := t - k.win - s.reset - 2*max(k.tol, k.jitter) - k.tol - k.early
+	i := 0
+	for i < len(fl.trigs) && fl.trigs[i] < from {
+		i++
+	}
+	if i > 0 {
+		fl.trigs = append(fl.trigs[:0], fl.trigs[i:]...)
 	}
 }
 

@@ -104,7 +104,9 @@
 //   - A NIC's host side is checked only when the device capture has a
 //     host interface.
 //   - Suppression phases are inferred from the arrival times, in the input
-//     capture, of the packets signals quote; tolerances.jitter widens them
+//     capture, of the packets signals quote, taken in the order of those
+//     arrivals (signals may leave in another order within the time
+//     tolerances); tolerances.jitter widens them
 //     (default 0). tolerances.missed_periods lets a Bloom filter's false
 //     positives skip a congested flow for that many reset periods
 //     (default 0).

@@ -588,6 +588,13 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 				add("", "in-tolerance", fmt.Sprintf("%s frame %d early by 500ns", fam, i), c)
 			}
 		}
+		// Two signals of a flow leaving swapped, each within the
+		// tolerance: no order is asked (rule 6).
+		if fam == famSFC {
+			if c, i, j, ok := v.swapInTol(base(), all); ok {
+				add("", "in-tolerance", fmt.Sprintf("sfc frame %d leaves after frame %d of its flow, within the tolerance", i, j), c)
+			}
+		}
 		// Values.
 		for _, i := range sample(all, 4) {
 			out = append(out, v.valueMutations(fam, i, base)...)
@@ -769,6 +776,23 @@ func (v *vecInfo) dataMutations(base func() *capture) []mutation {
 	add := func(rule, kind, what string, c *capture) {
 		out = append(out, mutation{rule: rule, kind: kind, what: what, dev: c})
 	}
+	// A signal the device delivers (a NIC to its host) or forwards (a
+	// switch) is a frame of the reference's too: a second copy of it is
+	// a duplicate, not background (rule 8).
+	for i, f := range v.exp.frames {
+		m := meta(f.data)
+		if v.fam[i] != famNone || m.Kind == device.KindData || m.Kind == device.KindOther {
+			continue
+		}
+		host := v.c.Role == device.RoleNIC && v.exp.names[f.iface] == "host"
+		if !host && !(v.c.Role == device.RoleSwitch && forwarded(v, f)) {
+			continue
+		}
+		c := base()
+		c.frames = append(c.frames, capFrame{f.iface, f.t.Add(time.Nanosecond), append([]byte(nil), f.data...)})
+		add("DATA-DUP", conformance.MutDataDup, fmt.Sprintf("duplicate delivered %s frame %d on port %s", m.Kind, i, v.exp.names[f.iface]), c)
+		break
+	}
 	all := v.idx(famData)
 	if v.c.Role == device.RoleNIC {
 		// A NIC's data frames are its own host's: check those on the wire.
@@ -781,7 +805,7 @@ func (v *vecInfo) dataMutations(base func() *capture) []mutation {
 		all = wire
 	}
 	if len(all) < 3 {
-		return nil
+		return out
 	}
 	for _, i := range sample(all[1:len(all)-1], 3) {
 		f := v.exp.frames[i]
