@@ -483,8 +483,23 @@ func exemptOctets(fam sigFam, b []byte) map[int]bool {
 		span(m.L3+6, 2)
 		span(m.L3+8, len(b)-m.L3-8)
 	case famCredit, famDstPause:
-		span(m.L3, 5)
-		span(m.L3+6, len(b)-m.L3-6)
+		span(m.L3, 5)   // magic, subtype, version, family: another frame
+		span(m.L3+6, 2) // count: FG-CREDIT, FG-PAUSE
+		a := 4
+		if b[m.L3+4] == 6 {
+			a = 16
+		}
+		n := int(binary.BigEndian.Uint16(b[m.L3+6:]))
+		for i, o := 0, m.L3+8; i < n && o+4+a <= len(b); i, o = i+1, o+4+a {
+			if fam == famCredit {
+				span(o, 4+a) // credits and destination: FG-CREDIT
+			} else {
+				span(o, 2)   // pause time: FG-PAUSE-TIME
+				span(o+4, a) // destination: FG-PAUSE, FG-RESUME
+			}
+		}
+		// The dst-pause entries' reserved octets and the padding are
+		// FG-FIELDS' (rule 3: to the last octet).
 	case famPostcard:
 		span(p, 1)
 		span(p+20, 16)
