@@ -108,7 +108,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 		return rep, err
 	}
 	defer in.close()
-	ds, err := openStream(c, dev, &ep, merge, true)
+	ds, err := openOutput(c, dev, &ep, merge, true)
 	if err != nil {
 		return rep, err
 	}

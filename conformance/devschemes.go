@@ -362,8 +362,36 @@ func (s *schemeState) devCredit(r *record) {
 		}
 	}
 	k.fieldDevs("FG-FIELDS", r, it.no, k.fc.diff(it.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
-		e.add(fm.L3+6, len(frame)) // count and entries: FG-CREDIT
+		fgEntries(frame, fm, e, false)
 	}))
+}
+
+// fgEntries exempts from FG-FIELDS the values of a Floodgate frame that
+// their own rules compare: the count, and per entry the credits and
+// destination of a credit frame (FG-CREDIT) or the pause time
+// (FG-PAUSE-TIME) and destination (FG-PAUSE, FG-RESUME) of a dst-pause
+// entry. Nothing else: a dst-pause entry's reserved octets and the
+// padding after the entries are compared (conformance.md rule 3: from the
+// Ethernet header to the last octet).
+func fgEntries(frame []byte, fm *device.Meta, e *exemptions, pause bool) {
+	l3 := fm.L3
+	if l3+8 > len(frame) {
+		return
+	}
+	e.add(l3+6, 2)
+	a := 4
+	if frame[l3+4] == 6 {
+		a = 16
+	}
+	n := int(binary.BigEndian.Uint16(frame[l3+6:]))
+	for i, o := 0, l3+8; i < n && o+4+a <= len(frame); i, o = i+1, o+4+a {
+		if pause {
+			e.add(o, 2)
+			e.add(o+4, a)
+		} else {
+			e.add(o, 4+a)
+		}
+	}
 }
 
 func creditString(c *layers.FGCredit) string {
@@ -409,7 +437,7 @@ func (s *schemeState) devDstPause(r *record) {
 	}
 	if first != nil {
 		k.fieldDevs("FG-FIELDS", r, first.no, k.fc.diff(first.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
-			e.add(fm.L3+6, len(frame)) // count and entries: FG-PAUSE, FG-PAUSE-TIME
+			fgEntries(frame, fm, e, true)
 		}))
 	}
 }

@@ -39,7 +39,8 @@
 //     must be an interface of its own. Frames of different interfaces are
 //     merged by time (a capture that needs it is read again merging). A
 //     frame that cannot be placed, a timestamp going backwards on its
-//     interface, a classic pcap where several ports exist, a cut input or
+//     interface, a classic pcap where several ports exist (a NIC's input
+//     counts its host side, its output not), a cut input or
 //     an unreadable file: an UnusableError, exit status 2 (a device
 //     capture cut mid-frame ends there: INCONCLUSIVE).
 //  4. Replay: every input frame goes to Device.Input at its time and port;

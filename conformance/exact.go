@@ -119,7 +119,7 @@ func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report
 		return rep, err
 	}
 	defer in.close()
-	exp, err := openStream(c, expected, &ep, merge, false)
+	exp, err := openOutput(c, expected, &ep, merge, false)
 	if err != nil {
 		return rep, err
 	}

@@ -483,8 +483,23 @@ func exemptOctets(fam sigFam, b []byte) map[int]bool {
 		span(m.L3+6, 2)
 		span(m.L3+8, len(b)-m.L3-8)
 	case famCredit, famDstPause:
-		span(m.L3, 5)
-		span(m.L3+6, len(b)-m.L3-6)
+		span(m.L3, 5)   // magic, subtype, version, family: another frame
+		span(m.L3+6, 2) // count: FG-CREDIT, FG-PAUSE
+		a := 4
+		if b[m.L3+4] == 6 {
+			a = 16
+		}
+		n := int(binary.BigEndian.Uint16(b[m.L3+6:]))
+		for i, o := 0, m.L3+8; i < n && o+4+a <= len(b); i, o = i+1, o+4+a {
+			if fam == famCredit {
+				span(o, 4+a) // credits and destination: FG-CREDIT
+			} else {
+				span(o, 2)   // pause time: FG-PAUSE-TIME
+				span(o+4, a) // destination: FG-PAUSE, FG-RESUME
+			}
+		}
+		// The dst-pause entries' reserved octets and the padding are
+		// FG-FIELDS' (rule 3: to the last octet).
 	case famPostcard:
 		span(p, 1)
 		span(p+20, 16)
@@ -940,6 +955,38 @@ func (v *vecInfo) captureMutations(base func() *capture) []mutation {
 		add("", "in-tolerance", "every frame early by 500ns", c)
 		c = base()
 		out = append(out, mutation{kind: "reorder-interfaces", what: "the capture written interface by interface (merged by time)", dev: c, unsorted: true})
+	}
+	// A case with one port of its own (a NIC, whose host side is implicit
+	// and may be left out of the device capture, or a one-port switch):
+	// the device capture of that port alone as classic pcap is accepted
+	// (conformance.md "A vector"); it must pass, and a fault in it fail.
+	if len(v.c.Ports) == 1 {
+		wire := func(c *capture) *capture {
+			keep := c.frames[:0]
+			for _, f := range c.frames {
+				if v.c.Role != device.RoleNIC || c.names[f.iface] != "host" {
+					keep = append(keep, f)
+				}
+			}
+			c.frames = keep
+			return c
+		}
+		classic := func(c *capture) func(t *testing.T, path string) {
+			return func(t *testing.T, path string) { writeClassic(t, path, c) }
+		}
+		c := wire(base())
+		out = append(out, mutation{kind: "classic-pcap", what: "the wire port alone as classic pcap", dev: c, post: classic(c)})
+		c = wire(base())
+		var data []int
+		for i, f := range c.frames {
+			if m := meta(f.data); m.Kind == device.KindData && m.DstPort == 4791 {
+				data = append(data, i)
+			}
+		}
+		if len(data) >= 3 {
+			c.frames = slices.Delete(c.frames, data[len(data)/2], data[len(data)/2]+1)
+			out = append(out, mutation{rule: "DATA-LOSS", kind: conformance.MutDataDrop, what: "the wire port alone as classic pcap, a data frame dropped", dev: c, post: classic(c)})
+		}
 	}
 	// Ignored: a copy of a data frame with another TTL, which the ignore
 	// filter names.

@@ -176,7 +176,7 @@ func buildRules() []Rule {
 		Rule{ID: "FG-CREDIT-BOUND", Normative: 8, family: famFGSw, Clause: "behaviour.md §7 (credits count octets received)", Tolerance: tolExact,
 			Check: "the credits returned on a port for a destination never exceed the data octets received there for it", Mutations: []string{MutCreditExtra}},
 		Rule{ID: "FG-FIELDS", Normative: 3, family: famFG, Clause: "behaviour.md §7; wire.md §7.2, §7.3", Tolerance: tolNone,
-			Check: "every field of a Floodgate frame equals the reference's (addresses, EtherType, magic, subtype, version, family, count, padding)", Mutations: []string{MutField}},
+			Check: "every field of a Floodgate frame but the count and entries (FG-CREDIT, FG-PAUSE, FG-PAUSE-TIME) equals the reference's (addresses, EtherType, magic, subtype, version, family, reserved octets (the header's and each dst-pause entry's), padding to the last octet)", Mutations: []string{MutField}},
 		Rule{ID: "FG-PAUSE", Normative: 5, family: famFG, Clause: "behaviour.md §7 dst-pause", Tolerance: tolTime,
 			Check: "every dst-pause the reference sends (pause ≠ 0) is matched by one device entry for that port and destination", Mutations: []string{MutDropFirst, MutValueZero}},
 		Rule{ID: "FG-RESUME", Normative: 5, family: famFG, Clause: "behaviour.md §7 dst-pause resume (pause 0)", Tolerance: tolTime,

@@ -123,6 +123,20 @@ type epochRef struct {
 // With merge the capture's interfaces are merged by time; with digest
 // its SHA-256 is computed as it is read (device mode's reports).
 func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream, error) {
+	return openCapture(c, path, ep, merge, digest, false)
+}
+
+// openOutput opens a capture of what the device sent (the device
+// capture of device mode, the expected capture of exact mode): as
+// openStream, but a NIC's host side is optional there (the host side is
+// then not checked in device mode), so a classic pcap is accepted where
+// the case's own ports are one (conformance.md "A vector": classic pcap
+// is accepted where a vector has one port); its frames are on that port.
+func openOutput(c *Case, path string, ep *epochRef, merge, digest bool) (*stream, error) {
+	return openCapture(c, path, ep, merge, digest, true)
+}
+
+func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool) (*stream, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
@@ -148,10 +162,14 @@ func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream
 	for i := range s.names {
 		s.merge.see(i) // frames wait for every declared interface
 	}
-	if !r.IsPcapng() && c.numPorts() > 1 {
+	if !r.IsPcapng() && c.numPorts(output) > 1 {
 		s.closeFiles()
+		if c.Role == device.RoleNIC && len(c.Ports) == 1 {
+			return nil, &UnusableError{File: path, Reason: fmt.Sprintf("classic pcap has no interface ids, and a NIC's input carries two ports (%s): the frames its host offers for transmission go on interface 1 or \"host\": capture in pcapng with one interface per port",
+				c.portList())}
+		}
 		return nil, &UnusableError{File: path, Reason: fmt.Sprintf("classic pcap has no interface ids, and the case defines %d ports (%s): capture in pcapng with one interface per port",
-			c.numPorts(), c.portList())}
+			c.numPorts(output), c.portList())}
 	}
 	if err := s.checkInterfaces(); err != nil {
 		s.closeFiles()
@@ -191,10 +209,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// numPorts counts the ports frames can be on: a NIC's host side counts.
-func (c *Case) numPorts() int {
-	if c.Role == device.RoleNIC {
-		return 2
+// numPorts counts the ports frames of a capture can be on: a NIC's host
+// side counts in its input (frames offered for transmission), not in
+// what it sent (optional there: left out when it cannot be captured).
+func (c *Case) numPorts(output bool) int {
+	if c.Role == device.RoleNIC && !output {
+		return len(c.Ports) + 1
 	}
 	return len(c.Ports)
 }

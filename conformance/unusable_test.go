@@ -15,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/pcapio"
 )
 
@@ -212,4 +213,83 @@ func TestDeviceModeSurvivesAnyCapture(t *testing.T) {
 		}
 	}
 	t.Logf("%d device-mode runs", runs)
+}
+
+// TestClassicPcapOnePort checks where classic pcap (no interface ids) is
+// accepted (conformance.md "A vector": where a vector has one port): the
+// output of a case with one port of its own, a NIC's host side being
+// implicit and optional in what the device sent, reads as that port, in
+// device mode and in exact mode alike (the same verdict as a pcapng of
+// that one interface); a NIC's input (host side and wire) and the output
+// of a switch with several ports stay unusable.
+func TestClassicPcapOnePort(t *testing.T) {
+	dir := copyVector(t, "sfc/nic-pause-resume")
+	cs := filepath.Join(dir, conformance.CaseFile)
+	in := filepath.Join(dir, conformance.InputFile)
+	exp := readCapture(t, filepath.Join(dir, conformance.ExpectedFile))
+	wire := &capture{names: exp.names[:1]}
+	for _, f := range exp.frames {
+		if exp.names[f.iface] != "host" {
+			wire.frames = append(wire.frames, f)
+		}
+	}
+	wire.frames = append(wire.frames, capFrame{0, exp.frames[len(exp.frames)-1].t.Add(time.Millisecond), lldpFrame()})
+	classic, one := filepath.Join(dir, "wire.pcap"), filepath.Join(dir, "wire.pcapng")
+	writeClassic(t, classic, wire)
+	wire.write(t, one)
+	for _, dev := range []string{classic, one} {
+		rep, err := conformance.CheckFiles(cs, in, dev, conformance.Options{})
+		if err != nil || rep.Verdict != conformance.Pass || rep.ExitCode() != 0 {
+			var b strings.Builder
+			rep.WriteText(&b)
+			t.Fatalf("device mode %s: err %v, verdict %s, want PASS:\n%s", filepath.Base(dev), err, rep.Verdict, b.String())
+		}
+	}
+	// A fault in the classic pcap still fails.
+	bad := &capture{names: wire.names}
+	for i, f := range wire.frames {
+		if m := meta(f.data); i == len(wire.frames)/2 && m.Kind == device.KindData {
+			continue
+		}
+		bad.frames = append(bad.frames, f)
+	}
+	if len(bad.frames) != len(wire.frames)-1 {
+		t.Fatal("no data frame half-way through the wire capture")
+	}
+	writeClassic(t, classic, bad)
+	if rep, err := conformance.CheckFiles(cs, in, classic, conformance.Options{}); err != nil || rep.Verdict != conformance.Fail || rep.Check("DATA-LOSS").Count == 0 {
+		t.Fatalf("classic pcap, a data frame dropped: err %v, verdict %v, want FAIL DATA-LOSS", err, rep.Verdict)
+	}
+	// Exact mode reads it too, with the verdict of the one-interface
+	// pcapng: the reference's host frames are missing from both.
+	writeClassic(t, classic, wire)
+	c, err := conformance.LoadCase(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err1 := conformance.RunExact(c, in, classic, conformance.Options{})
+	ro, err2 := conformance.RunExact(c, in, one, conformance.Options{})
+	if err1 != nil || err2 != nil || rc.Verdict != ro.Verdict || rc.Verdict != conformance.Fail || rc.Check("frames").Count != ro.Check("frames").Count {
+		t.Fatalf("exact mode: classic %v %v, pcapng %v %v: want the same FAIL (host frames missing)", rc.Verdict, err1, ro.Verdict, err2)
+	}
+	// The NIC's input has two ports: classic pcap is unusable there.
+	inCap := readCapture(t, in)
+	classicIn := filepath.Join(dir, "in.pcap")
+	writeClassic(t, classicIn, inCap)
+	rep, err := conformance.CheckFiles(cs, classicIn, one, conformance.Options{})
+	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(err.Error(), "a NIC's input carries two ports (0, host)") {
+		t.Fatalf("NIC input as classic pcap: err %v exit %d, want unusable", err, rep.ExitCode())
+	}
+	// A switch's output with several ports: unusable.
+	sw := copyVector(t, "sfc/incast-first-bts")
+	swExp := readCapture(t, filepath.Join(sw, conformance.ExpectedFile))
+	writeClassic(t, filepath.Join(sw, "dev.pcap"), swExp)
+	rep, err = conformance.CheckFiles(filepath.Join(sw, conformance.CaseFile), filepath.Join(sw, conformance.InputFile), filepath.Join(sw, "dev.pcap"), conformance.Options{})
+	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(err.Error(), "classic pcap has no interface ids, and the case defines 5 ports") {
+		t.Fatalf("switch output as classic pcap: err %v exit %d, want unusable", err, rep.ExitCode())
+	}
+	writeClassic(t, filepath.Join(sw, conformance.ExpectedFile), swExp)
+	if _, err := conformance.RunVector(sw, conformance.Options{}); !conformance.IsUnusable(err) || !strings.Contains(err.Error(), "the case defines 5 ports") {
+		t.Fatalf("exact mode, switch expected as classic pcap: err %v, want unusable", err)
+	}
 }
