@@ -289,7 +289,7 @@ func (c *Case) parseTop(d *decoder, top *mapping) {
 	}
 	if n := top.get("end"); n != nil {
 		c.note("end", n)
-		c.End, _ = d.duration(n, "end", 1, 10*device.Second)
+		c.End, _ = d.duration(n, "end", 0, 10*device.Second) // 0: no minimum, as when absent
 	}
 	if n := top.get("device"); n != nil {
 		c.parseDevice(d, d.mapping(n, "device"))

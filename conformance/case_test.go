@@ -175,3 +175,54 @@ func TestFmtTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseZeroTime: a bare 0 is a time wherever case.yaml takes one
+// (README: "Sizes and times always carry a unit (0 excepted)"); where 0 is
+// below a key's range the error says so, not "not a duration".
+func TestCaseZeroTime(t *testing.T) {
+	for _, tc := range []struct {
+		key, yaml  string
+		get        func(*Case) (int64, bool)
+		outOfRange bool
+	}{
+		{"end", "end: 0\n", func(c *Case) (int64, bool) { return c.End, c.Line("end") > 0 }, false},
+		{"tolerances.time", "  time: 0", func(c *Case) (int64, bool) { return c.Tol.Time, c.Tol.TimeSet }, false},
+		{"tolerances.early", "  early: 0", func(c *Case) (int64, bool) { return c.Tol.Early, c.Tol.EarlySet }, false},
+		{"tolerances.pause", "  pause: 0", func(c *Case) (int64, bool) { return c.Tol.Pause, c.Tol.PauseSet }, false},
+		{"tolerances.jitter", "  jitter: 0", func(c *Case) (int64, bool) { return c.Tol.Jitter, c.Tol.JitterSet }, false},
+		{"tolerances.window", "  window: 0", nil, true},
+		{"params.bts_latency", "  bts_latency: 0", func(c *Case) (int64, bool) {
+			p, ok := c.Params["bts_latency"]
+			return p.Int, ok
+		}, false},
+		{"params.reset", "  reset: 0", nil, true},
+		{"params.base_rtt", "  base_rtt: 0", nil, true},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			text := goodCase
+			switch {
+			case strings.HasPrefix(tc.key, "tolerances."):
+				text = strings.Replace(text, "  time: 500ns\n", tc.yaml+"\n", 1)
+			case tc.key == "params.reset":
+				text = strings.Replace(text, "  reset: 5us\n", tc.yaml+"\n", 1)
+			case strings.HasPrefix(tc.key, "params."):
+				text = strings.Replace(text, "  reset: 5us\n", "  reset: 5us\n"+tc.yaml+"\n", 1)
+			default:
+				text += tc.yaml
+			}
+			c, err := ParseCase("case.yaml", []byte(text))
+			if tc.outOfRange {
+				if err == nil || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), "out of range") {
+					t.Fatalf("err %v; want %s out of range", err, tc.key)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, set := tc.get(c); v != 0 || !set {
+				t.Errorf("%s = %d, set %v; want 0, set", tc.key, v, set)
+			}
+		})
+	}
+}

@@ -84,6 +84,11 @@ func TestParseUnits(t *testing.T) {
 		{ParseDuration, "88ns", 88, false},
 		{ParseDuration, "1.5ms", 1_500_000, false},
 		{ParseDuration, "5 fortnights", 0, true},
+		{ParseDuration, "0", 0, false}, // a bare 0 needs no unit
+		{ParseDuration, " 0 ", 0, false},
+		{ParseDuration, "0ns", 0, false},
+		{ParseDuration, "5", 0, true}, // any other number does
+		{ParseDuration, "0.5", 0, true},
 		{ParseRate, "100Gbps", 100 * Gbps, false},
 		{ParseRate, "25G", 25 * Gbps, false},
 		{ParseRate, "400Gb/s", 400 * Gbps, false},

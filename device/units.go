@@ -151,8 +151,15 @@ func parseQty(what, s string, units map[string]int64) (int64, error) {
 // "125KB" = 125,000, "64KiB" = 65,536, "1500" or "1500B" = 1,500.
 func ParseBytes(s string) (int64, error) { return parseQty("octets", s, byteUnits) }
 
-// ParseDuration parses a time into ns: "5us", "88ns", "1.5ms", "2s".
-func ParseDuration(s string) (int64, error) { return parseQty("duration", s, timeUnits) }
+// ParseDuration parses a time into ns: "5us", "88ns", "1.5ms", "2s". A
+// bare 0 needs no unit (it is 0 in every unit; conformance/README.md:
+// "Sizes and times always carry a unit (0 excepted)").
+func ParseDuration(s string) (int64, error) {
+	if t := strings.TrimSpace(s); t != "" && strings.Trim(t, "0") == "" {
+		return 0, nil
+	}
+	return parseQty("duration", s, timeUnits)
+}
 
 // ParseRate parses a link speed into bit/s: "100Gbps", "25G", "400Gb/s".
 func ParseRate(s string) (int64, error) { return parseQty("rate", s, rateUnits) }
