@@ -75,8 +75,14 @@ kernel drops, and how far it fell behind the wall clock.`,
 			if format != "text" && format != "json" {
 				return &usageError{fmt.Errorf("--format %q: want text or json", format)}
 			}
-			if o.Dilate < 1 {
-				return &usageError{fmt.Errorf("--dilate %g: want 1 or more", o.Dilate)}
+			if err := checkDilate(o.Dilate); err != nil {
+				return err
+			}
+			if o.Settle < 0 {
+				return &usageError{fmt.Errorf("--settle %s: want 0 or more", o.Settle)}
+			}
+			if duration < 0 {
+				return &usageError{fmt.Errorf("--duration %s: want 0 or more (0: until SIGINT or SIGTERM)", duration)}
 			}
 			pm, err := live.ParsePortMap(ports)
 			if err != nil {

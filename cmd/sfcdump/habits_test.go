@@ -4,11 +4,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 
+	"github.com/opensfc/sfc/liveio"
 	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/version"
 )
@@ -712,5 +715,49 @@ func TestUnwritableOutputIsRuntimeError(t *testing.T) {
 	out, errs, code := sfcdump(t, "read", "-q", "-w", missing, sampleCap)
 	if code != 1 || out != "" || !strings.Contains(errs, missing) {
 		t.Errorf("read -w %s: exit %d, stdout %q, stderr %q; want 1 naming the output", missing, code, out, errs)
+	}
+}
+
+// TestLiveFlagsValidated: conform live's and emulate's numeric flags out of
+// range (NaN, ±Inf, negative, huge) are usage errors (exit 2) naming the
+// flag, found before any interface is opened: no root or namespace needed.
+func TestLiveFlagsValidated(t *testing.T) {
+	saved := liveOpen
+	defer func() { liveOpen = saved }()
+	liveOpen = func(iface string, _ liveio.Options) (*liveio.Port, error) {
+		t.Errorf("opened %s: a flag out of range went through", iface)
+		return nil, errors.New("not in this test")
+	}
+	const v = "../../pcaps/sfc/incast-first-bts"
+	lv := []string{"conform", "live", v, "--port", "0=nonexist0"}
+	em := []string{"emulate", "--scheme", "pfc", "--port", "0=nonexist0"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(lv, "--dilate", "NaN"), "--dilate NaN"},
+		{append(lv, "--dilate", "Inf"), "--dilate +Inf"},
+		{append(lv, "--dilate", "-Inf"), "--dilate -Inf"},
+		{append(lv, "--dilate", "0"), "--dilate 0"},
+		{append(lv, "--dilate", "-1"), "--dilate -1"},
+		{append(lv, "--dilate", "1e300"), "--dilate 1e+300"},
+		{append(lv, "--max-slip", "-1h"), "--max-slip -1h0m0s"},
+		{append(lv, "--max-slip", "-1ns"), "--max-slip -1ns"},
+		{append(lv, "--max", "-1"), "--max -1"},
+		{append(em, "--dilate", "NaN"), "--dilate NaN"},
+		{append(em, "--dilate", "+Inf"), "--dilate +Inf"},
+		{append(em, "--dilate", "0.5"), "--dilate 0.5"},
+		{append(em, "--dilate", "1e10"), "--dilate 1e+10"},
+		{append(em, "--settle", "-1ms"), "--settle -1ms"},
+		{append(em, "--duration", "-1s"), "--duration -1s"},
+		{[]string{"conform", "run", v, "-j", "0"}, "-j 0"},
+		{[]string{"conform", "run", v, "-j", "257"}, "-j 257"},
+		{[]string{"conform", "run", v, "--max", "-1"}, "--max -1"},
+	} {
+		args := slices.Clone(tc.args)
+		out, errs, code := sfcdump(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, %q", args, code, out, errs, tc.want)
+		}
 	}
 }

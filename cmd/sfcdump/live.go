@@ -66,8 +66,11 @@ then INCONCLUSIVE). See docs/live.md.`,
 			if len(pm) == 0 {
 				return &usageError{fmt.Errorf("conform live needs --port NAME=IFACE for the device's ports")}
 			}
-			if o.Dilate < 1 {
-				return &usageError{fmt.Errorf("--dilate %g: want 1 or more", o.Dilate)}
+			if err := checkDilate(o.Dilate); err != nil {
+				return err
+			}
+			if maxSlip < 0 {
+				return &usageError{fmt.Errorf("--max-slip %s: want 0 or more (0: the case's time tolerance)", maxSlip)}
 			}
 			dirs, err := vectorDirs(args)
 			if err != nil {
@@ -105,6 +108,20 @@ then INCONCLUSIVE). See docs/live.md.`,
 	fl.StringVar(&syncDir, "sync", "", "a directory shared with 'sfcdump emulate --sync' on this host: the emulator starts each vector's clock at its epoch, and its own lag makes a run inconclusive")
 	fl.DurationVar(&maxSlip, "max-slip", 0, "how late a frame may leave, in vector time, before the run is inconclusive (default: the case's time tolerance)")
 	return cmd
+}
+
+// maxDilate bounds --dilate of conform live and emulate: 1 ns of vector
+// time becomes at most 1 s of wall-clock time, and a schedule in int64 ns
+// times the factor stays far from overflowing for any real vector.
+const maxDilate = 1e9
+
+// checkDilate range-checks --dilate: 1 to maxDilate, which NaN and ±Inf
+// are not (a plain "< 1" lets NaN through).
+func checkDilate(d float64) error {
+	if !(d >= 1 && d <= maxDilate) {
+		return &usageError{fmt.Errorf("--dilate %g: want 1 to %g", d, float64(maxDilate))}
+	}
+	return nil
 }
 
 // severity orders verdicts for the overall exit status.
