@@ -226,3 +226,23 @@ func TestCaseZeroTime(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionsMaskIgnoreNotBlamedOnCase: a bad Options.Mask or
+// Options.Ignore is reported as the option's, not as the case file's (the
+// case's own mask and ignore were checked, with lines, by ParseCase), and
+// an ignore's column counts from the start of the option.
+func TestOptionsMaskIgnoreNotBlamedOnCase(t *testing.T) {
+	const v = "../pcaps/sfc/incast-first-bts/"
+	for _, tc := range []struct {
+		opt  Options
+		want string
+	}{
+		{Options{Mask: []string{"udp.sport", "bogus.field"}}, `unusable: Options.Mask: unknown field "bogus.field"`},
+		{Options{Ignore: "udp.dport =="}, "unusable: Options.Ignore: not a display filter: filter: column 13"},
+	} {
+		_, err := CheckFiles(v+"case.yaml", v+"input.pcapng", v+"expected.pcapng", tc.opt)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "case.yaml") {
+			t.Errorf("%+v: %v; want %q, not naming case.yaml", tc.opt, err, tc.want)
+		}
+	}
+}

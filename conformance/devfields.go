@@ -41,6 +41,13 @@ var MaskFields = []string{
 // maskSet is a set of masked field names.
 type maskSet map[string]bool
 
+// CheckMask reports the first of fields that is not one of MaskFields, for
+// a caller to blame on wherever the list came from (a flag, a file).
+func CheckMask(fields []string) error {
+	_, err := newMaskSet(fields)
+	return err
+}
+
 func newMaskSet(names []string) (maskSet, error) {
 	known := map[string]bool{}
 	for _, n := range MaskFields {
@@ -53,7 +60,7 @@ func newMaskSet(names []string) (maskSet, error) {
 			continue
 		}
 		if !known[n] {
-			return nil, fmt.Errorf("mask: unknown field %q (maskable: %s)", n, strings.Join(MaskFields, ", "))
+			return nil, fmt.Errorf("unknown field %q (maskable: %s)", n, strings.Join(MaskFields, ", "))
 		}
 		m[n] = true
 	}

@@ -322,9 +322,19 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 	k.vol = newVolatile(names)
 	k.onlyICRC = len(c.Volatile) == 0
 	k.mh.SetSeed(k.seed)
+	// The case's mask and ignore were checked with their lines by
+	// ParseCase; an error here is in the options, not in c.File.
+	if err := CheckMask(opt.Mask); err != nil {
+		return nil, &UnusableError{File: "Options.Mask", Reason: err.Error(), Err: err}
+	}
+	if opt.Ignore != "" {
+		if _, err := filter.Compile(opt.Ignore); err != nil {
+			return nil, &UnusableError{File: "Options.Ignore", Reason: "not a display filter: " + err.Error(), Err: err}
+		}
+	}
 	masks, err := newMaskSet(append(append([]string(nil), c.Mask...), opt.Mask...))
 	if err != nil {
-		return nil, &UnusableError{File: c.File, Reason: err.Error()}
+		return nil, &UnusableError{File: c.File, Reason: "mask: " + err.Error()}
 	}
 	k.fc = &fieldCmp{masks: masks, cp: k.cp}
 	ignore := c.Ignore

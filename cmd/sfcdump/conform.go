@@ -18,6 +18,7 @@ import (
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/conformance/scenario"
+	"github.com/opensfc/sfc/filter"
 )
 
 func init() { subcommands = append(subcommands, newConformCmd) }
@@ -281,6 +282,18 @@ other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
 			}
 			if casePath == "" || input == "" || dev == "" {
 				return &usageError{errors.New("conform check needs --case, --input and --device")}
+			}
+			// Blame a bad --mask or --ignore on the flag (a usage error,
+			// exit 2, no report), not on the case.yaml they are added to.
+			for _, m := range mask {
+				if err := conformance.CheckMask([]string{m}); err != nil {
+					return &usageError{fmt.Errorf("--mask %s: %v", m, err)}
+				}
+			}
+			if ignore != "" {
+				if _, err := filter.Compile(ignore); err != nil {
+					return &usageError{fmt.Errorf("--ignore %q: not a display filter: %v", ignore, err)}
+				}
 			}
 			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown, DUT: f.dut, Mask: mask, Ignore: ignore})
 			return f.finish(cmd, []*conformance.Report{rep})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -209,6 +210,44 @@ func TestConformTextEscapedAndMaxChecked(t *testing.T) {
 		_, errs, code := conform(t, append(args, "--max", "-1")...)
 		if code != 2 || !strings.Contains(errs, "--max -1") {
 			t.Errorf("conform %s --max -1: exit %d, stderr %q; want 2 naming the flag", args[0], code, errs)
+		}
+	}
+}
+
+// TestConformCheckMaskIgnoreFlags: a bad --mask or --ignore value is a
+// usage error (decisions.md: a flag value out of range, exit 2, no report
+// on stdout) naming the flag and its value, not the case.yaml it is added
+// to; a bad mask or ignore in case.yaml names the file and its line.
+func TestConformCheckMaskIgnoreFlags(t *testing.T) {
+	args := []string{"conform", "check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--mask", "bogus.field"}, `--mask bogus.field: unknown field "bogus.field"`},
+		{[]string{"--mask", "udp.sport,bogus", "-T", "junit"}, `--mask bogus: unknown field "bogus"`},
+		{[]string{"--ignore", "udp.dport =="}, `--ignore "udp.dport ==": not a display filter: filter: column 13`},
+		{[]string{"--ignore", "udp.dport ==", "-T", "jsonl"}, `--ignore "udp.dport =="`},
+	} {
+		a := append(slices.Clone(args), tc.extra...)
+		out, errs, code := sfcdump(t, a...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "case.yaml") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, %q and no case.yaml", tc.extra, code, out, errs, tc.want)
+		}
+	}
+	for _, tc := range []struct{ key, want string }{
+		{"mask: [bogus.field]\n", `case.yaml:%d: mask: unknown field "bogus.field"`},
+		{"ignore: \"udp.dport ==\"\n", `case.yaml:%d: ignore: not a display filter`},
+	} {
+		dir := copyVec(t)
+		cy := filepath.Join(dir, "case.yaml")
+		b, _ := os.ReadFile(cy)
+		line := bytes.Count(b, []byte("\n")) + 1
+		os.WriteFile(cy, append(b, tc.key...), 0o644)
+		want := fmt.Sprintf(tc.want, line)
+		out, _, code := sfcdump(t, "conform", "check", "--case", cy, "--input", dir+"/input.pcapng", "--device", dir+"/expected.pcapng")
+		if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "mask: mask:") {
+			t.Errorf("%q in case.yaml: exit %d, %q; want 2 and %q", tc.key, code, out, want)
 		}
 	}
 }
