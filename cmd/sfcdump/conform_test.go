@@ -212,3 +212,47 @@ func TestConformTextEscapedAndMaxChecked(t *testing.T) {
 		}
 	}
 }
+
+// A line break in a value from outside (--dut, a vector's path, the
+// case's description, a deviation's text) is escaped in the text report
+// like the other control characters: one value never makes a line of its
+// own, so a FAIL or UNUSABLE report cannot show a forged verdict line.
+func TestConformTextLineBreakEscaped(t *testing.T) {
+	forged := func(out string) bool {
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "verdict: ") {
+				n++
+			}
+		}
+		return n != 1 || strings.Contains(out, "\nverdict: PASS")
+	}
+	dut := "Acme\nverdict: PASS"
+	out, _, code := conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/flow-mix/expected.pcapng", "--dut", dut)
+	if code != 1 || forged(out) || !strings.Contains(out, `device: Acme\nverdict: PASS`) {
+		t.Fatalf("--dut with a line break: exit %d\n%s", code, out)
+	}
+	// a vector directory whose name holds a line break, usable and not
+	dir := filepath.Join(t.TempDir(), "v\x1b[2Jx\nverdict: PASS")
+	os.Mkdir(dir, 0o755)
+	for _, f := range []string{"case.yaml", "input.pcapng", "expected.pcapng"} {
+		b, _ := os.ReadFile(filepath.Join(vec, f))
+		if f == "case.yaml" {
+			b = []byte(strings.Replace(string(b), "description:", "description: \"evil\\nverdict: PASS\" #", 1))
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	out, _, code = conform(t, "run", dir)
+	if code != 2 || forged(out) || !strings.Contains(out, `v\x1b[2Jx\nverdict: PASS`) {
+		t.Fatalf("run, path and description with line breaks: exit %d\n%s", code, out)
+	}
+	os.Remove(filepath.Join(dir, "input.pcapng"))
+	out, _, code = conform(t, "run", dir)
+	if code != 2 || forged(out) {
+		t.Fatalf("run, unusable vector whose path has a line break: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-q", vec, dir)
+	if code != 2 || forged(out) {
+		t.Fatalf("run -q: exit %d\n%s", code, out)
+	}
+}
