@@ -38,8 +38,14 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 	if rep.CaptureDigest == "" {
 		rep.CaptureDigest = digestFiles(dev)
 	}
+	if rep.Input == "" {
+		rep.Input = input
+	}
+	if rep.Compared == "" {
+		rep.Compared = dev
+	}
 	if err != nil {
-		rep.Verdict, rep.Error = Unusable, err.Error()
+		rep.unusable(err)
 	}
 	return rep, err
 }

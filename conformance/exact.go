@@ -69,8 +69,14 @@ func RunVector(dir string, opt Options) (*Report, error) {
 		rep = newReport(ModeExact, opt.MaxShown, nil)
 	}
 	rep.Vector = dir
+	if rep.Input == "" {
+		rep.Input = filepath.Join(dir, InputFile)
+	}
+	if rep.Compared == "" {
+		rep.Compared = filepath.Join(dir, ExpectedFile)
+	}
 	if err != nil {
-		rep.Verdict, rep.Error = Unusable, err.Error()
+		rep.unusable(err)
 	}
 	return rep, err
 }

@@ -281,6 +281,15 @@ func (r *Report) finish() {
 	}
 }
 
+// unusable marks the report UNUSABLE for err and drops the rules'
+// verdicts: a vector that could not be compared has none (the rules it
+// did not get to would read PASS with 0 checked), in every format alike.
+func (r *Report) unusable(err error) {
+	r.Verdict, r.Error = Unusable, err.Error()
+	r.Checks = []*CheckResult{}
+	r.byName = map[string]*CheckResult{}
+}
+
 // ExitCode returns the exit status of `sfcdump conform` for the report:
 // 0 pass, 1 deviations, 2 unusable, 3 inconclusive.
 func (r *Report) ExitCode() int { return ExitCodeOf(r.Verdict) }

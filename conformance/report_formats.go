@@ -191,6 +191,10 @@ func (r *Report) WriteJSONL(w io.Writer) error {
 		CaptureDigest: r.CaptureDigest, DUT: r.DUT, Mode: r.Mode, Tolerances: r.Tolerances, Background: r.Background, Error: r.Error, Notes: r.Notes}); err != nil {
 		return err
 	}
+	if r.Error != "" {
+		// UNUSABLE: the reason, no rule verdicts (as the text report)
+		return e.Encode(JSONLRecord{Type: "verdict", Vector: r.Vector, Verdict: Unusable, Error: r.Error})
+	}
 	for _, c := range r.Checks {
 		for i := range c.Deviations {
 			d := c.Deviations[i]
@@ -284,6 +288,12 @@ func JUnit(reps []*Report) *JUnitSuites {
 		if r.Error != "" {
 			s.Cases = append(s.Cases, JUnitCase{Name: "UNUSABLE", Classname: class, Error: &JUnitProblem{Message: r.Error, Type: Unusable}})
 			s.Errors++
+			// the one error case carries the reason: no rule verdicts
+			s.Tests = len(s.Cases)
+			root.Tests += s.Tests
+			root.Errors += s.Errors
+			root.Suites = append(root.Suites, s)
+			continue
 		}
 		if len(r.Notes) > 0 {
 			s.Cases = append(s.Cases, JUnitCase{Name: "LIVE", Classname: class,

@@ -256,3 +256,42 @@ func TestConformTextLineBreakEscaped(t *testing.T) {
 		t.Fatalf("run -q: exit %d\n%s", code, out)
 	}
 }
+
+// An UNUSABLE vector gets no rule verdicts in any format (README: "an
+// UNUSABLE vector one `error` case"): JUnit one error case carrying the
+// reason, JSON Lines the report and the verdict only, JSON no checks; and
+// each report still names the capture and the device.
+func TestConformUnusableHasNoRuleVerdicts(t *testing.T) {
+	dir := copyVec(t)
+	os.Remove(filepath.Join(dir, "input.pcapng"))
+	for _, args := range [][]string{
+		{"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng", "--mask", "bogus.field"},
+		{"check", "--case", dir + "/nosuch.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"},
+		{"run", dir},
+	} {
+		args = append(args, "--dut", "Acme 9000")
+		out, _, code := conform(t, append(args, "-T", "junit")...)
+		if code != 2 || !strings.Contains(out, `tests="1" failures="0" errors="1"`) || strings.Count(out, "<testcase ") != 1 ||
+			!strings.Contains(out, `<error message="unusable: `) || !strings.Contains(out, `name="dut" value="Acme 9000"`) {
+			t.Errorf("%v junit: exit %d\n%s", args, code, out)
+		}
+		out, _, code = conform(t, append(args, "-T", "jsonl")...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], `"dut":"Acme 9000"`) || !strings.Contains(lines[1], `"verdict":"UNUSABLE"`) || strings.Contains(out, `"type":"rule"`) {
+			t.Errorf("%v jsonl: exit %d\n%s", args, code, out)
+		}
+		out, _, code = conform(t, append(args, "-T", "json")...)
+		var rep struct {
+			Checks   []any  `json:"checks"`
+			Compared string `json:"compared"`
+			DUT      string `json:"dut"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 2 || len(rep.Checks) != 0 || !strings.HasSuffix(rep.Compared, "expected.pcapng") || rep.DUT != "Acme 9000" {
+			t.Errorf("%v json: exit %d %v\n%s", args, code, err, out)
+		}
+		out, _, code = conform(t, args...)
+		if code != 2 || !strings.Contains(out, "device: Acme 9000") || strings.Contains(out, " PASS") {
+			t.Errorf("%v text: exit %d\n%s", args, code, out)
+		}
+	}
+}
