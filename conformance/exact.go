@@ -115,6 +115,7 @@ func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
 func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report, error) {
 	rep := newReport(ModeExact, opt.MaxShown, exactChecks)
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, expected
+	rep.Tolerances = exactTolerances(c)
 	m, err := BuildModel(c)
 	if err != nil {
 		return rep, err

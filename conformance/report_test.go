@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,22 @@ func TestWriteTextEscapesLineBreaks(t *testing.T) {
 		if strings.ContainsAny(out, "\r\x1b") || strings.Count(out, "\nverdict: ") != 1 || !strings.HasSuffix(out, "\nverdict: UNUSABLE\n") || !strings.Contains(out, "/case.yaml:1: bad\n  vec/x\\nverdict") {
 			t.Errorf("%s mode, unusable: a value made a line of its own:\n%s", mode, out)
 		}
+	}
+}
+
+// Exact mode's tolerances name the time tolerance and the volatile
+// fields, and none of device mode's.
+func TestExactTolerancesInForce(t *testing.T) {
+	tf := exactTolerances(&Case{Tol: Tolerances{Time: 500}, Volatile: []string{"ip.id", "udp.sport"}})
+	if s := tf.String(); s != "time 0.5us, volatile ip.id udp.sport" {
+		t.Errorf("String() = %q", s)
+	}
+	b, err := json.Marshal(tf)
+	if err != nil || string(b) != `{"time_ns":500,"volatile":["ip.id","udp.sport"]}` {
+		t.Errorf("JSON %s %v", b, err)
+	}
+	b, _ = json.Marshal(&TolerancesInForce{TimeNs: 1000, Mask: []string{"bts.reporter"}})
+	if !strings.Contains(string(b), `"early_ns":0`) || !strings.Contains(string(b), `"mask":["bts.reporter"]`) {
+		t.Errorf("device-mode JSON %s", b)
 	}
 }

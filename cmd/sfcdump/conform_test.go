@@ -295,3 +295,20 @@ func TestConformUnusableHasNoRuleVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// Exact-mode reports name the tolerances in force (conformance.md
+// "Reports"), in every format: the time tolerance and the volatile fields.
+func TestConformRunNamesTolerances(t *testing.T) {
+	out, _, code := conform(t, "run", vec)
+	if code != 0 || !strings.Contains(out, "\n  tolerances: time 0us\n") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-T", "jsonl", vec)
+	if code != 0 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], `"tolerances":{"time_ns":0}`) {
+		t.Errorf("jsonl: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-T", "junit", vec)
+	if code != 0 || !strings.Contains(out, `<property name="tolerances" value="time 0us">`) {
+		t.Errorf("junit: exit %d\n%s", code, out)
+	}
+}
