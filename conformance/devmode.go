@@ -38,8 +38,14 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 	if rep.CaptureDigest == "" {
 		rep.CaptureDigest = digestFiles(dev)
 	}
+	if rep.Input == "" {
+		rep.Input = input
+	}
+	if rep.Compared == "" {
+		rep.Compared = dev
+	}
 	if err != nil {
-		rep.Verdict, rep.Error = Unusable, err.Error()
+		rep.unusable(err)
 	}
 	return rep, err
 }
@@ -202,6 +208,7 @@ type devChecker struct {
 	lastSig  int64         // the reference's last signal
 	hasSig   bool
 	lostEnd  int64 // deviations not reported: after the capture's end
+	lostAt   int64 // the earliest reference frame of them (model time)
 	// held are missing-frame deviations of ports that carried no frame
 	// yet: reported at the end if the port carried any (rule 9), else
 	// counted as not judged. At most a report's worth per rule is kept.
@@ -466,6 +473,9 @@ type heldDevs struct {
 // nothing), which makes the vector INCONCLUSIVE instead.
 func (k *devChecker) missing(d Deviation, port int) {
 	if d.Time+k.tol > k.devLast {
+		if k.lostEnd == 0 || d.Time < k.lostAt {
+			k.lostAt = d.Time
+		}
 		k.lostEnd++
 		return
 	}
@@ -1127,8 +1137,8 @@ func (k *devChecker) finish() {
 	k.rep.checked("CAP-END", 1)
 	if k.lostEnd > 0 {
 		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture end",
-			Expected: fmt.Sprintf("at or after %s (the reference's last signal plus the time tolerance)", fmtTime(k.lastSig+k.tol)),
-			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends first: %d reference frame(s) after its end not judged", k.lostEnd)})
+			Expected: fmt.Sprintf("at or after %s (the reference's frame at %s plus the time tolerance)", fmtTime(k.lostAt+k.tol), fmtTime(k.lostAt)),
+			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends before the reference's frame at %s: %d reference frame(s) after its end not judged", fmtTime(k.lostAt), k.lostEnd)})
 	}
 	k.rep.checked("CAP-DROPS", 1)
 	for _, st := range []*stream{k.in, k.ds} {

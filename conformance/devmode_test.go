@@ -147,6 +147,13 @@ func TestVerdictsAndExitCodes(t *testing.T) {
 		rep.WriteText(&b)
 		t.Fatalf("truncated capture: %v\n%s", err, b.String())
 	}
+	// the deviation names the reference frame the capture ends before,
+	// not a bound the capture's end already passed
+	for _, d := range rep.Check("CAP-END").Deviations {
+		if d.Field == "capture end" && (!strings.Contains(d.Detail, "the capture ends before the reference's frame at ") || !strings.Contains(d.Expected, "the reference's frame at ")) {
+			t.Errorf("CAP-END deviation %q does not say what the capture ends before", d.String())
+		}
+	}
 	for _, tc := range []struct {
 		in   []string
 		want string

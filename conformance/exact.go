@@ -69,8 +69,14 @@ func RunVector(dir string, opt Options) (*Report, error) {
 		rep = newReport(ModeExact, opt.MaxShown, nil)
 	}
 	rep.Vector = dir
+	if rep.Input == "" {
+		rep.Input = filepath.Join(dir, InputFile)
+	}
+	if rep.Compared == "" {
+		rep.Compared = filepath.Join(dir, ExpectedFile)
+	}
 	if err != nil {
-		rep.Verdict, rep.Error = Unusable, err.Error()
+		rep.unusable(err)
 	}
 	return rep, err
 }
@@ -109,6 +115,7 @@ func RunExact(c *Case, input, expected string, opt Options) (*Report, error) {
 func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report, error) {
 	rep := newReport(ModeExact, opt.MaxShown, exactChecks)
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, expected
+	rep.Tolerances = exactTolerances(c)
 	m, err := BuildModel(c)
 	if err != nil {
 		return rep, err

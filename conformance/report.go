@@ -131,8 +131,10 @@ type Report struct {
 // Unusable is the verdict of a report whose vector could not be compared.
 const Unusable = "UNUSABLE"
 
-// TolerancesInForce are the tolerances a device-mode report was judged
-// with, defaults filled in (times in ns, sizes in octets).
+// TolerancesInForce are the tolerances a report was judged with, defaults
+// filled in (times in ns, sizes in octets). Exact mode has only the time
+// tolerance and the volatile fields (exactTolerances); device mode all but
+// Volatile.
 type TolerancesInForce struct {
 	TimeNs        int64    `json:"time_ns"`
 	EarlyNs       int64    `json:"early_ns"`
@@ -143,10 +145,41 @@ type TolerancesInForce struct {
 	MissedPeriods int64    `json:"missed_periods"`
 	Mask          []string `json:"mask,omitempty"`
 	Ignore        string   `json:"ignore,omitempty"`
+	// Volatile are the fields exact mode does not compare (case.yaml
+	// volatile:).
+	Volatile []string `json:"volatile,omitempty"`
+
+	exact bool
+}
+
+// exactTolerances returns the tolerances of exact mode for c: the time
+// tolerance (default 0) and the volatile fields.
+func exactTolerances(c *Case) *TolerancesInForce {
+	return &TolerancesInForce{TimeNs: c.Tol.Time, Volatile: c.Volatile, exact: true}
+}
+
+// MarshalJSON writes the tolerances of the report's mode: in exact mode
+// only time_ns and volatile (the device-mode ones do not apply there).
+func (t *TolerancesInForce) MarshalJSON() ([]byte, error) {
+	if t.exact {
+		return json.Marshal(struct {
+			TimeNs   int64    `json:"time_ns"`
+			Volatile []string `json:"volatile,omitempty"`
+		}{t.TimeNs, t.Volatile})
+	}
+	type plain TolerancesInForce
+	return json.Marshal((*plain)(t))
 }
 
 // String renders the tolerances on one line.
 func (t *TolerancesInForce) String() string {
+	if t.exact {
+		s := "time " + fmtTime(t.TimeNs)
+		if len(t.Volatile) > 0 {
+			s += ", volatile " + strings.Join(t.Volatile, " ")
+		}
+		return s
+	}
 	s := fmt.Sprintf("time %s, early %s, pause %s, queue depth %d octets, window %s, jitter %s, missed periods %d",
 		fmtTime(t.TimeNs), fmtTime(t.EarlyNs), fmtTime(t.PauseNs), t.QueueDepth, fmtTime(t.WindowNs), fmtTime(t.JitterNs), t.MissedPeriods)
 	if len(t.Mask) > 0 {
@@ -279,6 +312,15 @@ func (r *Report) finish() {
 	for _, c := range r.Checks {
 		r.Verdict = Worst(r.Verdict, c.Verdict)
 	}
+}
+
+// unusable marks the report UNUSABLE for err and drops the rules'
+// verdicts: a vector that could not be compared has none (the rules it
+// did not get to would read PASS with 0 checked), in every format alike.
+func (r *Report) unusable(err error) {
+	r.Verdict, r.Error = Unusable, err.Error()
+	r.Checks = []*CheckResult{}
+	r.byName = map[string]*CheckResult{}
 }
 
 // ExitCode returns the exit status of `sfcdump conform` for the report:

@@ -9,6 +9,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/opensfc/sfc/dissect"
 )
 
 // WriteText writes the report for a person: a header naming the harness,
@@ -23,31 +25,39 @@ func (r *Report) WriteTextVerbose(w io.Writer) error { return r.writeText(w, tru
 
 func (r *Report) writeText(w io.Writer, verbose bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s mode)", r.Vector, r.Mode)
+	// Every string from outside (paths, --dut, the case's description,
+	// port and field names, values quoted from a capture) is escaped
+	// (dissect.Escape, \n included): one value never makes a line of
+	// its own, so a report cannot be made to show a forged verdict line.
+	esc := dissect.Escape
+	fmt.Fprintf(&b, "%s (%s mode)", esc(r.Vector), r.Mode)
 	if r.Description != "" {
-		fmt.Fprintf(&b, ": %s", r.Description)
+		fmt.Fprintf(&b, ": %s", esc(r.Description))
 	}
 	b.WriteString("\n")
 	if r.Harness != "" {
-		fmt.Fprintf(&b, "  harness: sfcdump %s\n", r.Harness)
+		fmt.Fprintf(&b, "  harness: sfcdump %s\n", esc(r.Harness))
 	}
 	if r.VectorDigest != "" {
-		fmt.Fprintf(&b, "  vector: %s %s\n", r.Vector, r.VectorDigest)
+		fmt.Fprintf(&b, "  vector: %s %s\n", esc(r.Vector), r.VectorDigest)
 	}
 	if r.CaptureDigest != "" {
-		fmt.Fprintf(&b, "  capture: %s %s\n", r.Compared, r.CaptureDigest)
+		fmt.Fprintf(&b, "  capture: %s %s\n", esc(r.Compared), r.CaptureDigest)
 	}
 	if r.DUT != "" {
-		fmt.Fprintf(&b, "  device: %s\n", r.DUT)
+		fmt.Fprintf(&b, "  device: %s\n", esc(r.DUT))
 	}
 	if r.Tolerances != nil {
-		fmt.Fprintf(&b, "  tolerances: %s\n", r.Tolerances)
+		fmt.Fprintf(&b, "  tolerances: %s\n", esc(r.Tolerances.String()))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "  inconclusive: %s\n", n)
+		fmt.Fprintf(&b, "  inconclusive: %s\n", esc(n))
 	}
 	if r.Error != "" {
-		fmt.Fprintf(&b, "  %s\nverdict: %s\n", r.Error, Unusable)
+		for _, l := range r.errorLines() {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		fmt.Fprintf(&b, "verdict: %s\n", Unusable)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -69,7 +79,7 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 		fmt.Fprintf(&b, "  background (not checked): %d (%s)\n", bg.Total, strings.Join(parts, ", "))
 		if verbose {
 			for _, f := range bg.Shown {
-				fmt.Fprintf(&b, "      frame %d port %s at %s: %s\n", f.Frame, f.Port, fmtTime(f.Time), f.Kind)
+				fmt.Fprintf(&b, "      frame %d port %s at %s: %s\n", f.Frame, esc(f.Port), fmtTime(f.Time), esc(f.Kind))
 			}
 			if n := bg.Total - int64(len(bg.Shown)); n > 0 {
 				fmt.Fprintf(&b, "      ... %d more\n", n)
@@ -85,21 +95,21 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 			fmt.Fprintf(&b, "deviations (%d):\n", n)
 			for _, c := range r.Checks {
 				for _, d := range c.Deviations {
-					fmt.Fprintf(&b, "  %s %s\n", c.Name, d.String())
+					fmt.Fprintf(&b, "  %s %s\n", esc(c.Name), esc(d.String()))
 				}
 				if int64(len(c.Deviations)) < c.Count {
-					fmt.Fprintf(&b, "  %s ... %d more\n", c.Name, c.Count-int64(len(c.Deviations)))
+					fmt.Fprintf(&b, "  %s ... %d more\n", esc(c.Name), c.Count-int64(len(c.Deviations)))
 				}
 			}
 		}
 		b.WriteString("rules:\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(&b, "  %-18s %-12s %6d checked", c.Name, c.Verdict, c.Checked)
+			fmt.Fprintf(&b, "  %-18s %-12s %6d checked", esc(c.Name), c.Verdict, c.Checked)
 			if c.Count > 0 {
 				fmt.Fprintf(&b, ", %d deviation(s)", c.Count)
 			}
 			if c.Accepted > 0 {
-				fmt.Fprintf(&b, ", %d accepted: %s", c.Accepted, c.Why)
+				fmt.Fprintf(&b, ", %d accepted: %s", c.Accepted, esc(c.Why))
 			}
 			b.WriteString("\n")
 		}
@@ -108,13 +118,13 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 		return err
 	}
 	for _, c := range r.Checks {
-		fmt.Fprintf(&b, "  %s %-15s %s", c.Verdict, c.Name, c.Description)
+		fmt.Fprintf(&b, "  %s %-15s %s", c.Verdict, esc(c.Name), esc(c.Description))
 		if c.Count > 0 {
 			fmt.Fprintf(&b, " — %d deviation(s)", c.Count)
 		}
 		b.WriteString("\n")
 		for _, d := range c.Deviations {
-			fmt.Fprintf(&b, "      %s\n", d.String())
+			fmt.Fprintf(&b, "      %s\n", esc(d.String()))
 		}
 		if int64(len(c.Deviations)) < c.Count {
 			fmt.Fprintf(&b, "      ... %d more\n", c.Count-int64(len(c.Deviations)))
@@ -123,6 +133,25 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// errorLines returns the reason the vector is unusable as lines for the
+// text report, each escaped: a bad case.yaml gives one error a line, but
+// a path from outside that holds a line break (the vector, the case, the
+// captures) is escaped inside the message before it is split, so it never
+// makes a line of its own.
+func (r *Report) errorLines() []string {
+	e := r.Error
+	for _, p := range []string{r.Vector, r.Case, r.Input, r.Compared} {
+		if p != "" && dissect.Escape(p) != p {
+			e = strings.ReplaceAll(e, p, dissect.Escape(p))
+		}
+	}
+	lines := strings.Split(e, "\n")
+	for i, l := range lines {
+		lines[i] = dissect.Escape(l)
+	}
+	return lines
 }
 
 // JSONLRecord is one line of `--format jsonl`: a report header, a
@@ -161,6 +190,10 @@ func (r *Report) WriteJSONL(w io.Writer) error {
 	if err := e.Encode(JSONLRecord{Type: "report", Vector: r.Vector, Harness: r.Harness, VectorDigest: r.VectorDigest, Capture: r.Compared,
 		CaptureDigest: r.CaptureDigest, DUT: r.DUT, Mode: r.Mode, Tolerances: r.Tolerances, Background: r.Background, Error: r.Error, Notes: r.Notes}); err != nil {
 		return err
+	}
+	if r.Error != "" {
+		// UNUSABLE: the reason, no rule verdicts (as the text report)
+		return e.Encode(JSONLRecord{Type: "verdict", Vector: r.Vector, Verdict: Unusable, Error: r.Error})
 	}
 	for _, c := range r.Checks {
 		for i := range c.Deviations {
@@ -255,6 +288,12 @@ func JUnit(reps []*Report) *JUnitSuites {
 		if r.Error != "" {
 			s.Cases = append(s.Cases, JUnitCase{Name: "UNUSABLE", Classname: class, Error: &JUnitProblem{Message: r.Error, Type: Unusable}})
 			s.Errors++
+			// the one error case carries the reason: no rule verdicts
+			s.Tests = len(s.Cases)
+			root.Tests += s.Tests
+			root.Errors += s.Errors
+			root.Suites = append(root.Suites, s)
+			continue
 		}
 		if len(r.Notes) > 0 {
 			s.Cases = append(s.Cases, JUnitCase{Name: "LIVE", Classname: class,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/conformance/scenario"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/filter"
 )
 
@@ -233,7 +234,7 @@ func (f *conformFormat) write(w io.Writer, reps []*conformance.Report) error {
 	pass := 0
 	for _, r := range reps {
 		if f.quiet && r.Verdict == conformance.Pass {
-			fmt.Fprintf(w, "PASS %s\n", r.Vector)
+			fmt.Fprintf(w, "PASS %s\n", dissect.Escape(r.Vector))
 			pass++
 			continue
 		}

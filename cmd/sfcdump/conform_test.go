@@ -251,3 +251,108 @@ func TestConformCheckMaskIgnoreFlags(t *testing.T) {
 		}
 	}
 }
+
+// A line break in a value from outside (--dut, a vector's path, the
+// case's description, a deviation's text) is escaped in the text report
+// like the other control characters: one value never makes a line of its
+// own, so a FAIL or UNUSABLE report cannot show a forged verdict line.
+func TestConformTextLineBreakEscaped(t *testing.T) {
+	forged := func(out string) bool {
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "verdict: ") {
+				n++
+			}
+		}
+		return n != 1 || strings.Contains(out, "\nverdict: PASS")
+	}
+	dut := "Acme\nverdict: PASS"
+	out, _, code := conform(t, "check", "--case", vec+"/case.yaml", "--input", vec+"/input.pcapng", "--device", "../../pcaps/sfc/flow-mix/expected.pcapng", "--dut", dut)
+	if code != 1 || forged(out) || !strings.Contains(out, `device: Acme\nverdict: PASS`) {
+		t.Fatalf("--dut with a line break: exit %d\n%s", code, out)
+	}
+	// a vector directory whose name holds a line break, usable and not
+	dir := filepath.Join(t.TempDir(), "v\x1b[2Jx\nverdict: PASS")
+	os.Mkdir(dir, 0o755)
+	for _, f := range []string{"case.yaml", "input.pcapng", "expected.pcapng"} {
+		b, _ := os.ReadFile(filepath.Join(vec, f))
+		if f == "case.yaml" {
+			b = []byte(strings.Replace(string(b), "description:", "description: \"evil\\nverdict: PASS\" #", 1))
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	out, _, code = conform(t, "run", dir)
+	if code != 2 || forged(out) || !strings.Contains(out, `v\x1b[2Jx\nverdict: PASS`) {
+		t.Fatalf("run, path and description with line breaks: exit %d\n%s", code, out)
+	}
+	os.Remove(filepath.Join(dir, "input.pcapng"))
+	out, _, code = conform(t, "run", dir)
+	if code != 2 || forged(out) {
+		t.Fatalf("run, unusable vector whose path has a line break: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-q", vec, dir)
+	if code != 2 || forged(out) {
+		t.Fatalf("run -q: exit %d\n%s", code, out)
+	}
+}
+
+// An UNUSABLE vector gets no rule verdicts in any format (README: "an
+// UNUSABLE vector one `error` case"): JUnit one error case carrying the
+// reason, JSON Lines the report and the verdict only, JSON no checks; and
+// each report still names the capture and the device.
+func TestConformUnusableHasNoRuleVerdicts(t *testing.T) {
+	dir := copyVec(t)
+	os.Remove(filepath.Join(dir, "input.pcapng"))
+	// A bad mask in case.yaml makes the vector unusable (the same value
+	// on the command line is a usage error: TestConformCheckMaskIgnoreFlags).
+	masked := copyVec(t)
+	cb, _ := os.ReadFile(filepath.Join(masked, "case.yaml"))
+	os.WriteFile(filepath.Join(masked, "case.yaml"), append(cb, []byte("mask: [bogus.field]\n")...), 0o644)
+	for _, args := range [][]string{
+		{"check", "--case", masked + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"},
+		{"check", "--case", dir + "/nosuch.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng"},
+		{"run", dir},
+	} {
+		args = append(args, "--dut", "Acme 9000")
+		out, _, code := conform(t, append(args, "-T", "junit")...)
+		if code != 2 || !strings.Contains(out, `tests="1" failures="0" errors="1"`) || strings.Count(out, "<testcase ") != 1 ||
+			!strings.Contains(out, `type="UNUSABLE"`) || !strings.Contains(out, `name="dut" value="Acme 9000"`) {
+			t.Errorf("%v junit: exit %d\n%s", args, code, out)
+		}
+		out, _, code = conform(t, append(args, "-T", "jsonl")...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], `"dut":"Acme 9000"`) || !strings.Contains(lines[1], `"verdict":"UNUSABLE"`) || strings.Contains(out, `"type":"rule"`) {
+			t.Errorf("%v jsonl: exit %d\n%s", args, code, out)
+		}
+		out, _, code = conform(t, append(args, "-T", "json")...)
+		var rep struct {
+			Checks   []any  `json:"checks"`
+			Compared string `json:"compared"`
+			DUT      string `json:"dut"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 2 || len(rep.Checks) != 0 || !strings.HasSuffix(rep.Compared, "expected.pcapng") || rep.DUT != "Acme 9000" {
+			t.Errorf("%v json: exit %d %v\n%s", args, code, err, out)
+		}
+		out, _, code = conform(t, args...)
+		if code != 2 || !strings.Contains(out, "device: Acme 9000") || strings.Contains(out, " PASS") {
+			t.Errorf("%v text: exit %d\n%s", args, code, out)
+		}
+	}
+}
+
+// Exact-mode reports name the tolerances in force (conformance.md
+// "Reports"), in every format: the time tolerance and the volatile fields.
+func TestConformRunNamesTolerances(t *testing.T) {
+	out, _, code := conform(t, "run", vec)
+	if code != 0 || !strings.Contains(out, "\n  tolerances: time 0us\n") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-T", "jsonl", vec)
+	if code != 0 || !strings.Contains(strings.SplitN(out, "\n", 2)[0], `"tolerances":{"time_ns":0}`) {
+		t.Errorf("jsonl: exit %d\n%s", code, out)
+	}
+	out, _, code = conform(t, "run", "-T", "junit", vec)
+	if code != 0 || !strings.Contains(out, `<property name="tolerances" value="time 0us">`) {
+		t.Errorf("junit: exit %d\n%s", code, out)
+	}
+}
