@@ -10,11 +10,22 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/opensfc/sfc/device"
 )
+
+// MaxFlows bounds the flows one workload may generate or read. Flows are
+// generated up front (56 octets each, about 100 with the per-flow result
+// a run keeps), so a workload is refused before any is generated when the
+// flows it would make (the expected count for Poisson arrivals; a hard
+// stop at MaxFlows catches an unlucky draw) exceed this: 10 million flows
+// is about 1 GB, and 100 times the largest shipped figure's workload.
+const MaxFlows = 10_000_000
 
 //go:embed cdf/*.txt
 var cdfFiles embed.FS
@@ -154,9 +165,113 @@ type Workload struct {
 	Flows []Flow `yaml:"-" json:"-"`
 }
 
+// ResolveCDF makes a relative workload.cdf file path relative to dir, the
+// scenario file's directory, and absolute, as Scenario.ResolvePaths does
+// for flows_file. The shipped CDF names (websearch, hadoop) are left as
+// they are.
+func (w *Workload) ResolveCDF(dir string) {
+	c := w.CDF
+	if c == "" || filepath.IsAbs(c) {
+		return
+	}
+	if _, ok := builtinCDF[strings.ToLower(c)]; ok {
+		return
+	}
+	c = filepath.Join(dir, c)
+	if abs, err := filepath.Abs(c); err == nil {
+		c = abs
+	}
+	w.CDF = c
+}
+
+func wlParam(name, value, allowed string) error {
+	return &device.ParamError{Scope: "workload", Name: name, Value: value, Allowed: allowed}
+}
+
+// Check range-checks the workload's keys for hosts hosts whose links run
+// at bps and refuses a workload that would generate more than MaxFlows
+// flows, naming the keys; it generates nothing (a flows_file is read only
+// by Generate). Errors wrap device.ErrParam.
+func (w *Workload) Check(hosts int, bps int64) error {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	d := func(v int64) string { return strconv.FormatInt(v, 10) }
+	switch {
+	case math.IsNaN(w.Load) || w.Load < 0 || w.Load > 1:
+		return wlParam("load", f(w.Load), "0..1")
+	case math.IsNaN(w.IncastLoad) || w.IncastLoad < 0 || w.IncastLoad > 1:
+		return wlParam("incast_load", f(w.IncastLoad), "0..1")
+	case w.Duration < 0:
+		return wlParam("duration", d(w.Duration), "0.. ns")
+	case w.Degree < 0 || w.Degree > MaxFlows:
+		return wlParam("degree", d(int64(w.Degree)), fmt.Sprintf("0..%d", MaxFlows))
+	case w.Size < 0:
+		return wlParam("size", d(w.Size), "0.. octets")
+	case w.Sync < 0:
+		return wlParam("sync", d(w.Sync), "0.. ns")
+	case w.Incasts < 0 || w.Incasts > MaxFlows:
+		return wlParam("incasts", d(int64(w.Incasts)), fmt.Sprintf("0..%d", MaxFlows))
+	case w.IncastEvery < 0:
+		return wlParam("incast_every", d(w.IncastEvery), "0.. ns")
+	case w.QPs < 0 || w.QPs > MaxFlows:
+		return wlParam("qps", d(int64(w.QPs)), fmt.Sprintf("0..%d", MaxFlows))
+	case w.AllToAllSize < 0:
+		return wlParam("all_to_all_size", d(w.AllToAllSize), "0.. octets")
+	}
+	if len(w.Flows) > 0 || w.FlowsFile != "" {
+		return nil // counted as read
+	}
+	// Expected flows, in float64 so that no product overflows.
+	var n float64
+	var keys []string
+	if w.Load > 0 && bps > 0 && hosts > 1 && w.CDF != "" {
+		c, err := LoadCDF(w.CDF)
+		if err != nil {
+			return fmt.Errorf("workload: cdf: %w", err)
+		}
+		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9
+		n += float64(hosts) * float64(w.Duration) / gap
+		keys = append(keys, "load", "duration")
+	}
+	if w.Degree > 0 {
+		per := float64(w.Degree) * float64(max(w.QPs, 1))
+		if w.IncastLoad > 0 && bps > 0 && hosts > 0 && w.Size > 0 {
+			gap := float64(w.Degree) * float64(w.Size) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
+			n += float64(w.Duration) / gap * per
+			keys = append(keys, "incast_load", "duration", "degree", "qps")
+		} else if w.IncastLoad == 0 {
+			n += float64(max(w.Incasts, 1)) * per
+			keys = append(keys, "incasts", "degree", "qps")
+		}
+	}
+	if w.AllToAllSize > 0 {
+		n += float64(hosts) * float64(hosts-1)
+		keys = append(keys, "all_to_all_size (hosts × hosts−1)")
+	}
+	if n > MaxFlows {
+		return wlParam(strings.Join(slices.Compact(keys), ", "), fmt.Sprintf("about %.3g flows", n), fmt.Sprintf("at most %d flows (fabric.MaxFlows)", MaxFlows))
+	}
+	return nil
+}
+
+// inputError is bad input in a file (a flows file's line): it says what
+// is wrong where, and is a device.ErrParam so that sfcsim exits 2 for it.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == device.ErrParam }
+
+func inputErrorf(format string, a ...any) error {
+	return &inputError{fmt.Sprintf(format, a...)}
+}
+
+var errTooMany = wlParam("(generated flows)", fmt.Sprintf("more than %d", MaxFlows), fmt.Sprintf("at most %d flows (fabric.MaxFlows)", MaxFlows))
+
 // Generate returns the workload's flows in start order, deterministically
-// from seed, for hosts hosts whose links run at bps.
+// from seed, for hosts hosts whose links run at bps. It calls Check first.
 func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
+	if err := w.Check(hosts, bps); err != nil {
+		return nil, err
+	}
 	if len(w.Flows) > 0 {
 		flows := slices.Clone(w.Flows)
 		for i, f := range flows {
@@ -170,10 +285,14 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 	if w.FlowsFile != "" {
 		f, err := os.Open(w.FlowsFile)
 		if err != nil {
-			return nil, err
+			return nil, inputErrorf("workload: flows_file: %v", err)
 		}
 		defer f.Close()
-		return ReadFlows(f, hosts)
+		flows, err := ReadFlows(f, hosts)
+		if err != nil {
+			return nil, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
+		}
+		return flows, nil
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xda3e39cb94b95bdb))
 	var flows []Flow
@@ -196,6 +315,9 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 				if d >= h {
 					d++
 				}
+				if len(flows) >= MaxFlows {
+					return nil, errTooMany
+				}
 				flows = append(flows, Flow{Src: h, Dst: d, Size: c.Sample(rng.Float64()), Start: int64(t), Tag: "bg"})
 				t += rng.ExpFloat64() * gap
 			}
@@ -210,6 +332,9 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 		case w.IncastLoad > 0:
 			gap := float64(w.Degree*int(w.Size)) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
 			for t := rng.ExpFloat64() * gap; t < float64(w.Duration); t += rng.ExpFloat64() * gap {
+				if len(starts) >= MaxFlows {
+					return nil, errTooMany
+				}
 				starts = append(starts, t)
 			}
 		default:
@@ -234,6 +359,9 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 					st += rng.Float64() * float64(w.Sync)
 				}
 				for q := 0; q < max(w.QPs, 1); q++ {
+					if len(flows) >= MaxFlows {
+						return nil, errTooMany
+					}
 					flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
 				}
 			}
@@ -266,6 +394,11 @@ func WriteFlows(w io.Writer, flows []Flow) error {
 	return bw.Flush()
 }
 
+// maxStartNs bounds a flow-file start time, in ns: 1e18 ns (about 31
+// years) leaves room below math.MaxInt64 (9.2e18) for the run's drain and
+// the flow's completion time, so no time of the run overflows.
+const maxStartNs = 1e18
+
 // ReadFlows reads HPCC's flow-file format; errors name the line. As the
 // HPCC simulator does (scratch/third.cc reads the count, then that many
 // flows), whatever follows the counted flows is not read: HPCC's own
@@ -284,7 +417,10 @@ func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
 		if want < 0 {
 			n, err := strconv.Atoi(fs[0])
 			if err != nil || len(fs) != 1 || n < 0 {
-				return nil, fmt.Errorf("flows line %d: want the flow count, got %q", line, sc.Text())
+				return nil, inputErrorf("flows line %d: want the flow count, got %q", line, sc.Text())
+			}
+			if n > MaxFlows {
+				return nil, inputErrorf("flows line %d: flow count %d: at most %d (fabric.MaxFlows)", line, n, MaxFlows)
 			}
 			want = n
 			if want == 0 {
@@ -293,14 +429,34 @@ func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
 			continue
 		}
 		if len(fs) != 6 {
-			return nil, fmt.Errorf("flows line %d: want \"src dst pg dport size start_s\", got %q", line, sc.Text())
+			return nil, inputErrorf("flows line %d: want \"src dst pg dport size start_s\", got %q", line, sc.Text())
 		}
 		s, e1 := strconv.Atoi(fs[0])
 		d, e2 := strconv.Atoi(fs[1])
-		sz, e3 := strconv.ParseInt(fs[4], 10, 64)
-		st, e4 := strconv.ParseFloat(fs[5], 64)
-		if e1 != nil || e2 != nil || e3 != nil || e4 != nil || s < 0 || d < 0 || s >= hosts || d >= hosts || s == d || sz <= 0 || st < 0 {
-			return nil, fmt.Errorf("flows line %d: bad flow %q (hosts 0..%d)", line, sc.Text(), hosts-1)
+		pg, e3 := strconv.Atoi(fs[2])
+		dp, e4 := strconv.Atoi(fs[3])
+		sz, e5 := strconv.ParseInt(fs[4], 10, 64)
+		st, e6 := strconv.ParseFloat(fs[5], 64)
+		var bad string
+		switch {
+		case e1 != nil || s < 0 || s >= hosts:
+			bad = fmt.Sprintf("src %q: want a host 0..%d", fs[0], hosts-1)
+		case e2 != nil || d < 0 || d >= hosts:
+			bad = fmt.Sprintf("dst %q: want a host 0..%d", fs[1], hosts-1)
+		case s == d:
+			bad = fmt.Sprintf("src and dst are both host %d", s)
+		case e3 != nil || pg < 0 || pg > 7:
+			bad = fmt.Sprintf("pg %q: want a priority 0..7", fs[2])
+		case e4 != nil || dp < 0 || dp > 65535:
+			bad = fmt.Sprintf("dport %q: want 0..65535", fs[3])
+		case e5 != nil || sz <= 0:
+			bad = fmt.Sprintf("size %q: want 1..%d octets", fs[4], int64(math.MaxInt64))
+		case e6 != nil || math.IsNaN(st) || st < 0 || st*1e9 >= maxStartNs:
+			// Beyond maxStartNs the start would not fit an int64 of ns.
+			bad = fmt.Sprintf("start %q: want 0 to %g seconds", fs[5], maxStartNs/1e9)
+		}
+		if bad != "" {
+			return nil, inputErrorf("flows line %d: %s in %q", line, bad, sc.Text())
 		}
 		flows = append(flows, Flow{ID: int64(len(flows)), Src: s, Dst: d, Size: sz, Start: int64(math.Round(st * 1e9))})
 		if len(flows) == want {
@@ -311,10 +467,10 @@ func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
 		return nil, err
 	}
 	if want < 0 {
-		return nil, fmt.Errorf("flows: empty file, want the flow count")
+		return nil, inputErrorf("flows: empty file, want the flow count")
 	}
 	if want != len(flows) {
-		return nil, fmt.Errorf("flows: header says %d flows, file has %d", want, len(flows))
+		return nil, inputErrorf("flows: header says %d flows, file has %d", want, len(flows))
 	}
 	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
 	return flows, nil

@@ -4,6 +4,12 @@ package fabric
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/opensfc/sfc/device"
 	"math"
 	"slices"
 	"strings"
@@ -113,6 +119,89 @@ func TestWorkloadFlows(t *testing.T) {
 		w := Workload{Flows: []Flow{bad}}
 		if _, err := w.Generate(2, 100e9, 1); err == nil {
 			t.Errorf("flow %+v accepted", bad)
+		}
+	}
+}
+
+// TestWorkloadFlowCap: a workload that would generate more than MaxFlows
+// flows is refused before any is generated (it used to take gigabytes),
+// with a device.ErrParam naming the keys; so is a count key beyond it.
+func TestWorkloadFlowCap(t *testing.T) {
+	for _, c := range []struct {
+		w    Workload
+		keys string
+	}{
+		{Workload{Degree: 4, Size: 1000, Incasts: 2e9, IncastEvery: 1000}, "incasts"},
+		{Workload{Degree: 4, Size: 1000, Incasts: 3e6, QPs: 25}, "incasts, degree, qps"},
+		{Workload{CDF: "websearch", Load: 0.3, Duration: 1e14}, "load, duration"},
+		{Workload{Degree: 4, Size: 1000, IncastLoad: 0.1, Duration: 1e14}, "incast_load, duration"},
+		{Workload{Load: -0.1, CDF: "websearch", Duration: 1000}, "load"},
+		{Workload{Load: math.NaN(), CDF: "websearch", Duration: 1000}, "load"},
+		{Workload{Duration: -1}, "duration"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := c.w.Generate(8, 100e9, 1); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, device.ErrParam) || !strings.Contains(err.Error(), "parameter "+c.keys) {
+				t.Errorf("%+v: %v", c.w, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%+v: still generating after 10 s", c.w)
+		}
+	}
+	// A large workload below the cap is still generated.
+	w := Workload{Degree: 4, Size: 1000, Incasts: 1000, IncastEvery: 1000}
+	if flows, err := w.Generate(8, 100e9, 1); err != nil || len(flows) != 4000 {
+		t.Errorf("%v, %d flows", err, len(flows))
+	}
+}
+
+// TestReadFlowsRange: every field of a flow line is range-checked (a NaN
+// or 1e10 s start used to become start_ns = MinInt64), errors name the
+// line and the field, and Generate names the file.
+func TestReadFlowsRange(t *testing.T) {
+	for in, field := range map[string]string{
+		"NaN": "start", "+Inf": "start", "1e10": "start", "-1": "start", "abc": "start",
+	} {
+		_, err := ReadFlows(strings.NewReader("2\n0 1 3 100 1000 0\n1 2 3 100 1000 "+in+"\n"), 4)
+		if err == nil || !strings.Contains(err.Error(), "flows line 3: "+field) {
+			t.Errorf("start %s: %v", in, err)
+		}
+	}
+	for line, field := range map[string]string{
+		"0 1 9 100 10 0": "pg", "0 1 3 70000 10 0": "dport", "0 1 3 -1 10 0": "dport",
+		"0 1 3 100 0 0": "size", "0 1 3 100 1e3 0": "size", "5 1 3 100 10 0": "src", "0 1x 3 100 10 0": "dst",
+	} {
+		if _, err := ReadFlows(strings.NewReader("1\n"+line+"\n"), 4); err == nil || !strings.Contains(err.Error(), "flows line 2: "+field) {
+			t.Errorf("%q: %v", line, err)
+		}
+	}
+	if _, err := ReadFlows(strings.NewReader("20000000\n"), 4); err == nil || !strings.Contains(err.Error(), "flow count") {
+		t.Errorf("huge count: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "ff.txt")
+	if err := os.WriteFile(f, []byte("1\n0 1 3 100 10 NaN\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := Workload{FlowsFile: f}
+	if _, err := w.Generate(4, 100e9, 1); !errors.Is(err, device.ErrParam) || !strings.Contains(err.Error(), f+": flows line 2: start") {
+		t.Errorf("Generate: %v", err)
+	}
+}
+
+// TestResolveCDF: a relative cdf file is taken from the scenario's
+// directory, as flows_file is; shipped names stay names.
+func TestResolveCDF(t *testing.T) {
+	w := Workload{CDF: "my.txt"}
+	w.ResolveCDF("/some/dir")
+	if w.CDF != "/some/dir/my.txt" {
+		t.Errorf("got %q", w.CDF)
+	}
+	for _, n := range []string{"websearch", "Hadoop", "/abs/x.txt", ""} {
+		w := Workload{CDF: n}
+		if w.ResolveCDF("/some/dir"); w.CDF != n {
+			t.Errorf("%q became %q", n, w.CDF)
 		}
 	}
 }

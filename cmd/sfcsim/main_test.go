@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,103 @@ func TestFigSeveral(t *testing.T) {
 		if !strings.Contains(stdout, strings.TrimSuffix(n, "-ci")+" (ci scale") {
 			t.Errorf("no checks of %s in %q", n, stdout)
 		}
+	}
+}
+
+// TestSweepRefuses: a sweep that cannot run as asked is refused with exit
+// 2 before any job runs or is written: duplicate, empty or unparsable
+// values, keys the sweep sets itself, out-of-range jobs (found only when
+// running, before), unbounded --seeds, -j or job counts.
+func TestSweepRefuses(t *testing.T) {
+	const small = "../../fabric/testdata/small.yaml"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--set", "workload.load=0.2,0.2"}, `value "0.2" twice`},
+		{[]string{"--set", "workload.load=0.1,,0.2"}, "an empty value"},
+		{[]string{"--set", "seed=99"}, "use --seeds"},
+		{[]string{"--set", "name=x"}, "names each job"},
+		{[]string{"--set", "workload.load=0.1", "--set", "workload.load=0.2"}, "set twice"},
+		{[]string{"--set", "workload.load=0.1,5"}, "parameter load = 5"},
+		{[]string{"--set", "flow_control=none,bogus", "--emit", "slurm"}, "flow_control = bogus"},
+		{[]string{"--set", "workload.load=0.1,abc", "--emit", "slurm"}, "workload.load=abc"},
+		{[]string{"--set", "transport.cc=a/b,a_b"}, "both named"},
+		{[]string{"--seeds", "101"}, "--seeds 101"},
+		{[]string{"-j", "1000"}, "--jobs 1000"},
+		{[]string{"--seeds", "100", "--set", "workload.load=0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,0.95,0.99", "--emit", "slurm"}, "--array-max 1000"},
+		{[]string{"--seeds", "100", "--set", "bins=" + manyValues(1001)}, "more than 100000 jobs"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := sfcsim(append([]string{"sweep", small, "-o", out}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s written", c.args, out)
+		}
+	}
+}
+
+func manyValues(n int) string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = fmt.Sprint(i + 1)
+	}
+	return strings.Join(v, ",")
+}
+
+// TestSweepNamesFileLine: an error in the scenario names the user's file
+// and its line, not a line of the document --set made (which said 25 for
+// line 20).
+func TestSweepNamesFileLine(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "sc.yaml")
+	b, _ := os.ReadFile("../../fabric/testdata/small.yaml")
+	if err := os.WriteFile(f, append(b, "  lode: 1\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(string(b), "\n") + 1
+	code, _, stderr := sfcsim("sweep", f, "--set", "workload.load=0.1")
+	if code != 2 || !strings.Contains(stderr, f) || !strings.Contains(stderr, fmt.Sprintf("line %d: field lode", line)) {
+		t.Errorf("exit %d, stderr %q (want %s line %d)", code, stderr, f, line)
+	}
+}
+
+// TestSweepRelativeCDF: a relative workload.cdf is taken from the
+// scenario's directory, locally and in the Slurm job scenarios (whose
+// tasks cd to OUT first); the sbatch --output path is quoted; a value with
+// a / does not reach a file name.
+func TestSweepRelativeCDF(t *testing.T) {
+	dir := t.TempDir()
+	cdf, _ := os.ReadFile("../../fabric/cdf/websearch.txt")
+	b, _ := os.ReadFile("../../fabric/testdata/small.yaml")
+	sc := strings.Replace(string(b), "cdf: websearch", "cdf: my.txt", 1)
+	if err := os.WriteFile(filepath.Join(dir, "my.txt"), cdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rel.yaml"), []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out dir")
+	if code, _, stderr := sfcsim("sweep", filepath.Join(dir, "rel.yaml"), "-o", out); code != 0 {
+		t.Fatalf("local sweep: exit %d: %s", code, stderr)
+	}
+	sl := filepath.Join(dir, "sl")
+	if code, _, stderr := sfcsim("sweep", filepath.Join(dir, "rel.yaml"), "--set", "transport.cc=hpcc,dc/qcn", "--emit", "slurm", "-o", sl); code != 2 || !strings.Contains(stderr, "dc/qcn") {
+		t.Errorf("dc/qcn: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := sfcsim("sweep", filepath.Join(dir, "rel.yaml"), "--emit", "slurm", "-o", sl); code != 0 {
+		t.Fatalf("slurm: exit %d: %s", code, stderr)
+	}
+	y, _ := os.ReadFile(filepath.Join(sl, "rel_seed1.yaml"))
+	if !strings.Contains(string(y), "cdf: "+filepath.Join(dir, "my.txt")) {
+		t.Errorf("job scenario: %s", y)
+	}
+	sb, _ := os.ReadFile(filepath.Join(sl, "sweep.sbatch"))
+	if !strings.Contains(string(sb), `#SBATCH --output="`+sl+`/slurm-%A_%a.out"`) {
+		t.Errorf("sbatch: %s", sb)
+	}
+	if code, _, stderr := sfcsim("run", "-q", filepath.Join(sl, "rel_seed1.yaml")); code != 0 {
+		t.Errorf("job: exit %d: %s", code, stderr)
 	}
 }

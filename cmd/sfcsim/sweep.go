@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,13 +22,17 @@ import (
 // name), so jobs may run in any order, in parallel, or on a cluster.
 func newSweepCmd() *cobra.Command {
 	var sets []string
-	var seeds, jobs int
+	var seeds, jobs, arrayMax int
 	var out, emit string
 	c := &cobra.Command{
 		Use:   "sweep scenario.yaml --set KEY=V1,V2 ... [--seeds N] [-j N] [--emit slurm]",
 		Short: "Run a parameter sweep as independent seeded jobs (or write a Slurm job array)",
 		Long: `Run scenario.yaml once per combination of the --set values and per seed. KEY is
-a dotted path into the scenario (transport.cc, workload.load, flow_control, ...).
+a dotted path into the scenario (transport.cc, workload.load, flow_control, ...);
+seed and name cannot be set (the jobs run seeds 1..--seeds and are named
+after the file and their values). Values must be distinct and not empty.
+The scenario file and every job are checked before any job runs or is
+written (exit 2). At most 100000 jobs, --seeds ≤ 100, -j ≤ 256.
 Each job writes OUT/JOB.json and OUT/JOB.csv. With --emit slurm, sfcsim writes
 OUT/jobs.txt (one "sfcsim run" line per job) and OUT/sweep.sbatch (a job array
 running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
@@ -38,46 +43,86 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if jobs < 1 || seeds < 1 {
-				return usage("-j and --seeds must be at least 1")
+			if seeds < 1 || seeds > maxSweepSeeds {
+				return usage("--seeds %d: want 1..%d", seeds, maxSweepSeeds)
+			}
+			if jobs < 1 || jobs > maxSweepParallel {
+				return usage("--jobs %d: want 1..%d", jobs, maxSweepParallel)
 			}
 			if emit != "" && emit != "slurm" {
 				return usage("--emit %q: only slurm", emit)
+			}
+			if arrayMax < 1 || arrayMax > maxSweepJobs {
+				return usage("--array-max %d: want 1..%d", arrayMax, maxSweepJobs)
+			}
+			// The scenario as written first, so that its errors name its
+			// file and its lines (not those of the document --set makes).
+			if _, err := fabric.LoadScenario(args[0]); err != nil {
+				return usage("%v", err)
 			}
 			raw, err := os.ReadFile(args[0])
 			if err != nil {
 				return usage("%v", err)
 			}
-			var axes []axis
-			for _, s := range sets {
-				k, v, ok := strings.Cut(s, "=")
-				if !ok || k == "" || v == "" {
-					return usage("--set %q: want KEY=V1,V2", s)
-				}
-				axes = append(axes, axis{k, strings.Split(v, ",")})
+			axes, err := parseSets(sets)
+			if err != nil {
+				return err
 			}
+			total := seeds
+			for _, a := range axes {
+				total *= len(a.values) // each factor ≤ maxSweepJobs: no overflow
+				if total > maxSweepJobs {
+					return usage("the sweep has more than %d jobs (the --set values' product × --seeds)", maxSweepJobs)
+				}
+			}
+			if emit == "slurm" && total > arrayMax {
+				return usage("--emit slurm: %d jobs, more than --array-max %d (Slurm's MaxArraySize)", total, arrayMax)
+			}
+			base := sanitizeName(strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])))
+			dir := filepath.Dir(args[0])
+			// Check every job's scenario before running or writing any. The
+			// seed does not change whether a scenario is valid, so each
+			// combination is checked once.
 			var all []job
+			names := map[string]bool{}
 			for _, combo := range combos(axes) {
 				for sd := 1; sd <= seeds; sd++ {
-					all = append(all, job{sets: combo, seed: sd})
+					j := job{sets: combo, seed: sd}
+					j.name = base + j.suffix()
+					if names[j.name] {
+						return usage("two jobs are both named %s: make the --set values differ in letters, digits or . _ + - =", j.name)
+					}
+					if len(j.name) > maxJobName {
+						return usage("job name %s is longer than %d characters: fewer --set keys", j.name, maxJobName)
+					}
+					names[j.name] = true
+					all = append(all, j)
 				}
+			}
+			// Check every job's scenario before running or writing any. The
+			// seed does not change whether a scenario is valid, so each
+			// combination is checked once.
+			var sc0 *fabric.Scenario
+			for i := range all {
+				j := &all[i]
+				if j.seed == 1 {
+					sc, err := j.scenario(raw, dir)
+					if err != nil {
+						return usage("%s: job %s: %v", args[0], j.name, err)
+					}
+					if err := checkScenario(*sc); err != nil {
+						return usage("%s: job %s: %v", args[0], j.name, err)
+					}
+					sc0 = sc
+				}
+				j.sc = *sc0
+				j.sc.Seed, j.sc.Name = uint64(j.seed), j.name
+			}
+			if emit == "slurm" {
+				return emitSlurm(cmd.OutOrStdout(), out, all)
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
-			}
-			base := strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
-			for i := range all {
-				all[i].name = base + all[i].suffix()
-			}
-			if emit == "slurm" {
-				return emitSlurm(cmd.OutOrStdout(), out, args[0], all)
-			}
-			// Check every job's scenario before running any.
-			scs := make([]*fabric.Scenario, len(all))
-			for i, j := range all {
-				if scs[i], err = j.scenario(raw, filepath.Dir(args[0])); err != nil {
-					return usage("job %s: %v", j.name, err)
-				}
 			}
 			var mu sync.Mutex
 			var firstErr error
@@ -89,7 +134,7 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 				go func(i int) {
 					defer wg.Done()
 					defer func() { <-sem }()
-					res, err := fabric.Run(*scs[i], nil)
+					res, err := fabric.Run(all[i].sc, nil)
 					if err == nil {
 						err = res.WriteJSON(filepath.Join(out, all[i].name+".json"))
 					}
@@ -113,8 +158,9 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 		},
 	}
 	c.Flags().StringArrayVar(&sets, "set", nil, "KEY=V1,V2,... (repeatable; the sweep is the cross product)")
-	c.Flags().IntVar(&seeds, "seeds", 1, "seeds per combination (1..N)")
-	c.Flags().IntVarP(&jobs, "jobs", "j", 1, "jobs to run at once")
+	c.Flags().IntVar(&seeds, "seeds", 1, fmt.Sprintf("seeds per combination: seeds 1..N (N ≤ %d)", maxSweepSeeds))
+	c.Flags().IntVarP(&jobs, "jobs", "j", 1, fmt.Sprintf("jobs to run at once (1..%d)", maxSweepParallel))
+	c.Flags().IntVar(&arrayMax, "array-max", 1000, fmt.Sprintf("--emit slurm: most array tasks (Slurm's MaxArraySize − 1; 1..%d)", maxSweepJobs))
 	c.Flags().StringVarP(&out, "out", "o", "sweep", "output directory")
 	c.Flags().StringVar(&emit, "emit", "", "write a job script instead of running (slurm)")
 	return c
@@ -129,12 +175,107 @@ type job struct {
 	name string
 	sets [][2]string
 	seed int
+	sc   fabric.Scenario
+}
+
+// Sweep bounds (docs/decisions.md): --seeds and -j as fig bounds them,
+// the jobs of one sweep, and a job name's length (a file name is at most
+// 255 octets).
+const (
+	maxSweepSeeds    = 100
+	maxSweepParallel = 256
+	maxSweepJobs     = 100_000
+	maxJobName       = 200
+)
+
+// parseSets reads the --set flags: KEY=V1,V2 with a key the sweep may
+// set, once, and distinct, non-empty values, each of which must decode
+// into the scenario by itself.
+func parseSets(sets []string) ([]axis, error) {
+	var axes []axis
+	seen := map[string]bool{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usage("--set %q: want KEY=V1,V2", s)
+		}
+		switch k {
+		case "seed":
+			return nil, usage("--set %q: the sweep sets seed (1..--seeds); use --seeds", s)
+		case "name":
+			return nil, usage("--set %q: the sweep names each job after the file and its values", s)
+		}
+		if seen[k] {
+			return nil, usage("--set %q: key %s set twice", s, k)
+		}
+		seen[k] = true
+		vals := strings.Split(v, ",")
+		if len(vals) > maxSweepJobs {
+			return nil, usage("--set %s: more than %d values", k, maxSweepJobs)
+		}
+		dup := map[string]bool{}
+		for _, x := range vals {
+			if strings.TrimSpace(x) == "" {
+				return nil, usage("--set %q: an empty value", s)
+			}
+			if dup[x] {
+				return nil, usage("--set %q: value %q twice (two jobs would write the same files)", s, x)
+			}
+			dup[x] = true
+			// The key and value alone, so that the error names them.
+			if _, err := (job{sets: [][2]string{{k, x}}}).scenario(nil, "."); err != nil {
+				// Its line numbers are those of a one-key document: drop them.
+				msg := yamlLine.ReplaceAllString(err.Error(), "")
+				return nil, usage("--set %s=%s: %s", k, x, strings.ReplaceAll(msg, "\n ", ""))
+			}
+		}
+		axes = append(axes, axis{k, vals})
+	}
+	return axes, nil
+}
+
+var yamlLine = regexp.MustCompile(`line [0-9]+: `)
+
+// sanitizeName keeps letters, digits and . _ + - = , in a job name (it
+// becomes file names and a line of jobs.txt) and replaces the rest by _.
+func sanitizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._+-=,", r):
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// checkScenario finds what fabric.Run would refuse before it runs any
+// flow: Run itself with no workload (it builds the fabric and checks the
+// switches', schemes' and transport's values, then stops at once), and
+// the workload's own check for that fabric's hosts.
+func checkScenario(sc fabric.Scenario) error {
+	w := sc.Workload
+	sc.Workload = fabric.Workload{}
+	if _, err := fabric.Run(sc, nil); err != nil {
+		return err
+	}
+	n, err := fabric.Build(sc.Topology, sc.Switch)
+	if err != nil {
+		return err
+	}
+	if w.Remote {
+		w.Rack = len(n.Hosts) / len(n.ToRs)
+	}
+	if w.FlowsFile != "" {
+		_, err = w.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed) // bounded by MaxFlows
+		return err
+	}
+	return w.Check(len(n.Hosts), n.Topo.Host.Speed)
 }
 
 func (j job) suffix() string {
 	s := ""
 	for _, kv := range j.sets {
-		s += "_" + strings.ReplaceAll(kv[0], ".", "-") + "=" + kv[1]
+		s += "_" + sanitizeName(strings.ReplaceAll(kv[0], ".", "-")) + "=" + sanitizeName(kv[1])
 	}
 	return s + "_seed" + strconv.Itoa(j.seed)
 }
@@ -190,47 +331,72 @@ func (j job) scenario(raw []byte, dir string) (*fabric.Scenario, error) {
 		return nil, err
 	}
 	sc.ResolvePaths(dir)
+	sc.Workload.ResolveCDF(dir)
 	return sc, nil
 }
 
-func emitSlurm(w io.Writer, out, scenario string, all []job) error {
-	// Each array task runs one job line; jobs are deterministic, so a
-	// failed task can simply be resubmitted.
+func emitSlurm(w io.Writer, out string, all []job) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return usage("-o %s: %v", out, err)
+	}
+	if strings.ContainsAny(abs, "\"\n%") {
+		return usage("-o %q: a Slurm output directory may not contain \", %% or a newline", out)
+	}
+	// Everything is made in memory and written to a temporary directory
+	// beside OUT, then moved in: an error leaves no half-written sweep.
+	files := map[string][]byte{}
 	var jl strings.Builder
 	for _, j := range all {
+		// Each array task runs one job line; jobs are deterministic, so a
+		// failed task can simply be resubmitted.
 		jl.WriteString(fmt.Sprintf("sfcsim run %s -q -o .", shellQuote(j.name+".yaml")) + "\n")
-	}
-	for _, j := range all {
-		raw, err := os.ReadFile(scenario)
+		b, err := yaml.Marshal(j.sc)
 		if err != nil {
 			return err
 		}
-		sc, err := j.scenario(raw, filepath.Dir(scenario))
-		if err != nil {
-			return usage("job %s: %v", j.name, err)
-		}
-		b, err := yaml.Marshal(sc)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(out, j.name+".yaml"), b, 0o644); err != nil {
-			return err
-		}
+		files[j.name+".yaml"] = b
 	}
-	if err := os.WriteFile(filepath.Join(out, "jobs.txt"), []byte(jl.String()), 0o644); err != nil {
-		return err
-	}
-	script := fmt.Sprintf(`#!/bin/bash
+	files["jobs.txt"] = []byte(jl.String())
+	files["sweep.sbatch"] = []byte(fmt.Sprintf(`#!/bin/bash
 #SBATCH --job-name=sfcsim-sweep
 #SBATCH --array=1-%d
 #SBATCH --cpus-per-task=1
-#SBATCH --output=%s/slurm-%%A_%%a.out
+#SBATCH --output="%s/slurm-%%A_%%a.out"
 # Generated by sfcsim sweep --emit slurm: one deterministic job per task.
 cd %s || exit 1
 eval "$(sed -n "${SLURM_ARRAY_TASK_ID}p" jobs.txt)"
-`, len(all), out, shellQuote(out))
-	if err := os.WriteFile(filepath.Join(out, "sweep.sbatch"), []byte(script), 0o755); err != nil {
+`, len(all), abs, shellQuote(abs)))
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for name, b := range files {
+		mode := os.FileMode(0o644)
+		if name == "sweep.sbatch" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name), b, mode); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		// OUT exists: move the files in one by one, each a rename.
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return err
+		}
+		for name := range files {
+			if err := os.Rename(filepath.Join(tmp, name), filepath.Join(abs, name)); err != nil {
+				return err
+			}
+		}
 	}
 	fmt.Fprintf(w, "wrote %d job scenarios, %s and %s\n", len(all), filepath.Join(out, "jobs.txt"), filepath.Join(out, "sweep.sbatch"))
 	return nil
