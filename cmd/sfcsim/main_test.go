@@ -25,6 +25,7 @@ func TestUsageErrors(t *testing.T) {
 		{"fig"},
 		{"fig", "bfc-fig10", "nosuchfig"},
 		{"run", "--nosuchflag", "x"},
+		{"run", "--seed", "-5", "../../fabric/testdata/small.yaml"},
 		{"sweep", "../../fabric/testdata/small.yaml", "--set", "novalue"},
 		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
 		{"fig", "hpcc-readme", "--jobs", "0"},
@@ -103,6 +104,26 @@ func TestFigSeveral(t *testing.T) {
 		}
 		if !strings.Contains(stdout, strings.TrimSuffix(n, "-ci")+" (ci scale") {
 			t.Errorf("no checks of %s in %q", n, stdout)
+		}
+	}
+}
+
+// TestScenarioRangeExit: a scenario value out of range exits 2 naming the
+// file, the line and the key, at once (sample_every -1 used to hang).
+func TestScenarioRangeExit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"sample_every: -1\n", ":1: sample_every:"},
+		{"sample_every: 1\n", ":1: sample_every:"},
+		{"workload: {cdf: websearch, load: 2, duration: 1000}\n", ":1: workload.load:"},
+		{"workload: {cdf: nope, load: 0.5, duration: 1000}\n", ":1: workload.cdf:"},
+	} {
+		f := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := sfcsim("run", "-q", f); code != 2 || !strings.Contains(stderr, f+c.want) {
+			t.Errorf("%q: exit %d, stderr %q", c.text, code, stderr)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 type runOpts struct {
 	out      string
-	seed     int64
+	seed     uint64
 	quiet    bool
 	flowsOut string
 }
@@ -44,7 +44,7 @@ goes to stderr on long runs.`,
 				return usage("%v", err)
 			}
 			if cmd.Flags().Changed("seed") {
-				sc.Seed = uint64(o.seed)
+				sc.Seed = o.seed
 			}
 			if sc.Name == "" {
 				sc.Name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
@@ -53,7 +53,7 @@ goes to stderr on long runs.`,
 		},
 	}
 	c.Flags().StringVarP(&o.out, "out", "o", "", "directory for NAME.json, NAME.csv, NAME.fct.csv")
-	c.Flags().Int64Var(&o.seed, "seed", 0, "override the scenario's seed")
+	c.Flags().Uint64Var(&o.seed, "seed", 0, "override the scenario's seed")
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress line")
 	c.Flags().StringVar(&o.flowsOut, "flows-out", "", "write the generated flows (HPCC flow-file format) to this file")
 	return c
