@@ -267,3 +267,19 @@ func (s *Scenario) checkFlowCount(hosts int, bps int64) error {
 	}
 	return nil
 }
+
+// InputFiles returns the files the scenario reads besides itself: a
+// workload.cdf that is not a built-in name and workload.flows_file.
+// Outputs are checked against them (atomicfile.CheckNotInput).
+func (s *Scenario) InputFiles() []string {
+	var in []string
+	if c := s.Workload.CDF; c != "" {
+		if _, ok := builtinCDF[strings.ToLower(c)]; !ok {
+			in = append(in, c)
+		}
+	}
+	if s.Workload.FlowsFile != "" {
+		in = append(in, s.Workload.FlowsFile)
+	}
+	return in
+}
