@@ -6,10 +6,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/opensfc/sfc/atomicfile"
+	"github.com/opensfc/sfc/dissect"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"text/tabwriter"
@@ -238,26 +238,22 @@ func (r *Result) WriteFCT(path string) error {
 }
 
 func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
 	if err != nil {
 		return err
 	}
+	defer f.Abort()
 	if err := fill(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return f.Commit()
 }
 
-// Summary writes a terminal table of r.
+// Summary writes a terminal table of r; the name, from the scenario, is
+// escaped (dissect.Escape).
 func (r *Result) Summary(w io.Writer) {
 	fmt.Fprintf(w, "%s (seed %d): %d/%d flows in %.3f ms simulated; %d events in %.2f s (%.2f M events/s)\n",
-		r.Name, r.Seed, r.Completed, r.Flows, float64(r.SimTime)/1e6, r.Events, r.WallSeconds, r.EventsPerSecond/1e6)
+		dissect.Escape(r.Name), r.Seed, r.Completed, r.Flows, float64(r.SimTime)/1e6, r.Events, r.WallSeconds, r.EventsPerSecond/1e6)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "bin\tsizes (B)\tflows\tmean\tp50\tp95\tp99\t")
 	for i, b := range r.Bins {

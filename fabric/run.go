@@ -3,6 +3,7 @@
 package fabric
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -62,28 +63,59 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 	return &s, nil
 }
 
-// LoadScenario reads a YAML scenario file. A relative workload.flows_file
-// is taken from the file's directory (ResolvePaths), as paths in a
-// configuration file usually are.
+// MaxScenarioSize bounds a scenario file (16 MiB).
+const MaxScenarioSize = 16 << 20
+
+// LoadScenario reads a YAML scenario file and validates it (Validate, and
+// no NaN, infinite or negative number anywhere): a value out of range is
+// a *ScenarioError naming the file, the line and the key. A relative
+// workload.flows_file is taken from the file's directory (ResolvePaths),
+// as paths in a configuration file usually are.
 func LoadScenario(path string) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := ReadScenario(f)
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	s.ResolvePaths(filepath.Dir(path))
+	if len(data) > MaxScenarioSize {
+		return nil, fmt.Errorf("%s: scenario larger than %d octets", path, MaxScenarioSize)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: scenario: %w", path, err)
+	}
+	var s *Scenario
+	err = checkNodes(&root, "")
+	if err == nil {
+		if s, err = ReadScenario(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		s.ResolvePaths(filepath.Dir(path))
+		err = s.Validate()
+	}
+	if se, ok := err.(*ScenarioError); ok {
+		se.File = path
+		if se.Line == 0 {
+			se.Line = lineOf(&root, se.Key)
+		}
+		return nil, se
+	}
+	if err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// ResolvePaths makes a relative workload.flows_file relative to dir, the
-// directory of the scenario file it came from, and absolute, so that the
-// scenario runs the same from any working directory (sfcsim sweep writes
-// its jobs' scenarios into another directory).
+// ResolvePaths makes a relative workload.flows_file and workload.cdf file
+// relative to dir, the directory of the scenario file they came from, and
+// absolute, so that the scenario runs the same from any working directory
+// (sfcsim sweep writes its jobs' scenarios into another directory).
 func (s *Scenario) ResolvePaths(dir string) {
+	s.Workload.ResolveCDF(dir)
 	ff := s.Workload.FlowsFile
 	if ff == "" || filepath.IsAbs(ff) {
 		return
@@ -104,6 +136,9 @@ type Progress func(simNs, events int64, done, total int)
 // scenario (its seed included); wall time and events/s are reported
 // beside it.
 func Run(sc Scenario, progress Progress) (*Result, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
 	if sc.SampleEvery == 0 {
 		sc.SampleEvery = 10 * device.Microsecond
 	}
@@ -195,6 +230,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	}
 	if sc.Workload.Remote {
 		sc.Workload.Rack = len(n.Hosts) / len(n.ToRs)
+	}
+	if err := sc.checkFlowCount(len(n.Hosts), n.Topo.Host.Speed); err != nil {
+		return nil, err
 	}
 	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
 	if err != nil {

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/version"
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -47,7 +49,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	fmt.Fprintf(stderr, "sfcsim: %v\n", err)
+	// Errors quote inputs (scenario names, CDF and flow file names):
+	// escaped, so that no control sequence reaches the terminal.
+	// Lines are escaped one by one: a multi-line error (the YAML
+	// decoder's) keeps its lines.
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = dissect.Escape(l)
+	}
+	fmt.Fprintf(stderr, "sfcsim: %s\n", strings.Join(lines, "\n"))
 	return code
 }
 

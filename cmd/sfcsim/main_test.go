@@ -26,6 +26,7 @@ func TestUsageErrors(t *testing.T) {
 		{"fig"},
 		{"fig", "bfc-fig10", "nosuchfig"},
 		{"run", "--nosuchflag", "x"},
+		{"run", "--seed", "-5", "../../fabric/testdata/small.yaml"},
 		{"sweep", "../../fabric/testdata/small.yaml", "--set", "novalue"},
 		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
 		{"fig", "hpcc-readme", "--jobs", "0"},
@@ -203,5 +204,108 @@ func TestSweepRelativeCDF(t *testing.T) {
 	}
 	if code, _, stderr := sfcsim("run", "-q", filepath.Join(sl, "rel_seed1.yaml")); code != 0 {
 		t.Errorf("job: exit %d: %s", code, stderr)
+	}
+}
+
+// TestScenarioRangeExit: a scenario value out of range exits 2 naming the
+// file, the line and the key, at once (sample_every -1 used to hang).
+func TestScenarioRangeExit(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"sample_every: -1\n", ":1: sample_every:"},
+		{"sample_every: 1\n", ":1: sample_every:"},
+		{"workload: {cdf: websearch, load: 2, duration: 1000}\n", ":1: workload.load:"},
+		{"workload: {cdf: nope, load: 0.5, duration: 1000}\n", ":1: workload.cdf:"},
+	} {
+		f := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := sfcsim("run", "-q", f); code != 2 || !strings.Contains(stderr, f+c.want) {
+			t.Errorf("%q: exit %d, stderr %q", c.text, code, stderr)
+		}
+	}
+}
+
+// smallWith writes fabric/testdata/small.yaml with its name line replaced
+// by name (a YAML scalar) and extra appended, as dir/file.
+func smallWith(t *testing.T, dir, file, name, extra string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../fabric/testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "name: small-hpcc", "name: "+name, 1) + extra
+	p := filepath.Join(dir, file)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunEscapes: a scenario's strings reach the terminal escaped, in the
+// summary and in errors.
+func TestRunEscapes(t *testing.T) {
+	dir := t.TempDir()
+	f := smallWith(t, dir, "esc.yaml", `"esc\e]0;PWNED\a\e[31mRED"`, "")
+	if code, out, stderr := sfcsim("run", "-q", f); code != 0 || strings.ContainsAny(out, "\x1b\a") || !strings.Contains(out, `esc\x1b]0;PWNED`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	b, _ := os.ReadFile("../../fabric/testdata/small.yaml")
+	g := filepath.Join(dir, "cdf.yaml")
+	os.WriteFile(g, []byte(strings.Replace(string(b), "cdf: websearch", `cdf: "nope\e[31mRED"`, 1)), 0o644)
+	if code, _, stderr := sfcsim("run", "-q", g); code != 2 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, "workload.cdf") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestRunOutputNames: with --out, a name that is not one plain file-name
+// component (a path, control characters) is refused before anything is
+// written, so that no output lands outside --out.
+func TestRunOutputNames(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a", "b")
+	for _, name := range []string{`"../../escaped"`, `"x/y"`, `".."`, `"esc\e[31m"`} {
+		f := smallWith(t, dir, "s.yaml", name, "")
+		if code, _, stderr := sfcsim("run", "-q", f, "-o", out); code != 2 || !strings.Contains(stderr, "name:") {
+			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "s.yaml" {
+		t.Errorf("files written: %v", ents)
+	}
+}
+
+// TestRunNotInput: no output may be one of the inputs (the scenario, a
+// CDF file, the flows file); and outputs are made with DefaultPerm.
+func TestRunNotInput(t *testing.T) {
+	dir := t.TempDir()
+	sc := smallWith(t, dir, "sc.json", "sc", "")
+	flows := filepath.Join(dir, "flows.txt")
+	os.WriteFile(flows, []byte("1\n0 1 3 100 1000 0.000001\n"), 0o644)
+	ff := smallWith(t, dir, "ff.yaml", "ff", "")
+	b, _ := os.ReadFile(ff)
+	os.WriteFile(ff, []byte(strings.Replace(string(b), "  cdf: websearch\n  load: 0.3\n  duration: 200000\n", "  flows_file: flows.txt\n", 1)), 0o644)
+	for _, args := range [][]string{
+		{sc, "-o", dir},
+		{sc, "--flows-out", sc},
+		{ff, "--flows-out", flows},
+	} {
+		before, _ := os.ReadFile(args[2])
+		code, _, stderr := sfcsim(append([]string{"run", "-q"}, args...)...)
+		after, _ := os.ReadFile(args[2])
+		if code != 2 || !strings.Contains(stderr, "input") || string(before) != string(after) {
+			t.Errorf("%v: exit %d, stderr %q, changed %v", args, code, stderr, string(before) != string(after))
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := sfcsim("run", "-q", sc, "-o", out, "--flows-out", filepath.Join(dir, "f.txt")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"out/sc.json", "out/sc.csv", "out/sc.fct.csv", "f.txt"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: %v %v", f, st.Mode(), err)
+		}
 	}
 }

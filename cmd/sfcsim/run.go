@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ import (
 
 type runOpts struct {
 	out      string
-	seed     int64
+	seed     uint64
 	quiet    bool
 	flowsOut string
 }
@@ -44,19 +45,63 @@ goes to stderr on long runs.`,
 				return usage("%v", err)
 			}
 			if cmd.Flags().Changed("seed") {
-				sc.Seed = uint64(o.seed)
+				sc.Seed = o.seed
 			}
 			if sc.Name == "" {
 				sc.Name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
+			}
+			if o.out != "" {
+				if err := checkName(sc.Name); err != nil {
+					return usage("%s: name: %v", args[0], err)
+				}
+			}
+			inputs := append([]string{args[0]}, sc.InputFiles()...)
+			for _, out := range o.outputs(sc.Name) {
+				if err := atomicfile.CheckNotInput(out, inputs...); err != nil {
+					return usage("%v", err)
+				}
 			}
 			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), *sc, o)
 		},
 	}
 	c.Flags().StringVarP(&o.out, "out", "o", "", "directory for NAME.json, NAME.csv, NAME.fct.csv")
-	c.Flags().Int64Var(&o.seed, "seed", 0, "override the scenario's seed")
+	c.Flags().Uint64Var(&o.seed, "seed", 0, "override the scenario's seed")
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress line")
 	c.Flags().StringVar(&o.flowsOut, "flows-out", "", "write the generated flows (HPCC flow-file format) to this file")
 	return c
+}
+
+// outputs returns the files run writes for a scenario named name.
+func (o runOpts) outputs(name string) []string {
+	var out []string
+	if o.out != "" {
+		base := filepath.Join(o.out, name)
+		out = append(out, base+".json", base+".csv", base+".fct.csv")
+	}
+	if o.flowsOut != "" {
+		out = append(out, o.flowsOut)
+	}
+	return out
+}
+
+// checkName refuses a scenario name that cannot be used as is for the
+// output files DIR/NAME.*: it must be one plain file-name component, with
+// no path separator and no control character, not "." or "..".
+func checkName(name string) error {
+	switch {
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not a file name", name)
+	case len(name) > 200:
+		return fmt.Errorf("%d octets long (at most 200, it names the output files)", len(name))
+	case strings.ContainsAny(name, "/\\"):
+		return fmt.Errorf("%q contains a path separator (it names the output files in --out)", name)
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fmt.Errorf("%q contains a control character (it names the output files in --out)", name)
+		}
+	}
+	return nil
 }
 
 func progressLine(w io.Writer, quiet bool) fabric.Progress {
@@ -117,16 +162,13 @@ func writeFlows(path string, sc fabric.Scenario) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path + ".tmp")
+	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
 	if err != nil {
 		return err
 	}
+	defer f.Abort()
 	if err := fabric.WriteFlows(f, flows); err != nil {
-		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return f.Commit()
 }

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package fabric
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/opensfc/sfc/device"
+	"gopkg.in/yaml.v3"
+)
+
+// Limits of a scenario's values (docs/decisions.md, "Scenario value
+// ranges"). They keep a run's memory and time bounded: the simulator
+// records one buffer sample per switch per SampleEvery, and generates
+// every flow before the run starts.
+const (
+	// MinSampleEvery is the shortest buffer sampling period, 1 µs.
+	MinSampleEvery = device.Microsecond
+	// MaxSamples bounds the samples per switch over the run (duration
+	// plus drain, divided by the sampling period).
+	MaxSamples = 10_000_000
+	// MaxTime bounds every time (duration, drain, periods): 100 s.
+	MaxTime = 100 * 1000 * device.Millisecond
+	// MaxSize bounds a flow size: 1 TB.
+	MaxSize = 1 << 40
+	// MaxBins bounds the number of size bins.
+	MaxBins = 1000
+)
+
+// ScenarioError is a scenario value out of range. File and Line are set
+// when the scenario came from a file (LoadScenario). It wraps
+// device.ErrParam.
+type ScenarioError struct {
+	File string
+	Line int
+	Key  string // dotted path, as in the YAML: "workload.load"
+	Msg  string
+}
+
+func (e *ScenarioError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Key + ": " + e.Msg)
+	return b.String()
+}
+
+// Unwrap returns device.ErrParam.
+func (e *ScenarioError) Unwrap() error { return device.ErrParam }
+
+// negativeOK are the numeric keys where a negative value means something.
+var negativeOK = map[string]bool{
+	"workload.receiver": true, // -1: a random receiver
+}
+
+// checkNodes rejects, anywhere in a parsed scenario, a number that is
+// NaN, infinite or negative (except the keys of negativeOK), with its
+// line. It covers the nested parameter blocks (pfc, bfc, transport, …)
+// whose fields are not listed one by one in Validate.
+func checkNodes(n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkNodes(c, path); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if path != "" {
+				k = path + "." + k
+			}
+			if err := checkNodes(n.Content[i+1], k); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := checkNodes(c, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		var f float64
+		switch n.ShortTag() {
+		case "!!float":
+			if err := n.Decode(&f); err != nil {
+				return nil // the typed decode reports it
+			}
+		case "!!int":
+			if strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
+				f = -1
+			}
+		default:
+			return nil
+		}
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is not a finite number"}
+		case f < 0 && !negativeOK[path]:
+			return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is negative"}
+		}
+	}
+	return nil
+}
+
+// lineOf returns the line of the value at a dotted key path, or 0.
+func lineOf(n *yaml.Node, path string) int {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range strings.Split(path, ".") {
+		if n.Kind != yaml.MappingNode {
+			return 0
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return n.Line
+}
+
+func rangeErr(key string, v any, allowed string) error {
+	return &ScenarioError{Key: key, Msg: fmt.Sprintf("%v out of range (allowed %s)", v, allowed)}
+}
+
+func checkInt(key string, v, lo, hi int64, unit string) error {
+	if v < lo || v > hi {
+		return rangeErr(key, strconv.FormatInt(v, 10)+unit, fmt.Sprintf("%d..%d%s", lo, hi, unit))
+	}
+	return nil
+}
+
+func checkFrac(key string, v float64) error {
+	if math.IsNaN(v) || v < 0 || v > 1 {
+		return rangeErr(key, v, "0..1")
+	}
+	return nil
+}
+
+// Validate checks the scenario's own values (not those of the topology
+// and the schemes, which Build and Setup check): NaN, infinite, negative
+// or huge values are a *ScenarioError naming the key. Run calls it.
+func (s *Scenario) Validate() error {
+	w := &s.Workload
+	for _, c := range []struct {
+		key    string
+		v      int64
+		lo, hi int64
+		unit   string
+	}{
+		{"drain", s.Drain, 0, MaxTime, " ns"},
+		{"bins", int64(s.Bins), 0, MaxBins, ""},
+		{"workload.duration", w.Duration, 0, MaxTime, " ns"},
+		{"workload.sync", w.Sync, 0, MaxTime, " ns"},
+		{"workload.incast_every", w.IncastEvery, 0, MaxTime, " ns"},
+		{"workload.size", w.Size, 0, MaxSize, " octets"},
+		{"workload.all_to_all_size", w.AllToAllSize, 0, MaxSize, " octets"},
+		{"workload.degree", int64(w.Degree), 0, MaxFlows, ""},
+		{"workload.incasts", int64(w.Incasts), 0, MaxFlows, ""},
+		{"workload.qps", int64(w.QPs), 0, MaxFlows, ""},
+		{"sfc.base_rtt", s.SFC.BaseRTT, 0, MaxTime, " ns"},
+		{"pbfs.dc_rtt", s.PBFS.DCRTT, 0, MaxTime, " ns"},
+		{"transport.base_rtt", s.Transport.BaseRTT, 0, MaxTime, " ns"},
+		{"transport.rto_low", s.Transport.RTOLow, 0, MaxTime, " ns"},
+		{"transport.rto_high", s.Transport.RTOHigh, 0, MaxTime, " ns"},
+		{"transport.nak_interval", s.Transport.NAKInterval, 0, MaxTime, " ns"},
+	} {
+		if err := checkInt(c.key, c.v, c.lo, c.hi, c.unit); err != nil {
+			return err
+		}
+	}
+	if s.SampleEvery != 0 {
+		if err := checkInt("sample_every", s.SampleEvery, MinSampleEvery, MaxTime, " ns"); err != nil {
+			return err
+		}
+	}
+	if w.Receiver != nil && *w.Receiver < -1 {
+		return rangeErr("workload.receiver", *w.Receiver, "-1 (random) or a host index")
+	}
+	if err := checkFrac("workload.load", w.Load); err != nil {
+		return err
+	}
+	if err := checkFrac("workload.incast_load", w.IncastLoad); err != nil {
+		return err
+	}
+	// Samples per switch: one per period from 0 to the last arrival plus
+	// the drain (the defaults as Run sets them).
+	every, drain := s.SampleEvery, s.Drain
+	if every == 0 {
+		every = 10 * device.Microsecond
+	}
+	if drain == 0 {
+		drain = 100 * device.Millisecond
+	}
+	span := w.Duration + drain
+	if w.Incasts > 1 {
+		span = max(span, int64(w.Incasts-1)*w.IncastEvery+w.Sync+drain)
+	}
+	if span/every > MaxSamples {
+		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples per switch over %d ns of arrivals and drain (at most %d)", every, span/every, span, MaxSamples)}
+	}
+	if len(w.Flows) == 0 && w.FlowsFile == "" && w.Load > 0 {
+		if w.CDF == "" {
+			return &ScenarioError{Key: "workload.cdf", Msg: fmt.Sprintf("missing: workload.load %g needs a size distribution", w.Load)}
+		}
+		if _, err := LoadCDF(w.CDF); err != nil {
+			return &ScenarioError{Key: "workload.cdf", Msg: err.Error()}
+		}
+	}
+	if n := int64(max(w.Incasts, 1)) * int64(w.Degree) * int64(max(w.QPs, 1)); w.IncastLoad == 0 && n > MaxFlows {
+		return &ScenarioError{Key: "workload.incasts", Msg: fmt.Sprintf("incasts × degree × qps = %d flows (at most %d)", n, MaxFlows)}
+	}
+	return nil
+}
+
+// checkFlowCount estimates the flows the workload would generate on a
+// fabric of hosts hosts at bps and refuses more than MaxFlows, before
+// generating them.
+func (s *Scenario) checkFlowCount(hosts int, bps int64) error {
+	w := &s.Workload
+	if len(w.Flows) > 0 || w.FlowsFile != "" || bps <= 0 {
+		return nil
+	}
+	var est float64
+	if w.Load > 0 {
+		c, err := LoadCDF(w.CDF)
+		if err != nil {
+			return &ScenarioError{Key: "workload.cdf", Msg: err.Error()}
+		}
+		if m := c.Mean(); m > 0 {
+			est += float64(hosts) * w.Load * float64(bps) / 8 * float64(w.Duration) / 1e9 / m
+		}
+		if est > MaxFlows {
+			return &ScenarioError{Key: "workload.duration", Msg: fmt.Sprintf("about %.3g background flows at load %g over %d ns (at most %d)", est, w.Load, w.Duration, MaxFlows)}
+		}
+	}
+	if w.Degree > 0 && w.IncastLoad > 0 && w.Size > 0 {
+		per := float64(w.Degree) * float64(w.Size)
+		incasts := float64(hosts) * float64(bps) / 8 * w.IncastLoad * float64(w.Duration) / 1e9 / per
+		est += incasts * float64(w.Degree) * float64(max(w.QPs, 1))
+		if est > MaxFlows {
+			return &ScenarioError{Key: "workload.incast_load", Msg: fmt.Sprintf("about %.3g flows over %d ns (at most %d)", est, w.Duration, MaxFlows)}
+		}
+	}
+	if w.AllToAllSize > 0 && float64(hosts)*float64(hosts) > MaxFlows {
+		return &ScenarioError{Key: "workload.all_to_all_size", Msg: fmt.Sprintf("%d hosts make %d all-to-all flows (at most %d)", hosts, hosts*hosts, MaxFlows)}
+	}
+	return nil
+}
+
+// InputFiles returns the files the scenario reads besides itself: a
+// workload.cdf that is not a built-in name and workload.flows_file.
+// Outputs are checked against them (atomicfile.CheckNotInput).
+func (s *Scenario) InputFiles() []string {
+	var in []string
+	if c := s.Workload.CDF; c != "" {
+		if _, ok := builtinCDF[strings.ToLower(c)]; !ok {
+			in = append(in, c)
+		}
+	}
+	if s.Workload.FlowsFile != "" {
+		in = append(in, s.Workload.FlowsFile)
+	}
+	return in
+}

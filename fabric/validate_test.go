@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package fabric
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opensfc/sfc/device"
+)
+
+// TestScenarioRanges: every numeric key of a scenario refuses NaN,
+// infinity, negative and huge values with a *ScenarioError that names the
+// file, the line and the key, before anything runs (sample_every -1 used
+// to loop forever, growing memory).
+func TestScenarioRanges(t *testing.T) {
+	base, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		extra string // appended at the top level, or replacing a workload key
+		key   string
+		line  int
+	}{
+		{"sample_every: -1", "sample_every", 21},
+		{"sample_every: 1", "sample_every", 21},
+		{"sample_every: 999", "sample_every", 21},
+		{"sample_every: .nan", "sample_every", 21},
+		{"drain: -1", "drain", 21},
+		{"drain: 1e15", "drain", 21},
+		{"bins: -1", "bins", 21},
+		{"bins: 1000000000", "bins", 21},
+		{"seed: -5", "seed", 21},
+		{"pfc: {xoff: .inf}", "pfc.xoff", 21},
+		{"transport: {cc: hpcc, rto_low: -3}", "transport.rto_low", 21},
+		{"workload: {cdf: websearch, load: -0.5, duration: 1000}", "workload.load", 21},
+		{"workload: {cdf: websearch, load: .nan, duration: 1000}", "workload.load", 21},
+		{"workload: {cdf: websearch, load: 2, duration: 1000}", "workload.load", 21},
+		{"workload: {cdf: websearch, load: 0.3, duration: -5}", "workload.duration", 21},
+		{"workload: {cdf: websearch, load: 0.3, duration: 1e14}", "workload.duration", 21},
+		{"workload: {cdf: /nonexistent/cdf, load: 0.3, duration: 1000}", "workload.cdf", 21},
+		{"workload: {load: 0.3, duration: 1000}", "workload.cdf", 0},
+		{"workload: {degree: 4, size: 1000, incasts: 2000000000, incast_every: 1000}", "workload.incasts", 21},
+		{"workload: {degree: 4, size: -1}", "workload.size", 21},
+		{"workload: {degree: 4, size: 1000, incast_load: 1.5, duration: 10}", "workload.incast_load", 21},
+		{"workload: {degree: 4, size: 1000, receiver: -2}", "workload.receiver", 21},
+		{"sample_every: 1000\ndrain: 100000000000", "sample_every", 21},
+	} {
+		// Comment out the base's key (line for line) when the case
+		// sets it, so that keys are not duplicated.
+		text := string(base)
+		if strings.HasPrefix(c.extra, "workload:") {
+			text = text[:strings.Index(text, "workload:")] + "# workload\n#\n#\n#\n"
+		}
+		if strings.HasPrefix(c.extra, "seed:") {
+			text = strings.Replace(text, "seed: 1\n", "# seed\n", 1)
+		}
+		if strings.HasPrefix(c.extra, "transport:") {
+			text = strings.Replace(text, "transport:\n  cc: hpcc\n  recovery: irn\n", "# transport\n#\n#\n", 1)
+		}
+		lines := strings.Count(text, "\n")
+		f := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(f, []byte(text+c.extra+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadScenario(f)
+		if err == nil {
+			t.Errorf("%q: accepted", c.extra)
+			continue
+		}
+		if c.key == "" {
+			continue // a YAML type error (uint64 seed), reported by the decoder
+		}
+		var se *ScenarioError
+		if !errors.As(err, &se) || !errors.Is(err, device.ErrParam) {
+			t.Errorf("%q: %T %v, want a *ScenarioError", c.extra, err, err)
+			continue
+		}
+		want := c.line
+		if want != 0 {
+			want = lines + 1
+		}
+		if se.Key != c.key || se.File != f || se.Line != want || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%q: key %q line %d (%v), want key %q line %d", c.extra, se.Key, se.Line, err, c.key, want)
+		}
+	}
+}
+
+// TestRunValidates: Run itself refuses a scenario value out of range (for
+// programs and sweeps that build a Scenario without LoadScenario).
+func TestRunValidates(t *testing.T) {
+	sc, err := LoadScenario("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.SampleEvery = -1
+	if _, err := Run(*sc, nil); !errors.Is(err, device.ErrParam) {
+		t.Errorf("sample_every -1: %v", err)
+	}
+	sc.SampleEvery = 0
+	// 1-octet incasts at full load for 99 s: ~1e13 flows.
+	sc.Workload = Workload{Degree: 4, Size: 1, IncastLoad: 1, Duration: 99 * 1000 * device.Millisecond}
+	if _, err := Run(*sc, nil); !errors.Is(err, device.ErrParam) || !strings.Contains(err.Error(), "workload.incast_load") {
+		t.Errorf("huge flow count: %v", err)
+	}
+}
