@@ -309,3 +309,22 @@ func TestRunNotInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowsOutRangeExit: a flows file out of range is exit 2 with
+// --flows-out too (writeFlows generates the workload before fabric.Run).
+func TestFlowsOutRangeExit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "flows.txt"), []byte("1\n0 1 3 100 1000 NaN\n"), 0o644)
+	sc := smallWith(t, dir, "s.yaml", "fo", "")
+	b, _ := os.ReadFile(sc)
+	text := strings.Replace(string(b), "  cdf: websearch\n", "  flows_file: flows.txt\n", 1)
+	os.WriteFile(sc, []byte(text), 0o644)
+	for _, args := range [][]string{{"run", "-q", sc}, {"run", "-q", sc, "--flows-out", filepath.Join(dir, "out.txt")}} {
+		if code, _, stderr := sfcsim(args...); code != 2 || !strings.Contains(stderr, "start \"NaN\"") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming the start", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+		t.Error("--flows-out written from a bad flows file")
+	}
+}

@@ -118,6 +118,9 @@ func progressLine(w io.Writer, quiet bool) fabric.Progress {
 func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error {
 	if o.flowsOut != "" {
 		if err := writeFlows(o.flowsOut, sc); err != nil {
+			if errors.Is(err, device.ErrParam) {
+				return &exitError{code: 2, err: err} // as fabric.Run's below
+			}
 			return err
 		}
 	}
