@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gopacket/gopacket"
 )
 
 // Sentinel errors. Every decode error of this package wraps one of them in a
@@ -70,6 +72,24 @@ func truncated(layer, field string, off, need, have int) error {
 	return &DecodeError{Layer: layer, Field: field, Offset: off, Err: ErrTruncated,
 		Detail: fmt.Sprintf("need %d octets, have %d", need, have)}
 }
+
+// LayerError is an error of a layer the Parser decodes with gopacket's own
+// decoders (Ethernet, IPv4, IPv6, UDP, ...), which say what is wrong but
+// not where: it adds the layer and the offset in the frame where that
+// layer starts. The project's layers return a *DecodeError instead.
+type LayerError struct {
+	Layer gopacket.LayerType
+	At    int // offset in the frame of the layer's first octet
+	Err   error
+}
+
+// Error renders "layer at frame offset N: what".
+func (e *LayerError) Error() string {
+	return fmt.Sprintf("%s at frame offset %d: %v", e.Layer, e.At, e.Err)
+}
+
+// Unwrap returns gopacket's error.
+func (e *LayerError) Unwrap() error { return e.Err }
 
 // Warnings is a set of conditions that are not errors: the layer decoded in
 // full, but a device sent something the specification says it should not.

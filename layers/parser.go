@@ -3,6 +3,7 @@
 package layers
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gopacket/gopacket"
@@ -172,6 +173,12 @@ func (p *Parser) Decode(frame []byte) error {
 		p.FailedLen, p.FailedAt = len(data), cap(frame)-cap(data)
 		if p.FailedAt < 0 || p.FailedAt > len(frame) {
 			p.FailedAt = len(frame) - len(data)
+		}
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			// gopacket's own layers (Ethernet, IPv4, IPv6, UDP...) say
+			// what is wrong but not where.
+			err = &LayerError{Layer: p.Failed, At: p.FailedAt, Err: err}
 		}
 	}
 	var netHdr []byte

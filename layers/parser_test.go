@@ -5,6 +5,7 @@ package layers
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -342,5 +343,27 @@ func TestParserIPVersion(t *testing.T) {
 		if !errors.Is(err, ErrVersion) || p.Failed != c.lt || p.Has(LayerTypeBTH) {
 			t.Errorf("version byte %#x: err %v failed %v decoded %v", c.v, err, p.Failed, p.Decoded)
 		}
+	}
+}
+
+// An error from one of gopacket's own layers names the layer and where it
+// starts in the frame (gopacket's text says neither); the project's layers
+// keep their *DecodeError.
+func TestParserForeignErrorNamesLayer(t *testing.T) {
+	eth := []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00}
+	ip := append([]byte{0x45, 0, 0, 18}, make([]byte, 16)...) // total length 18 < 20
+	frame := append(append(append([]byte(nil), eth...), ip...), make([]byte, 20)...)
+	p := NewParser()
+	err := p.Decode(frame)
+	var le *LayerError
+	if !errors.As(err, &le) || le.At != 14 || le.Layer.String() != "IPv4" || !strings.HasPrefix(err.Error(), "IPv4 at frame offset 14: ") {
+		t.Fatalf("error %v (%T), want IPv4 at frame offset 14", err, err)
+	}
+	// A cut PFC is the project's own error, unchanged.
+	pfc := []byte{0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0, 0, 0, 0, 1, 0x88, 0x08, 0x01, 0x01, 0, 0x08}
+	err = p.Decode(pfc)
+	var de *DecodeError
+	if !errors.As(err, &de) || errors.As(err, &le) {
+		t.Fatalf("cut PFC: %v (%T), want a *DecodeError", err, err)
 	}
 }
