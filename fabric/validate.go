@@ -232,7 +232,9 @@ func (s *Scenario) Validate() error {
 
 // checkFlowCount estimates the flows the workload would generate on a
 // fabric of hosts hosts at bps and refuses more than MaxFlows, before
-// generating them.
+// generating them, naming the scenario key (Workload.Check, which
+// Generate calls, bounds the same estimates for programs that generate a
+// workload themselves).
 func (s *Scenario) checkFlowCount(hosts int, bps int64) error {
 	w := &s.Workload
 	if len(w.Flows) > 0 || w.FlowsFile != "" || bps <= 0 {
@@ -245,16 +247,14 @@ func (s *Scenario) checkFlowCount(hosts int, bps int64) error {
 			return &ScenarioError{Key: "workload.cdf", Msg: err.Error()}
 		}
 		if m := c.Mean(); m > 0 {
-			est += float64(hosts) * w.Load * float64(bps) / 8 * float64(w.Duration) / 1e9 / m
+			est += w.backgroundFlows(hosts, bps, m)
 		}
 		if est > MaxFlows {
 			return &ScenarioError{Key: "workload.duration", Msg: fmt.Sprintf("about %.3g background flows at load %g over %d ns (at most %d)", est, w.Load, w.Duration, MaxFlows)}
 		}
 	}
 	if w.Degree > 0 && w.IncastLoad > 0 && w.Size > 0 {
-		per := float64(w.Degree) * float64(w.Size)
-		incasts := float64(hosts) * float64(bps) / 8 * w.IncastLoad * float64(w.Duration) / 1e9 / per
-		est += incasts * float64(w.Degree) * float64(max(w.QPs, 1))
+		est += w.incastLoadFlows(hosts, bps)
 		if est > MaxFlows {
 			return &ScenarioError{Key: "workload.incast_load", Msg: fmt.Sprintf("about %.3g flows over %d ns (at most %d)", est, w.Duration, MaxFlows)}
 		}

@@ -228,18 +228,15 @@ func (w *Workload) Check(hosts int, bps int64) error {
 		if err != nil {
 			return fmt.Errorf("workload: cdf: %w", err)
 		}
-		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9
-		n += float64(hosts) * float64(w.Duration) / gap
+		n += w.backgroundFlows(hosts, bps, c.Mean())
 		keys = append(keys, "load", "duration")
 	}
 	if w.Degree > 0 {
-		per := float64(w.Degree) * float64(max(w.QPs, 1))
 		if w.IncastLoad > 0 && bps > 0 && hosts > 0 && w.Size > 0 {
-			gap := float64(w.Degree) * float64(w.Size) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
-			n += float64(w.Duration) / gap * per
+			n += w.incastLoadFlows(hosts, bps)
 			keys = append(keys, "incast_load", "duration", "degree", "qps")
 		} else if w.IncastLoad == 0 {
-			n += float64(max(w.Incasts, 1)) * per
+			n += float64(max(w.Incasts, 1)) * float64(w.Degree) * float64(max(w.QPs, 1))
 			keys = append(keys, "incasts", "degree", "qps")
 		}
 	}
@@ -251,6 +248,22 @@ func (w *Workload) Check(hosts int, bps int64) error {
 		return wlParam(strings.Join(slices.Compact(keys), ", "), fmt.Sprintf("about %.3g flows", n), fmt.Sprintf("at most %d flows (fabric.MaxFlows)", MaxFlows))
 	}
 	return nil
+}
+
+// backgroundFlows is the expected number of background flows: hosts
+// hosts each sending at load × bps for the workload's duration, in flows
+// of mean octets (float64, so that no product overflows).
+func (w *Workload) backgroundFlows(hosts int, bps int64, mean float64) float64 {
+	return float64(hosts) * w.Load * float64(bps) / 8 * float64(w.Duration) / 1e9 / mean
+}
+
+// incastLoadFlows is the expected number of incast flows when incasts
+// arrive at incast_load of the hosts' capacity: incasts of degree
+// senders × size octets, each sender with qps flows.
+func (w *Workload) incastLoadFlows(hosts int, bps int64) float64 {
+	per := float64(w.Degree) * float64(w.Size)
+	incasts := float64(hosts) * float64(bps) / 8 * w.IncastLoad * float64(w.Duration) / 1e9 / per
+	return incasts * float64(w.Degree) * float64(max(w.QPs, 1))
 }
 
 // inputError is bad input in a file (a flows file's line): it says what
