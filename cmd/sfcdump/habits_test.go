@@ -234,33 +234,44 @@ func TestCaptureInterruptedKeepsFrames(t *testing.T) {
 	noTemps(t, dir, "live.pcapng")
 }
 
-// TestReadInterruptedKeepsFrames: Ctrl-C during read -w from a pipe keeps
-// every frame written and exits with status 130.
-func TestReadInterruptedKeepsFrames(t *testing.T) {
-	// Should the signal come before sfcdump listens, it must not kill the
-	// test binary.
+// pipedStdin makes standard input a pipe for the test and returns its
+// writing end; a SIGINT sent before sfcdump listens does not kill the test
+// binary. Both are undone at the end of the test.
+func pipedStdin(t *testing.T) *os.File {
+	t.Helper()
 	guard := make(chan os.Signal, 1)
 	signal.Notify(guard, syscall.SIGINT)
-	defer signal.Stop(guard)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := os.Stdin
 	os.Stdin = pr
-	defer func() { os.Stdin = old; pr.Close() }()
+	t.Cleanup(func() { os.Stdin = old; pr.Close(); pw.Close(); signal.Stop(guard) })
+	return pw
+}
+
+// awaitOutput waits (at most 5 s) for the temporary output in dir, which
+// exists once sfcdump listens for signals.
+func awaitOutput(dir string) {
+	for i := 0; i < 500; i++ {
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestReadInterruptedKeepsFrames: Ctrl-C during read -w from a pipe keeps
+// every frame written and exits with status 130.
+func TestReadInterruptedKeepsFrames(t *testing.T) {
+	pw := pipedStdin(t)
 	data, _ := os.ReadFile(sampleCap)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "piped.pcapng")
 	go func() {
 		pw.Write(data)
-		// The temporary output exists once sfcdump listens for signals.
-		for i := 0; i < 500; i++ {
-			if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		awaitOutput(dir)
 		time.Sleep(100 * time.Millisecond) // the read waits for more
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
 		time.Sleep(100 * time.Millisecond)
@@ -592,20 +603,11 @@ func TestWriteStdoutRefusesTerminal(t *testing.T) {
 // written in place and exits 130 without waiting for the pipe, and
 // leaves no temporary file.
 func TestReadInterruptedBlockedPipe(t *testing.T) {
-	guard := make(chan os.Signal, 1)
-	signal.Notify(guard, syscall.SIGINT)
-	defer signal.Stop(guard)
+	pw := pipedStdin(t)
 	exited := make(chan int, 1)
 	oldExit := exitProcess
 	exitProcess = func(code int) { exited <- code }
 	defer func() { exitProcess = oldExit }()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdin
-	os.Stdin = pr
-	defer func() { os.Stdin = old; pr.Close() }()
 	data, _ := os.ReadFile(sampleCap)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "held.pcapng")
@@ -619,12 +621,7 @@ func TestReadInterruptedBlockedPipe(t *testing.T) {
 		done <- result{errs, code}
 	}()
 	pw.Write(data)
-	for i := 0; i < 500; i++ {
-		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitOutput(dir)
 	time.Sleep(200 * time.Millisecond) // all 21 frames read; the read waits
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	select {
