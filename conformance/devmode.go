@@ -285,7 +285,33 @@ const (
 type dataQ struct {
 	items []*dataItem
 	head  int
-	last  uint64 // hash of the last matched frame, to name duplicates
+	// seen holds the hashes of the last len(seen) frames matched, to name
+	// a second copy of any of them a duplicate (DATA-DUP), not an
+	// alteration of the flow's next pending frame; next is where the
+	// next one goes, lastT the device time of the last match (the queue
+	// is kept a window after it, for its duplicates).
+	seen  [16]uint64
+	nseen uint8
+	next  uint8
+	lastT int64
+}
+
+// matched records the hash h of a frame matched at device time t.
+func (q *dataQ) matched(h uint64, t int64) {
+	q.seen[q.next] = h
+	q.next = (q.next + 1) % uint8(len(q.seen))
+	q.nseen = min(q.nseen+1, uint8(len(q.seen)))
+	q.lastT = t
+}
+
+// dupOf reports whether h is the hash of a recently matched frame.
+func (q *dataQ) dupOf(h uint64) bool {
+	for _, x := range q.seen[:q.nseen] {
+		if x == h {
+			return true
+		}
+	}
+	return false
 }
 
 func (q *dataQ) live() []*dataItem { return q.items[q.head:] }
@@ -851,8 +877,8 @@ func (k *devChecker) justifiedRule(m *device.Meta, frame []byte) string {
 // matchData matches a device frame with the reference's data frames of
 // its port and flow. When onlyExact is set (a signal kind, maybe a
 // forwarded one) it only looks for an equal frame. It reports whether it
-// judged the frame: matched, or a duplicate of the last frame matched on
-// its port and flow (DATA-DUP).
+// judged the frame: matched, or a duplicate of one of the last frames
+// matched on its port and flow (DATA-DUP).
 func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 	key := keyOf(m, r.port)
 	q := k.dq[key]
@@ -888,21 +914,22 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		k.timing(ruleDataTiming, r, it.no, it.t, "frame")
 		k.checkICRCMatched(r, m, it)
 		it.state = itemMatched
-		q.last = h
+		q.matched(h, r.t)
 		k.free(it.data)
 		it.data = nil
 		q.trim()
 		return true
 	}
-	if q.last == h {
-		// Equal to the last frame of its port and key that the device
-		// was matched for, whatever its kind (a data frame, a CIM a NIC
-		// delivers to its host, a signal a switch forwards): the frame
-		// is the reference's, so a second copy is a duplicate (rule 8),
-		// never background.
+	if q.dupOf(h) {
+		// Equal to one of the last frames of its port and key that the
+		// device was matched for, whatever its kind (a data frame, a CIM
+		// a NIC delivers to its host, a signal a switch forwards): the
+		// frame is the reference's, so a second copy is a duplicate
+		// (rule 8), never background, and not an alteration of the
+		// flow's next frame.
 		k.rep.checked(ruleDataDup, 1)
 		k.dev(Deviation{Check: ruleDataDup, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame",
-			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "duplicate of the flow's previous frame"})
+			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "duplicate of a frame of its flow already delivered"})
 		return true
 	}
 	return false
@@ -952,7 +979,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 			k.timing(ruleDataTiming, r, it.no, it.t, "frame")
 			k.checkICRC(r, m, it.data)
 			it.state = itemMatched
-			q.last = k.hash(r.data, m)
+			q.matched(k.hash(r.data, m), r.t)
 			k.free(it.data)
 			it.data = nil
 			q.trim()
@@ -1110,7 +1137,7 @@ func (k *devChecker) expire(all bool) {
 	if all || lim-k.gcAt > 4*k.win {
 		k.gcAt = lim
 		for key, q := range k.dq {
-			if len(q.live()) == 0 {
+			if len(q.live()) == 0 && (all || q.lastT < lim-k.win) {
 				delete(k.dq, key)
 			}
 		}

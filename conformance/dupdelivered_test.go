@@ -53,3 +53,62 @@ func TestDeliveredSignalDuplicateFails(t *testing.T) {
 		t.Errorf("the duplicate is counted as background: %+v", rep.Background)
 	}
 }
+
+// TestOlderDuplicateIsDup: a copy of a data frame the device already
+// delivered, sent after a later frame of the same flow, is one DATA-DUP
+// (rule 8). It is not an alteration of the flow's next pending frame:
+// judged that way, one duplicate became a DATA-ALTERED for every later
+// frame of the flow, each compared with the one after it.
+func TestOlderDuplicateIsDup(t *testing.T) {
+	for _, v := range []string{"sfc/incast-first-bts", "pfc/xoff-refresh-xon", "cim/incast-legacy"} {
+		t.Run(v, func(t *testing.T) {
+			vdir := filepath.Join(pcaps, v)
+			exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+			// The first data frame with two later frames of its flow
+			// on its port.
+			same := func(a, b capFrame) bool {
+				ma, mb := meta(a.data), meta(b.data)
+				return a.iface == b.iface && ma.Src == mb.Src && ma.Dst == mb.Dst && ma.SrcPort == mb.SrcPort &&
+					ma.DstPort == mb.DstPort && ma.QP == mb.QP && ma.Proto == mb.Proto
+			}
+			i, j := -1, -1
+			for a, f := range exp.frames {
+				if meta(f.data).Kind != device.KindData {
+					continue
+				}
+				var later []int
+				for b := a + 1; b < len(exp.frames) && len(later) < 2; b++ {
+					if same(f, exp.frames[b]) {
+						later = append(later, b)
+					}
+				}
+				if len(later) == 2 {
+					i, j = a, later[0]
+					break
+				}
+			}
+			if i < 0 {
+				t.Fatal("no data frame with two later frames of its flow on its port")
+			}
+			f := exp.frames[i]
+			dup := &capture{names: exp.names, frames: slices.Insert(slices.Clone(exp.frames), j+1,
+				capFrame{f.iface, exp.frames[j].t.Add(time.Nanosecond), f.data})}
+			path := filepath.Join(t.TempDir(), "dev.pcapng")
+			dup.write(t, path)
+			rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			rep.WriteText(&b)
+			if c := rep.Check("DATA-DUP"); rep.Verdict != conformance.Fail || c == nil || c.Count != 1 {
+				t.Fatalf("frame %d sent again after frame %d should fail DATA-DUP once:\n%s", i+1, j+1, b.String())
+			}
+			for _, c := range rep.Checks {
+				if c.Name != "DATA-DUP" && c.Count > 0 {
+					t.Errorf("the duplicate also fails %s:\n%s", c.Name, b.String())
+				}
+			}
+		})
+	}
+}

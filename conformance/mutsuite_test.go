@@ -831,6 +831,13 @@ func (v *vecInfo) dataMutations(base func() *capture) []mutation {
 		c = base()
 		c.frames = append(c.frames, capFrame{f.iface, f.t.Add(10 * time.Nanosecond), append([]byte(nil), f.data...)})
 		add("DATA-DUP", conformance.MutDataDup, fmt.Sprintf("duplicate data frame %d", i), c)
+		// A copy of it after the flow's next frame on its port: a
+		// duplicate of an older frame, not the flow's latest.
+		if j := nextOfFlow(v.exp, i); j >= 0 {
+			c = base()
+			c.frames = append(c.frames, capFrame{f.iface, v.exp.frames[j].t.Add(10 * time.Nanosecond), append([]byte(nil), f.data...)})
+			add("DATA-DUP", conformance.MutDataDup, fmt.Sprintf("duplicate data frame %d after frame %d of its flow", i, j), c)
+		}
 		if m.Proto == 17 && m.Payload > 0 && m.Payload+14 < min(m.L3+m.IPLen, len(f.data)) {
 			c = base()
 			c.frames[i].data[m.Payload+13] ^= 0x40
@@ -1238,4 +1245,21 @@ func TestMutationSuite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// nextOfFlow is the index of the next frame after frame i of c on the same
+// interface and of the same flow (addresses, protocol, ports, QP), -1
+// when there is none.
+func nextOfFlow(c *capture, i int) int {
+	a := c.frames[i]
+	ma := meta(a.data)
+	for j := i + 1; j < len(c.frames); j++ {
+		b := c.frames[j]
+		mb := meta(b.data)
+		if b.iface == a.iface && ma.Src == mb.Src && ma.Dst == mb.Dst && ma.Proto == mb.Proto && ma.SrcPort == mb.SrcPort &&
+			ma.DstPort == mb.DstPort && ma.QP == mb.QP && ma.HasQP == mb.HasQP && ma.EtherType == mb.EtherType {
+			return j
+		}
+	}
+	return -1
 }

@@ -208,7 +208,7 @@ func buildRules() []Rule {
 		Rule{ID: "DATA-LOSS", Normative: 8, family: famData, Clause: "behaviour.md §0 (forwarding); §4 lossless", Tolerance: "tolerances.window (default 100us)",
 			Check: "no data frame of a scenario flow the reference forwards is dropped", Mutations: []string{MutDataDrop}},
 		Rule{ID: "DATA-DUP", Normative: 8, family: famData, Clause: "behaviour.md §0", Tolerance: tolExact,
-			Check: "no data frame is duplicated, nor any frame the reference forwards or delivers (a CIM a NIC hands its host, a signal a switch forwards): a second copy is never background", Mutations: []string{MutDataDup}},
+			Check: "no data frame is duplicated, nor any frame the reference forwards or delivers (a CIM a NIC hands its host, a signal a switch forwards): a second copy of any of the last 16 frames matched on its port and flow, within the window, is one DATA-DUP, never background nor an alteration of the flow's next frame", Mutations: []string{MutDataDup}},
 		Rule{ID: "DATA-ORDER", Normative: 8, family: famData, Clause: "behaviour.md §0 (FIFO per queue)", Tolerance: tolExact,
 			Check: "no flow's frames are reordered on a port", Mutations: []string{MutDataReorder}},
 		Rule{ID: "DATA-ALTERED", Normative: 8, family: famData, Clause: "behaviour.md §0", Tolerance: "TTL, ECN and MACs where the case declares them volatile",

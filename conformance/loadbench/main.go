@@ -12,6 +12,7 @@
 //	go run ./conformance/loadbench -frames 1000000 -runs 3
 //	go run ./conformance/loadbench -dir /var/tmp/lb -keep
 //	GOMAXPROCS=1 loadbench -child device -dir /var/tmp/lb/load-1000000 -sequential -cpuprofile cpu.prof
+//	GOMAXPROCS=1 loadbench -child device -dir /var/tmp/lb/load-1000000 -sequential -memprofile mem.prof
 //
 // Output: one line per run with frames, wall time, frames/s (wall),
 // frames/s (CPU time of the process), peak Go heap and peak RSS.
@@ -56,6 +57,7 @@ func main() {
 	seq := flag.Bool("sequential", false, "read the captures on the replay goroutine")
 	child := flag.String("child", "", "internal: run one measurement of mode exact|device on -dir")
 	cpuprof := flag.String("cpuprofile", "", "with -child: write the run's CPU profile to this file")
+	memprof := flag.String("memprofile", "", "with -child: write the run's allocation profile to this file")
 	flag.Parse()
 	if *child != "" {
 		if *cpuprof != "" {
@@ -69,10 +71,23 @@ func main() {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
 		}
+		if *memprof != "" {
+			runtime.MemProfileRate = 4096
+		}
 		r, err := measure(*child, *dir, *seq)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
+		}
+		if *memprof != "" {
+			f, err := os.Create(*memprof)
+			if err != nil {
+				fail(err)
+			}
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fail(err)
+			}
+			f.Close()
 		}
 		json.NewEncoder(os.Stdout).Encode(r)
 		return
