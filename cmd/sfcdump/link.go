@@ -43,3 +43,18 @@ func (s *source) capturedSpeed(i int) uint64 {
 	}
 	return s.ifSpeed(i)
 }
+
+// knownSpeed returns the speed of src's interface i that a -w capture
+// records as its if_speed: the one --link-speed (or --speed) gives it,
+// else the capture's own; 0 (none written) when neither says, rather than
+// DefaultLinkSpeed, which is an assumption.
+func (s *source) knownSpeed(l linkSpeeds, i int) uint64 {
+	name := s.ifaceName(i)
+	_, byRaw := l.byName[s.raw[i]]
+	_, byName := l.byName[name]
+	_, byIndex := l.byName[strconv.Itoa(i)]
+	if l.all != 0 || byName || byIndex || (byRaw && s.raw[i] != "") {
+		return s.speedOf(l, i)
+	}
+	return s.capturedSpeed(i)
+}

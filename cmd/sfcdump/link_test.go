@@ -255,6 +255,39 @@ func TestIfSpeedAndSpeedFlag(t *testing.T) {
 	if !strings.Contains(out, `"warnings":["frame: captured length 60 exceeds original length 50"]`) || !strings.Contains(out, `"pause_ns_c3":1342156`) {
 		t.Errorf("json: %s", out)
 	}
+	// -w keeps each interface's if_speed, so the capture it writes reads
+	// back at the same pause times; a --speed given is what it records.
+	// Neither invents one: without if_speed or --speed none is written.
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		args  []string
+		speed [2]uint64
+		want  string
+	}{
+		{"kept", nil, [2]uint64{25e9, 0}, "1\t1342156\n2\t335539\n"},
+		{"--speed", []string{"--speed", "port0=10G"}, [2]uint64{25e9, 10e9}, "1\t1342156\n2\t3355392\n"},
+		{"--speed all", []string{"--speed", "40G"}, [2]uint64{40e9, 40e9}, "1\t838848\n2\t838848\n"},
+	} {
+		w := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".pcapng")
+		if _, errs, code := sfcdump(t, append([]string{"read", "-q", "-w", w, file}, c.args...)...); code != 0 {
+			t.Fatalf("%s: -w: %s", c.name, errs)
+		}
+		out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "pfc.pause_ns_c3", w)
+		if out != c.want {
+			t.Errorf("%s: read back: %q, want %q", c.name, out, c.want)
+		}
+		r, err := pcapio.Open(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, sp := range c.speed {
+			if in := r.Interface(i); i < r.NInterfaces() && in.Speed != sp {
+				t.Errorf("%s: interface %d (%s) if_speed %d, want %d", c.name, i, in.Name, in.Speed, sp)
+			}
+		}
+		r.Close()
+	}
 }
 
 // TestNoTimestampEveryOutput: frames of simple packet blocks have no time,

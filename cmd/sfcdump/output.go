@@ -96,6 +96,7 @@ type source struct {
 	names  []string // cached ifName results escaped for the terminal, "if<N>" for unnamed
 	raw    []string // cached ifName results as the capture has them
 	speeds []uint64
+	known  []uint64 // knownSpeed of each interface, beside speeds
 	// ifSpeed returns interface i's speed from the capture (pcapng
 	// if_speed), 0 when unknown; nil for none.
 	ifSpeed func(i int) uint64
@@ -150,6 +151,10 @@ type view struct {
 	showIf bool
 	names  []string
 	speeds []uint64
+	// raw are the interfaces' names as the capture has them and known
+	// their speeds that -w records (source.knownSpeed).
+	raw   []string
+	known []uint64
 }
 
 // printer filters, prints and writes frames for read and capture.
@@ -343,8 +348,9 @@ func (pr *printer) view(src *source, iface int) view {
 	for len(src.speeds) <= iface {
 		i := len(src.speeds)
 		src.speeds = append(src.speeds, src.speedOf(pr.speeds, i))
+		src.known = append(src.known, src.knownSpeed(pr.speeds, i))
 	}
-	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds}
+	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known}
 }
 
 // handle decodes one frame, and prints and writes it when it matches.
@@ -360,7 +366,7 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 	}
 	pr.printed++
 	if pr.outFile != nil {
-		if err := pr.writeFrame(src.index, v.names, src.ifLink, fr); err != nil {
+		if err := pr.writeFrame(src, &v, fr); err != nil {
 			return err
 		}
 	}
@@ -462,36 +468,39 @@ func appendHexString(dst, data []byte) []byte {
 	return dst
 }
 
-// writeFrame writes fr to the -w capture. The first frame of a source adds
-// all the interfaces that source has so far, in order, so a single input
-// keeps its interface ids.
-func (pr *printer) writeFrame(srcIndex int, names []string, link func(int) glayers.LinkType, fr *pcapio.Frame) error {
+// writeFrame writes fr, of source src seen through v, to the -w capture.
+// The first frame of a source adds all the interfaces that source has so
+// far, in order, so a single input keeps its interface ids, with their
+// names as the capture has them, link types and speeds (the --speed given
+// for them, else their if_speed): read back, the capture decodes as what
+// was shown.
+func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 	pr.outMu.Lock()
 	defer pr.outMu.Unlock()
 	if pr.closed {
 		return fmt.Errorf("-w %s: already finished", pr.outPath)
 	}
-	key := [2]int{srcIndex, fr.Interface}
+	key := [2]int{src.index, fr.Interface}
 	id, ok := pr.outIface[key]
 	if !ok {
 		if pr.outIface == nil {
 			pr.outIface = map[[2]int]int{}
 		}
 		for i := 0; i <= fr.Interface; i++ {
-			k := [2]int{srcIndex, i}
+			k := [2]int{src.index, i}
 			if _, ok := pr.outIface[k]; ok {
 				continue
 			}
 			var err error
-			lt := glayers.LinkTypeEthernet // the input's, for SLL and raw IP
-			if link != nil {
-				lt = link(i)
+			in := pcapio.Interface{Name: v.raw[i], LinkType: glayers.LinkTypeEthernet, Speed: v.known[i]}
+			if src.ifLink != nil {
+				in.LinkType = src.ifLink(i) // the input's, for SLL and raw IP
 			}
 			if pr.out == nil {
-				pr.out, err = pcapio.NewWriterLink(pr.outFile, names[i], lt)
+				pr.out, err = pcapio.NewWriterInterfaces(pr.outFile, in)
 				pr.outIface[k] = 0
 			} else {
-				pr.outIface[k], err = pr.out.AddInterfaceLink(names[i], lt)
+				pr.outIface[k], err = pr.out.AddInterfaceOf(in)
 			}
 			if err != nil {
 				return fmt.Errorf("-w %s: %w", pr.outPath, err)

@@ -176,7 +176,7 @@ func (pr *printer) emit(b *batch) error {
 		}
 		pr.printed++
 		if pr.outFile != nil {
-			if err := pr.writeFrame(b.src.index, b.view.names, b.src.ifLink, &b.rb.Frames[i]); err != nil {
+			if err := pr.writeFrame(b.src, &b.view, &b.rb.Frames[i]); err != nil {
 				return err
 			}
 		}
