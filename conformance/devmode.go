@@ -12,6 +12,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/dissect"
@@ -209,6 +211,10 @@ type devChecker struct {
 	hasSig   bool
 	lostEnd  int64 // deviations not reported: after the capture's end
 	lostAt   int64 // the earliest reference frame of them (model time)
+	// undecided are the deviations a capture's dropped frames could
+	// explain (explainedByDrops): reported at the end, FAIL, or when the
+	// device capture says it dropped frames INCONCLUSIVE (rule 9).
+	undecided heldDevs
 	// held are missing-frame deviations of ports that carried no frame
 	// yet: reported at the end if the port carried any (rule 9), else
 	// counted as not judged. At most a report's worth per rule is kept.
@@ -508,17 +514,25 @@ func (k *devChecker) missing(d Deviation, port int) {
 	if k.devPorts[port] == 0 {
 		h := k.held[port]
 		if h == nil {
-			h = &heldDevs{count: map[string]int64{}}
+			h = &heldDevs{}
 			k.held[port] = h
 		}
-		h.total++
-		if h.count[d.Check] < int64(k.rep.maxShown) {
-			h.devs = append(h.devs, d)
-		}
-		h.count[d.Check]++
+		h.hold(d, k.rep.maxShown)
 		return
 	}
 	k.dev(d)
+}
+
+// hold keeps d, or only counts it once maxShown of its rule are kept.
+func (h *heldDevs) hold(d Deviation, maxShown int) {
+	if h.count == nil {
+		h.count = map[string]int64{}
+	}
+	h.total++
+	if h.count[d.Check] < int64(maxShown) {
+		h.devs = append(h.devs, d)
+	}
+	h.count[d.Check]++
 }
 
 // noteSignal records the time of a reference signal (for CAP-END).
@@ -619,6 +633,10 @@ func keyOf(m *device.Meta, port int) dataKey {
 // command line masks (rule 3).
 func (k *devChecker) dev(d Deviation) {
 	if k.fc != nil && k.fc.masks[d.Field] {
+		return
+	}
+	if explainedByDrops(d.Check) && k.rep.byName[d.Check] != nil {
+		k.undecided.hold(d, k.rep.maxShown)
 		return
 	}
 	k.rep.add(d)
@@ -1170,10 +1188,23 @@ func (k *devChecker) finish() {
 	k.rep.checked("CAP-DROPS", 1)
 	for _, st := range []*stream{k.in, k.ds} {
 		if st != nil && st.drops != nil && st.drops.Dropped > 0 {
+			detail := st.file + ": the pcapng's interface statistics or packet blocks count frames the capture dropped"
+			if st == k.ds && k.undecided.total > 0 {
+				// What the device capture lacks may be what it dropped:
+				// those rules are INCONCLUSIVE, not FAIL (rule 9).
+				detail += fmt.Sprintf("; %d deviation(s) it could explain not judged (%s)", k.undecided.total, k.undecided.summary())
+				for id := range k.undecided.count {
+					k.rep.byName[id].inconclusive = true
+				}
+				for i := range k.undecided.devs {
+					k.undecided.devs[i].Detail += "; not judged: the capture dropped frames"
+				}
+			}
 			k.dev(Deviation{Check: "CAP-DROPS", Port: "-", Field: "capture", Expected: "no frame dropped by the capture",
-				Actual: fmt.Sprintf("%d dropped", st.drops.Dropped), Detail: st.file + ": the pcapng's interface statistics or packet blocks count frames the capture dropped"})
+				Actual: fmt.Sprintf("%d dropped", st.drops.Dropped), Detail: detail})
 		}
 	}
+	k.report(&k.undecided)
 	if k.ds.cut {
 		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture file",
 			Expected: "whole to its end", Actual: fmt.Sprintf("cut in the middle of the record after frame %d", k.ds.cutAt),
@@ -1193,7 +1224,8 @@ func (k *devChecker) finish() {
 }
 
 // release reports the deviations held for a port once it carries a
-// frame: the port was captured, so what it lacks is missing.
+// frame: the port was captured, so what it lacks is missing (unless the
+// capture says it dropped frames: k.dev holds them till the end).
 func (k *devChecker) release(port int) {
 	h := k.held[port]
 	if h == nil {
@@ -1205,10 +1237,61 @@ func (k *devChecker) release(port int) {
 	}
 	for id, n := range h.count {
 		shown := min(n, int64(k.rep.maxShown))
-		if c := k.rep.byName[id]; c != nil && n > shown {
+		if n <= shown {
+			continue
+		}
+		if explainedByDrops(id) {
+			if k.undecided.count == nil {
+				k.undecided.count = map[string]int64{}
+			}
+			k.undecided.count[id] += n - shown
+			k.undecided.total += n - shown
+		} else if c := k.rep.byName[id]; c != nil {
 			c.Count += n - shown
 		}
 	}
+}
+
+// report reports the deviations h holds, with the counts of those it
+// did not keep.
+func (k *devChecker) report(h *heldDevs) {
+	shown := map[string]int64{}
+	for _, d := range h.devs {
+		if shown[d.Check] < int64(k.rep.maxShown) {
+			k.rep.add(d) // masks were applied when it was held
+			shown[d.Check]++
+		}
+	}
+	for id, n := range h.count {
+		if c := k.rep.byName[id]; c != nil && n > shown[id] {
+			c.Count += n - shown[id]
+			if c.Verdict == Pass {
+				c.Verdict = Fail
+				if c.inconclusive {
+					c.Verdict = Inconclusive
+				}
+			}
+		}
+	}
+	*h = heldDevs{}
+}
+
+// summary names the rules of the held deviations with their counts, in
+// rule order.
+func (h *heldDevs) summary() string {
+	var ids []string
+	for id := range h.count {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", id, h.count[id])
+	}
+	return b.String()
 }
 
 // sameBytes compares two frames with the checker's volatile fields masked.

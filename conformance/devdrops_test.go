@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package conformance_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
+)
+
+// TestCaptureDropsExplainMissing: over the corpus, the reference's output
+// without one of its frames FAILs; with an interface statistics block
+// that says the capture dropped a frame, the same capture is INCONCLUSIVE
+// (conformance.md rule 9), with no rule FAILed and CAP-DROPS naming the
+// reference frames not judged: the frame the device "did not send" may be
+// the one the capture lost. A frame present with a wrong value still
+// FAILs beside the drops (TestCaptureDropsKeepDefiniteFaults).
+func TestCaptureDropsExplainMissing(t *testing.T) {
+	n := 0
+	for _, vdir := range vectors(t) {
+		exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+		if len(exp.frames) < 4 {
+			continue
+		}
+		i := len(exp.frames) / 3
+		c := &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), i, i+1)}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "dev.pcapng")
+		c.write(t, path)
+		check := func() *conformance.Report {
+			rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", vdir, err)
+			}
+			return rep
+		}
+		text := func(rep *conformance.Report) string {
+			var b strings.Builder
+			rep.WriteText(&b)
+			return b.String()
+		}
+		rep := check()
+		if rep.Verdict != conformance.Fail {
+			// Removing this frame is not a definite fault here (a port
+			// left silent, a frame the capture's end hides).
+			continue
+		}
+		n++
+		appendISBDrops(t, path, 1)
+		rep = check()
+		d := rep.Check("CAP-DROPS")
+		if rep.Verdict != conformance.Inconclusive || d == nil || d.Count == 0 || !strings.Contains(d.Deviations[0].Detail, "not judged") {
+			t.Errorf("%s without frame %d and a capture that says it dropped one: want INCONCLUSIVE naming the frames not judged:\n%s", vdir, i+1, text(rep))
+		}
+		for _, c := range rep.Checks {
+			if c.Verdict == conformance.Fail {
+				t.Errorf("%s: %s FAILs though the capture dropped a frame", vdir, c.Name)
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d vectors FAIL without a frame; the test needs more", n)
+	}
+}
+
+// TestCaptureDropsKeepDefiniteFaults: drops explain an absent frame, not
+// a present one that is wrong: a field changed in a signal still FAILs
+// with the capture's drops beside it.
+func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC })
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	c.frames[i].data = slices.Clone(c.frames[i].data)
+	c.frames[i].data[6] ^= 0x02 // the source MAC
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	appendISBDrops(t, path, 1)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Check("PFC-FIELDS"); rep.Verdict != conformance.Fail || f == nil || f.Verdict != conformance.Fail {
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Errorf("a PFC frame with a changed source MAC should FAIL PFC-FIELDS beside the drops:\n%s", b.String())
+	}
+}
