@@ -794,7 +794,7 @@ func (k *devChecker) underTest(m *device.Meta, frame []byte) bool {
 	case device.KindPFC:
 		return k.c.Has(SchemePFC) || k.c.Has(SchemeSFCP) || k.gen.has(m.Kind)
 	case device.KindPause:
-		return k.c.Has(SchemePFC) || k.gen.has(m.Kind)
+		return k.c.Has(SchemePFC) || k.c.Has(SchemeSFCP) || k.gen.has(m.Kind)
 	case device.KindPostcard:
 		return k.c.Has(SchemePBFS) || k.gen.has(m.Kind)
 	case device.KindExperimental:

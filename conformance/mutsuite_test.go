@@ -636,6 +636,24 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 			}
 		}
 	}
+	// A switch that sends an 802.3x PAUSE (every class stopped) beside
+	// the PFC frames of its reference (PFC or SFC-P).
+	if v.c.Role == device.RoleSwitch {
+		for _, i := range v.idx(famPFC) {
+			f := v.exp.frames[i]
+			if meta(f.data).Kind != device.KindPFC {
+				continue
+			}
+			p := make([]byte, 60)
+			copy(p, []byte{0x01, 0x80, 0xc2, 0, 0, 0x01})
+			copy(p[6:12], f.data[6:12])
+			copy(p[12:], []byte{0x88, 0x08, 0x00, 0x01, 0xff, 0xff})
+			c := base()
+			c.frames = append(c.frames, capFrame{f.iface, f.t.Add(10 * time.Nanosecond), p})
+			add("PAUSE-JUSTIFIED", conformance.MutSpurious, fmt.Sprintf("an 802.3x PAUSE after PFC frame %d", i), c)
+			break
+		}
+	}
 	out = append(out, v.dataMutations(base)...)
 	out = append(out, v.captureMutations(base)...)
 	return out

@@ -72,6 +72,7 @@ const (
 	MutPortSilent  = "port-silent"   // every frame of a port removed
 	MutSuppress    = "suppress"      // a second signal within a reset period
 	MutCreditExtra = "credit-excess" // credits above the octets received
+	MutSpurious    = "spurious"      // an 802.3x PAUSE from a switch whose reference sends PFC frames only
 )
 
 // Families of rules: which schemes a rule applies to.
@@ -141,8 +142,18 @@ func pauseRules(prefix, fam, proto, clause, wire string) []Rule {
 			Mutations: []string{MutLate}},
 		{ID: prefix + "-JUSTIFIED", Normative: 7, family: fam, Clause: clause, Tolerance: tolTime,
 			Check:     "every device " + proto + " frame matches one the reference sends for that port and priority; one earlier than tolerances.early cannot be told from a spurious one",
-			Mutations: []string{MutDuplicate, MutSwapPorts, MutBeforeT0, MutEarly}},
+			Mutations: justifiedMutations(prefix)},
 	}
+}
+
+// justifiedMutations are the mutations a -JUSTIFIED rule of pauseRules
+// must catch: PAUSE's also a PAUSE where the reference sends only PFC.
+func justifiedMutations(prefix string) []string {
+	m := []string{MutDuplicate, MutSwapPorts, MutBeforeT0, MutEarly}
+	if prefix == "PAUSE" {
+		m = append(m, MutSpurious)
+	}
+	return m
 }
 
 // Rules is the registry of device mode's checks, in report order.
@@ -276,7 +287,9 @@ func (r *Rule) appliesTo(c *Case, m *Model) bool {
 	case famPFC:
 		return c.Has(SchemePFC) || c.Has(SchemeSFCP)
 	case famPause:
-		return c.Has(SchemePFC)
+		// SFC-P's signals are MAC Control frames too: a PAUSE where it
+		// sends PFC stops every class (PAUSE-JUSTIFIED).
+		return c.Has(SchemePFC) || c.Has(SchemeSFCP)
 	case famBFC:
 		return c.Has(SchemeBFC) && sw
 	case famFG:
