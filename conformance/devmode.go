@@ -191,9 +191,10 @@ type devChecker struct {
 	// onlyICRC: the ICRC is the only volatile field (hash around it)
 	onlyICRC bool
 	// matchChecks are the results a matched data frame counts as checked
-	// (DATA-LOSS, -ORDER, -TIMING, -ALTERED, -DUP), icrcCheck DATA-ICRC's:
-	// looked up once, not by name per frame. nil when not in the report.
-	matchChecks [5]*CheckResult
+	// (DATA-LOSS, -ORDER, -TIMING, -ALTERED, -DUP, -EXTRA), icrcCheck
+	// DATA-ICRC's: looked up once, not by name per frame. nil when not in
+	// the report.
+	matchChecks [6]*CheckResult
 	icrcCheck   *CheckResult
 	pool        [][]byte
 	err         error
@@ -202,7 +203,11 @@ type devChecker struct {
 	ign      *filter.Filter
 	ignFrame dissect.Frame
 	inFlows  map[dataKey]struct{} // the scenario's flows (port 0)
-	bg       *BackgroundCounts
+	// inSignals are the flows (port 0) of the input's signal frames: a
+	// NIC that hands one to its host where the reference consumes it
+	// (a BTS) or alters it (a CIM) is judged as a data frame would be.
+	inSignals map[dataKey]struct{}
+	bg        *BackgroundCounts
 
 	// capture coverage (rule 9)
 	devLast  int64         // model time of the latest device frame read
@@ -352,7 +357,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
 		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
 	rep.Background = k.bg
-	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup} {
+	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup, ruleDataExtra} {
 		k.matchChecks[i] = rep.byName[id]
 	}
 	k.icrcCheck = rep.byName[ruleDataICRC]
@@ -707,6 +712,11 @@ func (k *devChecker) afterInput(r *record) {
 		if _, ok := k.inFlows[key]; !ok {
 			k.inFlows[key] = struct{}{}
 		}
+	} else if k.c.Role == device.RoleNIC && r.port != device.HostPort && m.Kind != device.KindOther {
+		if k.inSignals == nil {
+			k.inSignals = map[dataKey]struct{}{}
+		}
+		k.inSignals[keyOf(&m, 0)] = struct{}{}
 	}
 	k.sch.input(r)
 	k.advance(r.t - k.lag)
@@ -865,6 +875,15 @@ func (k *devChecker) devFrame(r *record) {
 			return
 		}
 	}
+	if k.c.Role == device.RoleNIC && r.port == device.HostPort {
+		// A signal of the wire that the NIC hands its host, equal to
+		// none the reference delivers: altered, or one the reference
+		// consumes (DATA-EXTRA), not background.
+		if _, ok := k.inSignals[keyOf(&m, 0)]; ok {
+			k.unmatchedData(r, &m)
+			return
+		}
+	}
 	k.background(r, backgroundKind(&m, r.data))
 }
 
@@ -985,6 +1004,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 			k.rep.checked(ruleDataOrder, 1)
 			k.rep.checked(ruleDataTiming, 1)
 			k.rep.checked(ruleDataDup, 1)
+			k.rep.checked(ruleDataExtra, 1)
 			if it.state == itemOvertaken {
 				k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: port, Time: r.t, Field: "frame.order",
 					Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
@@ -1005,6 +1025,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		}
 	}
 	if head == nil || head.t > r.t+k.win {
+		k.rep.checked(ruleDataExtra, 1)
 		k.dev(Deviation{Check: ruleDataExtra, Frame: r.no, Port: port, Time: r.t, Field: "frame",
 			Expected: "(none)", Actual: describe(r.data, &k.cp), Detail: "a frame of a scenario flow the reference does not send on this port"})
 		k.checkICRC(r, m, nil)
