@@ -637,7 +637,7 @@ func keyOf(m *device.Meta, port int) dataKey {
 // dev records a deviation, unless it is about a field the vector or the
 // command line masks (rule 3).
 func (k *devChecker) dev(d Deviation) {
-	if k.fc != nil && k.fc.masks[d.Field] {
+	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable {
 		return
 	}
 	if explainedByDrops(d.Check) && k.rep.byName[d.Check] != nil {

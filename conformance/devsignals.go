@@ -404,23 +404,28 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	cp := best.OutPort
 	if hasTLV {
 		k.rep.checked(fam+"-PAUSE", 1)
-		var seen []string
+		// A masked pause time (rule 3) is exempt from the value, not from
+		// the boundary: a resume where the reference pauses, or a pause
+		// where it resumes, is never within tolerance (rule 4).
+		masked := k.fc != nil && k.fc.masks[what+".pause_us"]
+		var seen valueList
 		ok := false
 		s.values(cp, lo, hi, fl, func(p uint16, _ int64) {
-			if (p == 0) == (sig.PauseUS == 0) && abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol {
+			if (p == 0) == (sig.PauseUS == 0) && (masked || abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol) {
 				ok = true
 			}
-			if len(seen) < 6 {
-				seen = appendUniq(seen, fmt.Sprint(p))
-			}
+			seen.add(fmt.Sprint(p))
 		})
 		if !ok {
 			det := fmt.Sprintf("tolerance %s", fmtTime(k.ptol))
-			if sig.PauseUS == 0 {
+			switch {
+			case sig.PauseUS == 0:
 				det = "a resume where the reference pauses"
+			case masked:
+				det = "a pause where the reference resumes"
 			}
 			k.dev(Deviation{Check: fam + "-PAUSE", Frame: r.no, Port: port, Time: r.t, Field: what + ".pause_us",
-				Expected: "one of " + strings.Join(seen, ", "), Actual: fmt.Sprint(sig.PauseUS), Detail: det})
+				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.PauseUS), Detail: det, unmaskable: masked})
 		}
 	}
 	if m.Kind == device.KindBTS {
@@ -428,19 +433,17 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		// for origin cache; wire.md §5 says 0 unless origin queue: what
 		// the reference sends decides).
 		k.rep.checked("SFC-BTS-DEPTH", 1)
-		var seen []string
+		var seen valueList
 		ok := false
 		s.values(cp, lo, hi, fl, func(_ uint16, d int64) {
 			if (d == 0) == (sig.QueueDepth == 0) && abs64(d-int64(sig.QueueDepth)) <= k.depthTol[cp] {
 				ok = true
 			}
-			if len(seen) < 6 {
-				seen = appendUniq(seen, fmt.Sprint(d))
-			}
+			seen.add(fmt.Sprint(d))
 		})
 		if !ok {
 			k.dev(Deviation{Check: "SFC-BTS-DEPTH", Frame: r.no, Port: port, Time: r.t, Field: "bts.queue_depth",
-				Expected: "one of " + strings.Join(seen, ", "), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", k.depthTol[cp])})
+				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", k.depthTol[cp])})
 		}
 	}
 
@@ -528,6 +531,33 @@ func sfcVarying(frame []byte, m *device.Meta, e *exemptions, quote bool) {
 			e.add(tlv+2, 2)
 		}
 	}
+}
+
+// valueList collects the distinct values a deviation names as expected:
+// the first six, and whether there were more.
+type valueList struct {
+	v    []string
+	more bool
+}
+
+func (l *valueList) add(s string) {
+	if slices.Contains(l.v, s) {
+		return
+	}
+	if len(l.v) == 6 {
+		l.more = true
+		return
+	}
+	l.v = append(l.v, s)
+}
+
+// String lists the values, with ", …" when there were more.
+func (l *valueList) String() string {
+	s := strings.Join(l.v, ", ")
+	if l.more {
+		s += ", …"
+	}
+	return s
 }
 
 func appendUniq(v []string, s string) []string {

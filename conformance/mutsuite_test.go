@@ -738,6 +738,19 @@ func (v *vecInfo) valueMutations(fam sigFam, i int, base func() *capture) []muta
 				}
 			}
 		}
+		// A resume where the reference pauses, with the pause time
+		// masked: the mask exempts the value, not the boundary (rule 4).
+		if po >= 0 && s.PauseUS != 0 && !pauses[0] {
+			c := base()
+			binary.BigEndian.PutUint16(c.frames[i].data[po:], 0)
+			fixChecksums(c.frames[i].data)
+			field := "bts.pause_us"
+			if m.Kind == device.KindCIM {
+				field = "cim.pause_us"
+			}
+			out = append(out, mutation{rule: v.prefix + "-PAUSE", kind: conformance.MutValueZero,
+				what: fmt.Sprintf("%s frame %d pause %d → 0, %s masked", fam, i, s.PauseUS, field), dev: c, opt: conformance.Options{Mask: []string{field}}})
+		}
 	case famPFC, famPAUSE:
 		pre := famPrefix(v, fam)
 		for _, x := range pauseTimes(f.data) {

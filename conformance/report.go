@@ -51,6 +51,10 @@ type Deviation struct {
 	Expected string `json:"expected"`
 	Actual   string `json:"actual"`
 	Detail   string `json:"detail,omitempty"`
+
+	// unmaskable: a mask on Field does not drop it (a pause/resume
+	// boundary crossed, rule 4, on a masked pause time).
+	unmaskable bool
 }
 
 // CheckResult is the verdict of one check and the deviations it found
