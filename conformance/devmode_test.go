@@ -169,3 +169,66 @@ func TestVerdictsAndExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestInterfaceNamesMapPorts: with `interface:` names in case.yaml, a
+// device capture whose interfaces carry those names in another order
+// PASSes; two interfaces of one name are UNUSABLE (which one is the
+// port?), and a name the capture lacks is UNUSABLE naming both sides.
+func TestInterfaceNamesMapPorts(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
+	caseText, err := os.ReadFile(filepath.Join(vdir, conformance.CaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	in := readCapture(t, filepath.Join(vdir, conformance.InputFile))
+	dir := t.TempDir()
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(caseText), "\n") {
+		b.WriteString(l)
+		if id, ok := strings.CutPrefix(strings.TrimSpace(l), "- id: "); ok {
+			fmt.Fprintf(&b, "    interface: swp%s\n", id)
+		}
+	}
+	casePath := filepath.Join(dir, conformance.CaseFile)
+	if err := os.WriteFile(casePath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := func(c *capture, names func(i int) string) *capture {
+		n := &capture{frames: c.frames}
+		for i := range c.names {
+			n.names = append(n.names, names(i))
+		}
+		return n
+	}
+	inPath := filepath.Join(dir, "input.pcapng")
+	named(in, func(i int) string { return fmt.Sprintf("swp%d", i) }).write(t, inPath)
+	check := func(what string, c *capture) *conformance.Report {
+		t.Helper()
+		p := filepath.Join(dir, what+".pcapng")
+		c.write(t, p)
+		rep, _ := conformance.CheckFiles(casePath, inPath, p, conformance.Options{})
+		return rep
+	}
+	// Interfaces listed in reverse order, each frame on its port's name.
+	last := len(exp.names) - 1
+	rev := &capture{}
+	for i := range exp.names {
+		rev.names = append(rev.names, fmt.Sprintf("swp%d", last-i))
+	}
+	for _, f := range exp.frames {
+		rev.frames = append(rev.frames, capFrame{last - f.iface, f.t, f.data})
+	}
+	if rep := check("reversed", rev); rep.Verdict != conformance.Pass {
+		t.Errorf("interfaces named for their ports in another order: %s %s", rep.Verdict, rep.Error)
+	}
+	dup := named(exp, func(i int) string { return fmt.Sprintf("swp%d", min(i, last-1)) })
+	if rep := check("dup", dup); rep.Verdict != conformance.Unusable || !strings.Contains(rep.Error, "both stand for port") {
+		t.Errorf("two interfaces named swp%d: %s %s", last-1, rep.Verdict, rep.Error)
+	}
+	other := named(exp, func(i int) string { return fmt.Sprintf("eth%d", i) })
+	if rep := check("other", other); rep.Verdict != conformance.Unusable || !strings.Contains(rep.Error, `case.yaml names their interfaces "swp0"`) ||
+		!strings.Contains(rep.Error, `"eth0"`) {
+		t.Errorf("names the case does not give: %s %s", rep.Verdict, rep.Error)
+	}
+}

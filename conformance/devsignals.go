@@ -742,7 +742,7 @@ func (s *sfcState) expire(all bool) {
 			switch {
 			case p.trig-prev.t < s.reset+2*w && s.phase.forbid(prev.t+1+w, p.trig-w):
 				met = true
-				k.rep.accepted(rule, "the device's suppression filter (another phase than the reference's) holds the flow: signalled less than a reset period before")
+				k.rep.accepted(rule, "signalled less than a reset period before: a suppression filter in any phase (the reference's or another) holds the flow")
 			case k.missed > 0 && p.trig-prev.t < (1+k.missed)*s.reset+2*w:
 				met = true
 				k.rep.accepted(rule, "tolerances.missed_periods: a Bloom filter false positive may skip the flow")

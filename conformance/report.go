@@ -315,6 +315,10 @@ func (r *Report) finish() {
 	r.Verdict = Pass
 	for _, c := range r.Checks {
 		r.Verdict = Worst(r.Verdict, c.Verdict)
+		// Every deviation is of an item the check looked at, though a
+		// path that finds one may not count it ("0 checked, 2
+		// deviation(s)" read as a contradiction).
+		c.Checked = max(c.Checked, c.Count)
 	}
 }
 

@@ -89,6 +89,8 @@ type stream struct {
 	beforeT0 bool
 	// names are the capture's interface names known when it was opened.
 	names []string
+	// sections are the pcapng section of each of names' interfaces.
+	sections []int
 	// merging: frames of different interfaces are not in one time order
 	// in the file; merge holds frames read ahead, per interface, so that
 	// they leave merged by time (rule 1). Without it a frame earlier than
@@ -158,7 +160,7 @@ func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool)
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
 	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge, drops: drops}
-	s.names = interfaceNames(path)
+	s.names, s.sections = interfaceNames(path)
 	for i := range s.names {
 		s.merge.see(i) // frames wait for every declared interface
 	}
@@ -504,19 +506,20 @@ func (q *mergeQ) pop() *record {
 }
 
 // interfaceNames reads the interface names of a pcapng capture declared
-// before its first frame (where writers put them).
-func interfaceNames(path string) []string {
+// before its first frame (where writers put them), and their sections.
+func interfaceNames(path string) (names []string, sections []int) {
 	r, err := pcapio.Open(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer r.Close()
 	r.Next()
-	var names []string
 	for i := 0; i < r.NInterfaces(); i++ {
-		names = append(names, r.Interface(i).Name)
+		in := r.Interface(i)
+		names = append(names, in.Name)
+		sections = append(sections, in.Section)
 	}
-	return names
+	return names, sections
 }
 
 // Digest returns "sha256:" and the SHA-256 of the octets read so far (all
@@ -543,21 +546,48 @@ func (s *stream) checkInterfaces() error {
 	}
 	n := len(s.names)
 	seen := map[int]bool{}
+	first := map[[2]int]int{} // (section, port) → interface
 	for i, name := range s.names {
-		if p := s.c.portOf(i, name, true); p != noPort {
-			seen[p] = true
+		p := s.c.portOf(i, name, true)
+		if p == noPort {
+			continue
 		}
+		seen[p] = true
+		key := [2]int{s.sections[i], p}
+		if j, dup := first[key]; dup {
+			// Two interfaces of one section named for one port: which
+			// one is it? (Sections repeat their interfaces: captures
+			// concatenated.)
+			return &UnusableError{File: s.file, Reason: fmt.Sprintf("interfaces %d and %d (%q) both stand for port %s: each port must be one interface of a section",
+				j, i, name, s.c.PortName(p))}
+		}
+		first[key] = i
 	}
 	var missing []string
+	named := false
 	for _, p := range s.c.Ports {
 		if !seen[p.ID] {
 			missing = append(missing, fmt.Sprint(p.ID))
 		}
+		named = named || p.Interface != ""
 	}
 	if len(missing) == 0 {
 		return nil
 	}
-	return &UnusableError{File: s.file, Reason: fmt.Sprintf("the capture has %d interface(s) for the case's %d port(s); port(s) %s have none. "+
+	if named {
+		var want, have []string
+		for _, p := range s.c.Ports {
+			if p.Interface != "" && !seen[p.ID] {
+				want = append(want, fmt.Sprintf("%q", p.Interface))
+			}
+		}
+		for _, name := range s.names {
+			have = append(have, fmt.Sprintf("%q", name))
+		}
+		return &UnusableError{File: s.file, Reason: fmt.Sprintf("port(s) %s have no interface: case.yaml names their interfaces %s, and the capture's interfaces (declared before its first frame) are %s",
+			strings.Join(missing, ", "), strings.Join(want, ", "), strings.Join(have, ", "))}
+	}
+	return &UnusableError{File: s.file, Reason: fmt.Sprintf("the capture declares %d interface(s) before its first frame for the case's %d port(s); port(s) %s have none. "+
 		"Every port must be its own capture interface: a capture merged without keeping interfaces cannot say which port a frame left by "+
 		"(hint: capture with one -i per port, or merge per-port captures with `mergecap -I none -w out.pcapng p0.pcapng p1.pcapng ...`; "+
 		"or name each port's interface in case.yaml)", n, len(s.c.Ports), strings.Join(missing, ", "))}
