@@ -118,6 +118,23 @@ type Proto struct {
 	// raw returns the protocol's octets in f, for filter slices
 	// (frame[12:2]); nil when it has none to give.
 	raw func(f *Frame) []byte
+	// data returns the protocol's octets and what they carry, for
+	// contains and matches (udp contains 12:b7); nil when it has none.
+	data func(f *Frame) []byte
+}
+
+// Data returns the octets that Wireshark's "PROTO contains" and "PROTO
+// matches" search in frame f: the protocol's header and the data it
+// carries (to the end of the frame for frame and eth; of the packet by
+// its length for ip, ipv6 and udp). Its header alone when the two are not
+// one slice of the frame; ok as for Bytes.
+func (p *Proto) Data(f *Frame) (b []byte, ok bool) {
+	if p.data != nil && p.present(f) {
+		if b = p.data(f); b != nil {
+			return b, true
+		}
+	}
+	return p.Bytes(f)
 }
 
 // HasBytes reports whether the protocol's octets can be sliced (Bytes).

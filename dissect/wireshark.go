@@ -71,6 +71,12 @@ func frameBytes(f *Frame) []byte {
 	default:
 		return nil
 	}
+	return joined(c, rest)
+}
+
+// joined returns a header c and its payload rest as one slice, when rest
+// follows c in the frame as decoded (nil otherwise).
+func joined(c, rest []byte) []byte {
 	n := len(c) + len(rest)
 	if cap(c) < n || len(rest) > 0 && &c[:n][len(c)] != &rest[0] {
 		return nil
@@ -249,6 +255,19 @@ func init() {
 		return f.P.IPv6.Contents
 	}
 	v6.raw = func(f *Frame) []byte { return f.P.IPv6.Contents }
+	// What contains and matches search, as Wireshark's protocol values
+	// do: the header and what it carries, to the end of the frame (eth)
+	// or of the packet by its length (ip, ipv6, udp).
+	FrameProto.data = frameBytes
+	byProto["eth"].data = func(f *Frame) []byte { return joined(f.P.Eth.Contents, f.P.Eth.Payload) }
+	byProto["udp"].data = func(f *Frame) []byte { return joined(f.P.UDP.Contents, f.P.UDP.Payload) }
+	byProto["ip"].data = func(f *Frame) []byte {
+		if isIPv4(f.P) {
+			return joined(f.P.IPv4.Contents, f.P.IPv4.Payload)
+		}
+		return joined(f.P.IPv6.Contents, f.P.IPv6.Payload)
+	}
+	v6.data = func(f *Frame) []byte { return joined(f.P.IPv6.Contents, f.P.IPv6.Payload) }
 
 	// Frame metadata.
 	alias("frame.cap_len", "frame.caplen")

@@ -24,6 +24,7 @@
 //	macc.cbfc.enbv.c3 == 1 && macc.cbfc.pause_time.c3 > 0
 //	eth.src[0:3] == 02:00:00            slices: [i:n] [i-j] [i] [:n] [i:] [-1] [0:1,5] [0 : 3]
 //	frame[12:2] == 88:08                protocol slices: frame, eth, ip, ipv6, udp
+//	udp contains 12:b7                  a bare protocol: its header and what it carries
 //	eth.type & 0x0f00 == 0x0600         bit tests: a bare "field & mask" tests non-zero
 //	eth.dst[0] & 1                      on octets too (slices, byte strings, MACs)
 //	ip.src & 0.0.0.255 == 0.0.0.1       and on addresses

@@ -145,9 +145,12 @@ type srange struct {
 // operand is a field, a field's slice, a field & mask, a slice & mask, or
 // a protocol's slice.
 type operand struct {
-	field  *dissect.Field
-	proto  *dissect.Proto // a protocol slice (frame[12:2])
-	ranges []srange       // a slice; nil for the whole value
+	field *dissect.Field
+	proto *dissect.Proto // a protocol slice (frame[12:2])
+	// carried: the bare protocol of contains or matches, which searches
+	// what the protocol carries too (dissect.Proto.Data), as tshark does.
+	carried bool
+	ranges  []srange // a slice; nil for the whole value
 	// A bit mask, of the operand's kind: mask for a number, maskB for
 	// octets (a slice, a byte string, a MAC address), maskA for an
 	// address. As in Wireshark, octets & octets keeps the shorter length.
@@ -338,7 +341,11 @@ func pairs(c cmpOp, ls, rs []dissect.Value) bool {
 // slice (a value too short for it is left out), masked for a mask.
 func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]dissect.Value, []byte) {
 	if o.proto != nil {
-		if b, ok := o.proto.Bytes(fr); ok {
+		get := o.proto.Bytes
+		if o.carried {
+			get = o.proto.Data
+		}
+		if b, ok := get(fr); ok {
 			dst = append(dst, dissect.Value{Kind: dissect.KindBytes, B: b})
 		}
 	} else {

@@ -200,6 +200,7 @@ func (p *parser) parseTest(name token) (*node, error) {
 		case isOperator(p.peek()) && pr.HasBytes() && p.peek().kind == tCmp:
 			lhs.proto = pr // the protocol's octets: frame contains 12:b7
 			lhs.ranges = []srange{{toEnd: true}}
+			lhs.carried = p.peek().cmp == cmpContains || p.peek().cmp == cmpMatches
 		case isOperator(p.peek()):
 			return nil, p.errAt(name, fmt.Sprintf("%s is a protocol: compare one of its fields%s", name.text, example(pr)))
 		default:

@@ -135,6 +135,15 @@ var differential = []string{
 	"udp.payload[0] == 10", // hex, as every byte string
 	"frame[12:3] == 88080", // a lone last digit is an octet
 	"frame[12:2] == 88-8 && frame[12:4] == 8808.0001",
+	// A bare protocol's contains and matches search what it carries too.
+	"udp contains 12:b7",
+	"udp contains c0:00",
+	"eth contains 88:08:00:01",
+	"eth contains 08:00 && !ipv6",
+	"ipv6 contains 12:b7",
+	"ip contains 12:b7 && !ipv6",
+	`udp matches "\x12\xb7"`,
+	"!(udp contains 00:00:00)",
 }
 
 // corpusCapture writes the frames of the corpus captures (pcaps/: every
