@@ -15,5 +15,6 @@
 //
 // Errors name the file and the frame: a truncated capture returns every
 // frame before the cut and then a *FrameError that says which frame number
-// was the last good one.
+// was the last good one. A gzip or zstd stream found damaged says after
+// which frame, and that its checksum covers the frames read before.
 package pcapio

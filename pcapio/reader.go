@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -87,9 +88,55 @@ type FrameError struct {
 	Err      error
 }
 
-// Error renders "file: after frame N (the last good one): what".
+// Error renders "file: after frame N (the last good one): what", or for
+// damage a decompressor found ("gzip: invalid checksum") that its
+// checksum covers frames already read, which may be damaged too.
 func (e *FrameError) Error() string {
+	var d *decompressError
+	switch {
+	case errors.As(e.Err, &d) && e.LastGood == 0:
+		return fmt.Sprintf("%s: before the first frame: the %s stream is damaged: %s", e.File, d.kind, d.what())
+	case errors.As(e.Err, &d):
+		return fmt.Sprintf("%s: after frame %d: the %s stream is damaged: %s (its checksums are checked at the end of each %s, so frames read before this may be damaged too)",
+			e.File, e.LastGood, d.kind, d.what(), d.unit)
+	case e.LastGood == 0:
+		return fmt.Sprintf("%s: before the first frame: %v", e.File, e.Err)
+	}
 	return fmt.Sprintf("%s: after frame %d (the last good one): %v", e.File, e.LastGood, e.Err)
+}
+
+// decompressError is an error of the gzip or zstd decompressor under a
+// capture (not of the capture's own structure).
+type decompressError struct {
+	kind, unit string // "gzip", "member"; "zstd", "frame"
+	err        error
+}
+
+func (e *decompressError) Error() string { return e.kind + ": " + e.what() }
+
+// what is the decompressor's error without its own "gzip: " prefix, and
+// with the window limit when the window is what is too large.
+func (e *decompressError) what() string {
+	s := strings.TrimPrefix(e.err.Error(), e.kind+": ")
+	if errors.Is(e.err, zstd.ErrWindowSizeExceeded) {
+		s += " (sfcdump decodes zstd windows up to 128 MiB)"
+	}
+	return s
+}
+func (e *decompressError) Unwrap() error { return e.err }
+
+// decompressed tags the errors of a decompressor other than io.EOF.
+type decompressed struct {
+	r          io.Reader
+	kind, unit string
+}
+
+func (d *decompressed) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &decompressError{kind: d.kind, unit: d.unit, err: err}
+	}
+	return n, err
 }
 
 // Unwrap returns the underlying error.
@@ -210,6 +257,16 @@ func Open(path string) (*Reader, error) {
 	return r, nil
 }
 
+// openError is the error of a capture whose first octets could not be
+// read: its decompressor's, or ErrFormat.
+func openError(name string, err error) error {
+	var d *decompressError
+	if errors.As(err, &d) {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+}
+
 // NewReader reads a capture from src; name is used in errors.
 func NewReader(name string, src io.Reader) (*Reader, error) {
 	r := &Reader{name: name, src: src, buf: make([]byte, readStart)}
@@ -223,9 +280,9 @@ func NewReader(name string, src io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: gzip: %w", name, err)
 		}
-		r.src, r.pos, r.end, r.rerr = gz, 0, 0, nil
+		r.src, r.pos, r.end, r.rerr = &decompressed{gz, "gzip", "member"}, 0, 0, nil
 		if err := r.fill(4); err != nil {
-			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+			return nil, openError(name, err)
 		}
 	} else if m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd {
 		// zstd (RFC 8878), decoded as a stream in this goroutine, with a
@@ -238,10 +295,10 @@ func NewReader(name string, src io.Reader) (*Reader, error) {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
 		r.zstd = zr
-		r.src, r.pos, r.end, r.rerr = zr, 0, 0, nil
+		r.src, r.pos, r.end, r.rerr = &decompressed{zr, "zstd", "frame"}, 0, 0, nil
 		if err := r.fill(4); err != nil {
 			zr.Close()
-			return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
+			return nil, openError(name, err)
 		}
 	}
 	var err error

@@ -4,6 +4,8 @@ package pcapio
 
 import (
 	"bytes"
+	"compress/gzip"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -128,5 +130,56 @@ func TestAddIfSpeed(t *testing.T) {
 	}
 	if _, err := addIfSpeed(nil, 1); err == nil {
 		t.Error("no block: no error")
+	}
+}
+
+// TestDamagedCompressedStream: a gzip member whose checksum fails at its
+// end is reported as a damaged gzip stream after the frames read, saying
+// they may be damaged too (the checksum covers them), not "the last good
+// one"; a capture that ends inside its first record says "before the
+// first frame", not "after frame 0".
+func TestDamagedCompressedStream(t *testing.T) {
+	var b bytes.Buffer
+	w, err := NewWriter(&b, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		w.Write(0, time.Unix(1, int64(i)), frameData(i, 60), 60)
+	}
+	w.Flush()
+	var z bytes.Buffer
+	gw := gzip.NewWriter(&z)
+	gw.Write(b.Bytes())
+	gw.Close()
+	gz := z.Bytes()
+	gz[len(gz)-8] ^= 1 // the CRC-32 of the trailer
+	r, err := NewReader("x.gz", bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		_, err = r.Next()
+		if err != nil {
+			break
+		}
+		n++
+	}
+	if n != 3 || !errors.Is(err, gzip.ErrChecksum) || !strings.Contains(err.Error(), "x.gz: after frame 3: the gzip stream is damaged: invalid checksum") ||
+		!strings.Contains(err.Error(), "may be damaged too") {
+		t.Errorf("%d frames, then %v", n, err)
+	}
+
+	pc := pcapCaptures()
+	for name, data := range pc {
+		r, err := NewReader(name, bytes.NewReader(data[:24+10]))
+		if err != nil {
+			continue
+		}
+		if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), name+": before the first frame: ") {
+			t.Errorf("%s cut in its first record: %v", name, err)
+		}
+		break
 	}
 }

@@ -38,8 +38,10 @@ read, keeps every frame written and exits with status 130.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
 the run. A truncated capture prints every frame before the cut, names the
-last good frame and exits with status 1; an unreadable file or a link type
-other than Ethernet exits with status 2.`,
+last good frame and exits with status 1; so does a damaged gzip or zstd
+stream, whose checksum covers the frames already read (the message says
+so). An unreadable file, or a link type other than Ethernet, Linux cooked
+(SLL, SLL2) or raw IP, exits with status 2.`,
 		Example: `  sfcdump read pcaps/sample.pcapng
   sfcdump read -V -c 3 pcaps/sample.pcapng
   sfcdump read -Y 'bts.pause_us > 10 && flow.qp == 0xd2' pcaps/sample.pcapng

@@ -24,7 +24,7 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sfcdump",
 		Short: "Inspect captures of datacenter congestion and pause signalling",
-		Long: `sfcdump reads packet captures (pcap, pcapng, gzip) and decodes the packets
+		Long: `sfcdump reads packet captures (pcap, pcapng, gzip, zstd) and decodes the packets
 datacenter switches and NICs use to signal congestion and pause traffic:
 802.3x PAUSE, 802.1Qbb PFC, RoCEv2 (BTH, RETH, AETH, CNP, ICRC), 802.1Qcz CIM
 with the SFC pause TLV, SFC back-to-sender (BTS), PB-FS CC-postcards, BFC
