@@ -184,7 +184,18 @@ func when(ok func(p *layers.Parser) bool, get func(p *layers.Parser) Value) func
 }
 
 func has(t gopacket.LayerType) func(f *Frame) bool {
-	return func(f *Frame) bool { return f.P.Has(t) || f.P.Failed == t && f.Err != nil }
+	min := gopacketHeader[t]
+	return func(f *Frame) bool { return f.P.Has(t) || f.P.Failed == t && f.Err != nil && f.P.FailedLen >= min }
+}
+
+// gopacketHeader is the fixed header of each of gopacket's layers that
+// the parser uses: given fewer octets, the layer returns before it reads
+// a field, and its fields are the previous frame's (stale), so the layer
+// is not present. Given the header, it read every field before it found
+// the error. Our layers keep what they decoded before a cut (cut.go).
+var gopacketHeader = map[gopacket.LayerType]int{
+	glayers.LayerTypeEthernet: 14, glayers.LayerTypeDot1Q: 4, glayers.LayerTypeIPv4: 20, glayers.LayerTypeIPv6: 40,
+	glayers.LayerTypeUDP: 8, glayers.LayerTypeLinuxSLL: 16, glayers.LayerTypeLinuxSLL2: 20,
 }
 
 // bthExt is the present function of the BTH's extension header of type t:

@@ -165,7 +165,7 @@ func PresenceOf(f *Frame) Presence {
 		var ok bool
 		switch r.kind {
 		case ruleLayer:
-			ok = dec&r.bit != 0 || p.Failed == r.lt && f.Err != nil
+			ok = dec&r.bit != 0 || p.Failed == r.lt && f.Err != nil && p.FailedLen >= gopacketHeader[r.lt] // as has
 		case ruleIP:
 			ok = dec&(decIPv4|decIPv6) != 0
 		case ruleRETH:

@@ -180,7 +180,7 @@ func init() {
 	}
 
 	// Ethernet and 802.1Q.
-	own(byProto["eth"], union("addr", KindMAC, "eth.src", "eth.dst"))
+	own(byProto["eth"], union("addr", KindMAC, "eth.dst", "eth.src")) // header order, as tshark prints them
 	wsByProto["vlan"] = &Proto{Name: "vlan", present: has(glayers.LayerTypeDot1Q), Fields: []*Field{byName["eth.vlan"], byName["eth.pcp"]}}
 	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
 	alias("vlan.id", "eth.vlan")
@@ -274,4 +274,63 @@ func init() {
 	alias("frame.interface_id", "frame.interface")
 
 	sort.Slice(wsNames, func(i, j int) bool { return wsNames[i].Name < wsNames[j].Name })
+}
+
+// TsharkStyle is how tshark 4.0's -T fields prints a field's values.
+type TsharkStyle struct {
+	// HexDigits: a BASE_HEX field, printed "0x" and this many digits;
+	// 0 for decimal.
+	HexDigits int
+	// Bool01: a boolean, printed 1 or 0 (ours print true or false).
+	Bool01 bool
+}
+
+// tsharkHex are the fields tshark 4.0 prints in hex, with its digits
+// (its field type's width: FT_UINT16 four, FT_UINT24 six, ...), measured
+// on the corpus; ipv6.tclass is an FT_UINT32 in 4.0.
+var tsharkHex = map[string]int{
+	"eth.type": 4, "ip.checksum": 4, "ip.dsfield": 2, "ip.flags": 2, "ip.id": 4, "udp.checksum": 4,
+	"ipv6.flow": 6, "ipv6.tclass": 8,
+	"infiniband.bth.destqp": 6, "infiniband.invariant.crc": 8, "infiniband.reth.r_key": 8, "infiniband.reth.va": 16,
+	"macc.cbfc.enbv": 4, "macc.opcode": 4,
+}
+
+// TsharkStyleOf reports whether name is one of Wireshark's field names
+// (its own, an alias of ours, or one both use that tshark prints in hex,
+// as eth.type) and how tshark prints it. sfcdump -T fields prints a field
+// asked for by such a name as tshark does, so a script written for tshark
+// reads the same text; our own names keep ours (decimal, true/false).
+func TsharkStyleOf(name string) (TsharkStyle, bool) {
+	fd, ws := wsByField[name]
+	digits, hex := tsharkHex[name]
+	if !ws && !hex {
+		return TsharkStyle{}, false
+	}
+	st := TsharkStyle{HexDigits: digits}
+	if ws && fd.Kind == KindBool {
+		st.Bool01 = true
+	}
+	return st, true
+}
+
+// AppendTshark appends v as tshark prints a value of style st.
+func AppendTshark(dst []byte, v Value, st TsharkStyle) []byte {
+	switch {
+	case v.Kind == KindBool && st.Bool01:
+		if v.U != 0 {
+			return append(dst, '1')
+		}
+		return append(dst, '0')
+	case v.Kind == KindUint && st.HexDigits > 0:
+		n := min(st.HexDigits, 16)
+		for n < 16 && v.U>>(4*uint(n)) != 0 {
+			n++ // a value wider than its field: all its digits
+		}
+		dst = append(dst, "0x"...)
+		for i := n - 1; i >= 0; i-- {
+			dst = append(dst, hexDigits[v.U>>(4*uint(i))&15])
+		}
+		return dst
+	}
+	return AppendValue(dst, v, false)
 }

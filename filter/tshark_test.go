@@ -308,3 +308,63 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// TestTsharkFields prints every field by each of Wireshark's names that
+// sfcdump knows, and by the names both use that tshark prints in hex
+// (eth.type), as sfcdump -T fields does (dissect.TsharkStyleOf and
+// AppendTshark, values joined by commas), and compares the text with
+// tshark -T fields on the same capture, frame by frame.
+func TestTsharkFields(t *testing.T) {
+	bin := tsharktest.Path(t)
+	path, frames := corpusCapture(t, 30)
+	var names []string
+	for _, w := range dissect.WiresharkNames() {
+		if w.Field != nil {
+			names = append(names, w.Name)
+		}
+	}
+	names = append(names, "eth.type", "eth.src", "ip.version", "ip.ttl", "ip.proto")
+	// The CNP's ICRC is tshark's infiniband.vendor; our ip.ttl and
+	// ip.proto cover IPv6 too (docs/interop.md).
+	v6 := func(fr *dissect.Frame) bool { return fr.P.Has(glayers.LayerTypeIPv6) }
+	skip := map[string]func(fr *dissect.Frame) bool{
+		"infiniband.invariant.crc": func(fr *dissect.Frame) bool { return fr.P.BTH.Opcode == 129 },
+		"ip.ttl":                   v6,
+		"ip.proto":                 v6,
+	}
+	args := []string{"-n", "-r", path, "-T", "fields"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	lines := strings.Split(strings.TrimSuffix(tshark(t, bin, args...), "\n"), "\n")
+	if len(lines) != len(frames)+1 {
+		t.Fatalf("tshark printed %d lines for %d frames", len(lines), len(frames)+1)
+	}
+	bad := 0
+	for i, fr := range frames {
+		theirs := strings.Split(lines[i], "\t")
+		for j, n := range names {
+			fd, _ := dissect.LookupField(n)
+			st, ws := dissect.TsharkStyleOf(n)
+			var b []byte
+			for k, v := range fd.Values(fr, nil) {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				if ws {
+					b = dissect.AppendTshark(b, v, st)
+				} else {
+					b = dissect.AppendValue(b, v, false)
+				}
+			}
+			if s := skip[n]; s != nil && s(fr) {
+				continue
+			}
+			if string(b) != theirs[j] && bad < 20 {
+				t.Logf("frame %d: caplen %d len %d err %v", fr.Number, fr.CapLen, fr.Len, fr.Err)
+				bad++
+				t.Errorf("frame %d %s: sfcdump %q, tshark %q", fr.Number, n, b, theirs[j])
+			}
+		}
+	}
+}

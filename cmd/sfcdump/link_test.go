@@ -340,3 +340,26 @@ func TestNoTimestampEveryOutput(t *testing.T) {
 	}
 	check(w)
 }
+
+// TestRuntFrameHasNoStaleFields: a 10-octet frame after whole ones (one
+// parser for all) has no Ethernet header: no eth field in any output and
+// no match for -Y eth. gopacket's Ethernet returns before it reads a
+// field, so what its struct held was the previous frame's.
+func TestRuntFrameHasNoStaleFields(t *testing.T) {
+	in := filepath.Join("..", "..", "pcaps", "malformed", "mixed", "input.pcapng")
+	out, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.len", "-e", "eth.src", "-e", "eth.type", "-Y", "frame.len < 14", in)
+	if out != "10\t\t\n" {
+		t.Errorf("fields of the runt: %q", out)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "json", "-Y", "frame.len < 14", in)
+	if !strings.Contains(out, `"len":10`) || strings.Contains(out, `"eth"`) {
+		t.Errorf("json of the runt: %s", out)
+	}
+	out, _, _ = sfcdump(t, "read", "-V", "-Y", "frame.len < 14", in)
+	if strings.Contains(out, "eth.src") {
+		t.Errorf("-V of the runt: %s", out)
+	}
+	if out, _, _ = sfcdump(t, "read", "-Y", "frame.len < 14 && eth", in); out != "" {
+		t.Errorf("-Y eth selects the runt: %s", out)
+	}
+}

@@ -28,17 +28,19 @@ import (
 
 // outputOptions are the flags read and capture share.
 type outputOptions struct {
-	count     int
-	filter    string
-	verbose   bool
-	hex       bool
-	format    string
-	fields    []string
-	write     string
-	print     bool
-	decodeAs  []string
-	linkSpeed []string
-	quiet     bool
+	count   int
+	filter  string
+	verbose bool
+	hex     bool
+	format  string
+	fields  []string
+	// fieldsStyle are the -E options of -T fields.
+	fieldsStyle []string
+	write       string
+	print       bool
+	decodeAs    []string
+	linkSpeed   []string
+	quiet       bool
 
 	noRender bool // set by newPrinter: -q, or -w without -P
 	writeSet bool // -w was given (perhaps empty)
@@ -51,7 +53,8 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVarP(&o.verbose, "verbose", "V", false, "print the full tree of every layer and field, warnings included")
 	f.BoolVarP(&o.hex, "hex", "x", false, "print a hex dump of each frame")
 	f.StringVarP(&o.format, "format", "T", "text", "output format: text, json (JSON Lines) or fields")
-	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field")
+	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field; Wireshark's names print as tshark prints them")
+	f.StringArrayVarP(&o.fieldsStyle, "fields-option", "E", nil, "-T fields layout, as tshark's -E (repeatable): header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N, aggregator=,|/s|C")
 	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (interfaces and comments kept); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
@@ -81,9 +84,6 @@ func completeFields(_ *cobra.Command, _ []string, _ string) ([]string, cobra.She
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
-
-// column is one -e field.
-type column struct{ field *dissect.Field }
 
 // source describes where frames come from: one capture file or one live
 // interface.
@@ -135,12 +135,15 @@ func (s *source) speedOf(l linkSpeeds, i int) uint64 {
 // formatter decodes, filters and renders frames. Each goroutine that
 // renders needs its own: it holds the parser and scratch space.
 type formatter struct {
-	o     *outputOptions
-	flt   *filter.Filter
-	cols  []column
-	enc   dissect.Encoder
-	p     *layers.Parser
-	frame dissect.Frame
+	o    *outputOptions
+	flt  *filter.Filter
+	cols []column
+	// fstyle is -T fields' layout (-E), vals its scratch space.
+	fstyle fieldsStyle
+	vals   []dissect.Value
+	enc    dissect.Encoder
+	p      *layers.Parser
+	frame  dissect.Frame
 }
 
 // view is what rendering needs from a source, fixed for a run of frames:
@@ -231,13 +234,21 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 			if !ok {
 				return nil, &exitError{2, fmt.Errorf("-e %s: unknown field (see `sfcdump fields`)", name)}
 			}
-			pr.cols = append(pr.cols, column{field: fd})
+			pr.cols = append(pr.cols, newColumn(name, fd))
 		}
+		st, err := parseFieldsStyle(o.fieldsStyle)
+		if err != nil {
+			return nil, err
+		}
+		pr.fstyle = st
 	default:
 		return nil, &exitError{2, fmt.Errorf("-T %s: unknown format (text, json, fields)", o.format)}
 	}
 	if len(o.fields) > 0 && o.format != "fields" {
 		return nil, &exitError{2, fmt.Errorf("-e needs -T fields")}
+	}
+	if len(o.fieldsStyle) > 0 && o.format != "fields" {
+		return nil, usagef("-E needs -T fields")
 	}
 	if err := applyDecodeAs(o.decodeAs); err != nil {
 		return nil, &exitError{2, err}
@@ -250,6 +261,9 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	pr.w = bufio.NewWriterSize(stdout, 1<<16)
 	pr.quiet = o.quiet || o.write != "" && !o.print
 	o.noRender = pr.quiet
+	if pr.fstyle.header && !pr.quiet {
+		pr.w.WriteString(fieldsHeader(pr.cols, &pr.fstyle))
+	}
 	if o.write != "" {
 		pr.outPath = o.write
 		stdoutFile, _ := stdout.(*os.File)
@@ -335,7 +349,7 @@ func (pr *printer) salvage(errOut io.Writer) {
 
 // newFormatter returns a formatter like pr's, for another goroutine.
 func (pr *printer) newFormatter() *formatter {
-	fm := &formatter{o: pr.o, cols: pr.cols, p: layers.NewParser()}
+	fm := &formatter{o: pr.o, cols: pr.cols, fstyle: pr.fstyle, p: layers.NewParser()}
 	if pr.flt != nil {
 		fm.flt = filter.MustCompile(pr.flt.String()) // compiled once already
 	}
@@ -404,12 +418,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		}
 		buf = append(buf, '\n')
 	case "fields":
-		for i, c := range fm.cols {
-			if i > 0 {
-				buf = append(buf, '\t')
-			}
-			buf = fm.enc.AppendField(buf, f, c.field)
-		}
+		buf = fm.appendFields(buf, f)
 		buf = append(buf, '\n')
 	default:
 		buf = dissect.AppendUint(buf, uint64(f.Number))

@@ -13,8 +13,28 @@ import (
 func TestWiresharkFilters(t *testing.T) {
 	out, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "infiniband.bth.destqp", "-e", "udp.dstport",
 		"-Y", "udp.dstport in {4791, 1022} && infiniband.bth.opcode != 0x81 && eth.src[-1] == 01", sampleCap)
-	if code != 0 || errs != "" || out != "3\t210\t4791\n4\t43981\t4791\n5\t17\t4791\n6\t210\t4791\n" {
+	// Wireshark's names print as tshark prints them (hex 0x and the
+	// field's width); ours as ours.
+	if code != 0 || errs != "" || out != "3\t0x0000d2\t4791\n4\t0x00abcd\t4791\n5\t0x000011\t4791\n6\t0x0000d2\t4791\n" {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "bth.destqp", "-e", "bth.ackreq", "-e", "infiniband.bth.a", "-c", "1", "-Y", "bth", sampleCap)
+	if out != "210\ttrue\t1\n" {
+		t.Errorf("ours and Wireshark's names side by side: %q", out)
+	}
+	// tshark's -E options.
+	out, _, code = sfcdump(t, "read", "-T", "fields", "-E", "header=y", "-E", "separator=,", "-E", "quote=d", "-E", "occurrence=l",
+		"-e", "frame.number", "-e", "udp.port", "-e", "macc.opcode", "-c", "3", sampleCap)
+	if code != 0 || out != "frame.number,udp.port,macc.opcode\n\"1\",,\"0x0001\"\n\"2\",,\"0x0101\"\n\"3\",\"4791\",\n" {
+		t.Errorf("-E: %d %q", code, out)
+	}
+	for _, e := range []string{"header=maybe", "separator=ab", "quote=x", "occurrence=0", "aggregator=", "bogus=1", "header"} {
+		if _, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-E", e, sampleCap); code != 2 || !strings.Contains(errs, "-E") {
+			t.Errorf("-E %s: exit %d, %q; want a usage error naming -E", e, code, errs)
+		}
+	}
+	if _, errs, code := sfcdump(t, "read", "-E", "header=y", sampleCap); code != 2 || !strings.Contains(errs, "-E needs -T fields") {
+		t.Errorf("-E without -T fields: %d %q", code, errs)
 	}
 	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-Y", `macc.cbfc.pause_time.c3 == 65535 || frame matches "\x12\xb7\x00" && ipv6`, sampleCap)
 	if out != "2\n4\n5\n8\n10\n14\n16\n" {
