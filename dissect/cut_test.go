@@ -259,6 +259,37 @@ func TestSnappedICRC(t *testing.T) {
 	}
 }
 
+// TestSnappedMACControl: a PAUSE or PFC frame cut by the capture's snap
+// length is not "shorter than 46 octets" (the frame was 60 on the wire;
+// the capture says it is truncated); one that is short on the wire is.
+func TestSnappedMACControl(t *testing.T) {
+	pause := append(mustHex(t, "0180c2000001 020000000002 8808 0001 0064"), make([]byte, 42)...)
+	pfc := append(mustHex(t, "0180c2000001 020000000002 8808 0101 0008 0000 0000 0000 ffff"), make([]byte, 28)...)
+	var e Encoder
+	for _, c := range []struct {
+		name      string
+		data      []byte
+		orig      int
+		wantShort bool
+	}{
+		{"pause snapped at 20", pause[:20], 60, false},
+		{"pause snapped at 50", pause[:50], 60, false},
+		{"pause whole", pause, 60, false},
+		{"pause short on the wire", pause[:20], 20, true},
+		{"pfc snapped at 40", pfc[:40], 60, false},
+		{"pfc short on the wire", pfc[:40], 40, true},
+		{"pfc short on the wire and snapped", pfc[:34], 40, true},
+	} {
+		f := decodeFrame(c.data, c.orig, 100e9)
+		js := string(e.AppendJSON(nil, f))
+		short := strings.Contains(js, "shorter than 46")
+		sum := string(AppendSummary(nil, f))
+		if short != c.wantShort || strings.Contains(sum, "warning") != c.wantShort || (countWarnings(f) > 0) != c.wantShort {
+			t.Errorf("%s: json %s; summary %q; %d warnings", c.name, js, sum, countWarnings(f))
+		}
+	}
+}
+
 // TestSLLFieldsTshark: the sll fields of tcpdump -i any captures (SLL and
 // SLL2) agree with tshark's sll.pkttype, sll.hatype, sll.etype, sll.ifindex
 // and sll.src.eth.

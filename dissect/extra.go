@@ -85,15 +85,26 @@ func init() {
 	}
 }
 
+// snappedPad is WarnTruncatedPad when a MAC Control body (contents and
+// padding as captured) is short only because the capture kept less of the
+// frame than went on the wire, which had its 46 octets: the frame is not
+// short, its capture is (and says so); 0 otherwise.
+func snappedPad(f *Frame, contents, padding []byte) layers.Warnings {
+	if f.CapLen < f.Len && f.Len-f.CapLen+len(contents)+len(padding) >= 46 {
+		return layers.WarnTruncatedPad
+	}
+	return 0
+}
+
 // layerWarnings returns the protocol name and warnings of decoded layer i
 // of f's parser ("" when the layer carries none).
 func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 	p := f.P
 	switch p.Decoded[i] {
 	case layers.LayerTypePause:
-		return "pause", p.Pause.Warnings
+		return "pause", p.Pause.Warnings &^ snappedPad(f, p.Pause.Contents, p.Pause.Padding)
 	case layers.LayerTypePFC:
-		return "pfc", p.PFC.Warnings
+		return "pfc", p.PFC.Warnings &^ snappedPad(f, p.PFC.Contents, p.PFC.Padding)
 	case layers.LayerTypeBTH:
 		if f.CapLen < f.Len {
 			// Snapped: the ICRC was not captured, the octets read as one

@@ -113,6 +113,10 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
 		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
 	}
+	if f.CapLen < f.Len && has&decPause != 0 && p.Pause.Warnings&snappedPad(f, p.Pause.Contents, p.Pause.Padding) != 0 ||
+		f.CapLen < f.Len && has&decPFC != 0 && p.PFC.Warnings&snappedPad(f, p.PFC.Contents, p.PFC.Padding) != 0 {
+		warnings-- // not short on the wire: snapped (layerWarnings)
+	}
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
