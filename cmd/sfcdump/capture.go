@@ -89,7 +89,7 @@ An interface that cannot be opened leaves an existing -w file as it was.`,
 	o.addFlags(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&iface, "interface", "i", "", "interface to capture on")
-	f.DurationVar(&duration, "duration", 0, "stop after this long (e.g. 30s; 0: until -c or Ctrl-C)")
+	f.DurationVar(&duration, "duration", 0, "stop after this long (e.g. 30s; leave it out to run until -c or Ctrl-C)")
 	f.BoolVar(&promisc, "promisc", true, "put the interface in promiscuous mode")
 	f.IntVarP(&snaplen, "snaplen", "s", 0, "capture at most this many octets of each frame (0: whole frames)")
 	_ = cmd.RegisterFlagCompletionFunc("interface", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/opensfc/sfc/dissect"
 	"strconv"
 	"strings"
 
@@ -36,24 +37,57 @@ func (l linkSpeeds) of(i int, name string) uint64 {
 	return DefaultLinkSpeed
 }
 
-// parseLinkSpeeds reads --link-speed values: SPEED or IFACE=SPEED.
-func parseLinkSpeeds(specs []string) (linkSpeeds, error) {
+// speedSpec is one --link-speed or --speed value, with the flag that gave
+// it (for errors).
+type speedSpec struct{ flag, val string }
+
+// speedFlag is a repeatable flag whose values go, in the order given, to
+// a list that --link-speed and --speed share.
+type speedFlag struct {
+	list *[]speedSpec
+	name string
+}
+
+func (v *speedFlag) String() string {
+	var vals []string
+	for _, s := range *v.list {
+		if s.flag == v.name {
+			vals = append(vals, s.val)
+		}
+	}
+	if len(vals) == 0 {
+		return "" // no "(default [])" in the help
+	}
+	return "[" + strings.Join(vals, ",") + "]"
+}
+
+func (v *speedFlag) Set(s string) error {
+	*v.list = append(*v.list, speedSpec{v.name, s})
+	return nil
+}
+
+func (v *speedFlag) Type() string { return "stringArray" }
+
+// parseLinkSpeeds reads --link-speed and --speed values: SPEED or
+// IFACE=SPEED. An error names the flag and the value as given, escaped.
+func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 	var l linkSpeeds
-	for _, s := range specs {
+	for _, spec := range specs {
+		s := spec.val
 		iface, sp, named := strings.Cut(s, "=")
 		if !named {
 			sp = iface
 		}
 		bps, err := parseSpeed(sp)
 		if err != nil {
-			return l, fmt.Errorf("--link-speed %s: %w", s, err)
+			return l, fmt.Errorf("--%s %s: %w", spec.flag, dissect.Escape(s), err)
 		}
 		if !named {
 			l.all = bps
 			continue
 		}
 		if iface == "" {
-			return l, fmt.Errorf("--link-speed %s: no interface before '='", s)
+			return l, fmt.Errorf("--%s %s: no interface before '='", spec.flag, dissect.Escape(s))
 		}
 		if l.byName == nil {
 			l.byName = map[string]uint64{}

@@ -312,6 +312,9 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"timeline", "--width", "+Inf", sampleCap, "-o", svg}, "--width +Inf"},
 		{[]string{"timeline", "--height", "65", sampleCap, "-o", svg}, "--height 65"},
 		{[]string{"timeline", "--height", "0", sampleCap, "-o", svg}, "--height 0"},
+		{[]string{"timeline", "--width", "1e-300", sampleCap, "-o", svg}, "--width 1e-300"},
+		{[]string{"timeline", "--width", "0.99", sampleCap, "-o", svg}, "--width 0.99"},
+		{[]string{"timeline", "--height", "0.001", sampleCap, "-o", svg}, "--height 0.001"},
 		{[]string{"timeline", "--rows", "0", sampleCap, "-o", svg}, "--rows 0"},
 		{[]string{"timeline", "--rows", "1000", sampleCap, "-o", svg}, "--rows 1000"},
 		{[]string{"capture", "-i", "lo", "--duration", "-1s"}, "--duration -1s"},
@@ -329,6 +332,9 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"read", "--link-speed", "port1=NaNG", sampleCap}, "--link-speed port1=NaNG"},
 		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
 		{[]string{"stats", "--link-speed", "InfG", sampleCap}, "--link-speed InfG"},
+		{[]string{"read", "--speed", "0", sampleCap}, "--speed 0"},
+		{[]string{"stats", "--speed", "x=", sampleCap}, "--speed x="},
+		{[]string{"read", "--speed", "e\x1b[7m=NaNG", sampleCap}, "--speed e\\x1b[7m=NaNG"},
 	} {
 		out, errs, code := sfcdump(t, tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {

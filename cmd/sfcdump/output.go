@@ -39,7 +39,7 @@ type outputOptions struct {
 	write       string
 	print       bool
 	decodeAs    []string
-	linkSpeed   []string
+	linkSpeed   []speedSpec
 	quiet       bool
 
 	noRender bool // set by newPrinter: -q, or -w without -P
@@ -59,13 +59,13 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")
-	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for quanta-to-time: SPEED for every interface or IFACE=SPEED (name or index), e.g. 100G, port1=25G (repeatable; default 100G)")
+	f.Var(&speedFlag{&o.linkSpeed, "link-speed"}, "link-speed", "link speed for quanta-to-time: SPEED for every interface or IFACE=SPEED (name or index), e.g. 100G, port1=25G (repeatable; default 100G)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "fields"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("field", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("display-filter", completeFields)
 	_ = cmd.RegisterFlagCompletionFunc("decode-as", cobra.FixedCompletions([]string{
 		"udp.port==1021:bts", "udp.port==1022:postcard", "udp.port==35234:cim", "udp.port==4791:bth"}, cobra.ShellCompDirectiveNoSpace))
-	f.StringArrayVar(&o.linkSpeed, "speed", nil, "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
+	f.Var(&speedFlag{&o.linkSpeed, "speed"}, "speed", "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
 	_ = cmd.RegisterFlagCompletionFunc("link-speed", cobra.FixedCompletions([]string{"10G", "25G", "40G", "50G", "100G", "200G", "400G", "800G"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("write", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"pcapng"}, cobra.ShellCompDirectiveFilterFileExt

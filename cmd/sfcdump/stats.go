@@ -26,7 +26,7 @@ func init() { subcommands = append(subcommands, newStatsCmd) }
 type scanOptions struct {
 	filter    string
 	decodeAs  []string
-	linkSpeed []string
+	linkSpeed []speedSpec
 	progress  string
 	rFiles    []string
 }
@@ -45,8 +45,8 @@ func (o *scanOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&o.filter, "display-filter", "Y", "", "take only frames that match FILTER")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
-	f.StringArrayVar(&o.linkSpeed, "link-speed", nil, "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed, else 100G)")
-	f.StringArrayVar(&o.linkSpeed, "speed", nil, "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
+	f.Var(&speedFlag{&o.linkSpeed, "link-speed"}, "link-speed", "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed, else 100G)")
+	f.Var(&speedFlag{&o.linkSpeed, "speed"}, "speed", "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
 	f.StringArrayVarP(&o.rFiles, "read-file", "r", nil, "capture to read, as tshark -r ('-': standard input; repeatable; before the positional FILEs)")
 	_ = cmd.RegisterFlagCompletionFunc("read-file", completeCaptures)
 	f.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (on a terminal, for files over 64 MiB), always or never")

@@ -64,11 +64,13 @@ an -o that is one of the inputs is refused.`,
 				return usagef("timeline: -o: %w", err)
 			}
 			maxW, maxH := float64(timeline.MaxWidth/vg.Inch), float64(timeline.MaxHeight/vg.Inch)
-			if math.IsNaN(width) || width <= 0 || width > maxW {
-				return usagef("--width %g: want more than 0 and at most %g inches", width, maxW)
+			// At least an inch: a narrower picture has no room for its
+			// axis and rounds to 0 pixels in PNG.
+			if math.IsNaN(width) || width < 1 || width > maxW {
+				return usagef("--width %g: want 1 to %g inches", width, maxW)
 			}
-			if math.IsNaN(height) || height < 0 || height > maxH || cmd.Flags().Changed("height") && height == 0 {
-				return usagef("--height %g: want more than 0 and at most %g inches (leave it out to follow the rows)", height, maxH)
+			if math.IsNaN(height) || height > maxH || cmd.Flags().Changed("height") && height < 1 || height < 0 {
+				return usagef("--height %g: want 1 to %g inches (leave it out to follow the rows)", height, maxH)
 			}
 			if rows < 1 || rows > timeline.RowsLimit {
 				return usagef("--rows %d: want 1 to %d", rows, timeline.RowsLimit)
@@ -117,8 +119,8 @@ an -o that is one of the inputs is refused.`,
 	f.StringVarP(&out, "output", "o", "", "picture to write: `OUT.svg` or OUT.png")
 	f.StringVar(&title, "title", "", "title of the picture (default: the files read)")
 	f.IntVar(&rows, "rows", 40, "most pause rows drawn (the most paused first), 1 to 100; as many depth rows")
-	f.Float64Var(&width, "width", 11, "width of the picture in inches (96 pixels each in PNG), at most 40")
-	f.Float64Var(&height, "height", 0, "height of the picture in inches, at most 64 (default: 0.3 per row and 1.4 for title and axis)")
+	f.Float64Var(&width, "width", 11, "width of the picture in inches (96 pixels each in PNG), 1 to 40")
+	f.Float64Var(&height, "height", 0, "height of the picture in inches, 1 to 64 (default: 0.3 per row and 1.4 for title and axis)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"svg", "png"}, cobra.ShellCompDirectiveFilterFileExt
 	})
