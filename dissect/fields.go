@@ -81,6 +81,10 @@ type Field struct {
 	// Quanta marks a time in pause quanta: the verbose tree adds its
 	// duration at the frame's link speed.
 	Quanta bool
+	// Forever is a value that means "until resumed" (a Floodgate
+	// dst-pause time of 0xFFFF, wire.md §7.3), which the verbose tree
+	// says; 0 when none does.
+	Forever uint64
 	get    func(f *Frame, dst []Value) []Value
 	proto  *Proto
 	// layer and end place a fixed-header field: it ends at octet end of
@@ -410,7 +414,7 @@ var Protos = []*Proto{
 			}
 			return dst
 		}},
-		{Short: "pause_us", Entry: true, get: func(f *Frame, dst []Value) []Value {
+		{Short: "pause_us", Entry: true, Forever: 0xffff, get: func(f *Frame, dst []Value) []Value {
 			for _, e := range f.P.FGPause.Entries {
 				dst = append(dst, u(uint64(e.PauseUS)))
 			}

@@ -247,6 +247,10 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, ' ')
 			dst = e.Dst.AppendTo(dst)
 			dst = append(dst, '=')
+			if e.PauseUS == 0xffff { // wire.md §7.3
+				dst = append(dst, "until-resumed"...)
+				continue
+			}
 			dst = AppendUint(dst, uint64(e.PauseUS))
 			dst = append(dst, "us"...)
 		}
@@ -376,6 +380,9 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 				dst = append(dst, fd.Name...)
 				dst = append(dst, ": "...)
 				dst = AppendValue(dst, v, fd.Hex)
+				if fd.Forever != 0 && v.Kind == KindUint && v.U == fd.Forever {
+					dst = append(dst, " (until resumed)"...)
+				}
 				if fd.Quanta && f.LinkBPS > 0 {
 					dst = append(dst, " ("...)
 					dst = appendMicros(dst, QuantaNS(v.U, f.LinkBPS))

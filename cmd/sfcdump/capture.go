@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -93,9 +94,23 @@ An interface that cannot be opened leaves an existing -w file as it was.`,
 	f.BoolVar(&promisc, "promisc", true, "put the interface in promiscuous mode")
 	f.IntVarP(&snaplen, "snaplen", "s", 0, "capture at most this many octets of each frame (0: whole frames)")
 	_ = cmd.RegisterFlagCompletionFunc("interface", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return interfaceNames(), cobra.ShellCompDirectiveNoFileComp
+		return completable(interfaceNames()), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+// completable returns the names a shell may offer as candidates: a name
+// with control characters would reach the terminal raw through the
+// shell's list, and escaped it would not name the interface, so it is
+// left out.
+func completable(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !strings.ContainsFunc(n, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // maxSnaplen is the largest --snaplen, tcpdump's MAXIMUM_SNAPLEN.

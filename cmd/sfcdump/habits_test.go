@@ -532,7 +532,31 @@ func TestWiresharkInstallKeepsLocalEdits(t *testing.T) {
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, ours) {
 		t.Error("--force did not install")
 	}
-	noTemps(t, dir, "sfc.lua", "sfc.lua.bak", ".sfc.lua.sha256")
+	// A second edit and --force: the first backup stays, the second is
+	// kept beside it.
+	edited2 := append(bytes.Clone(ours), "-- another tweak\n"...)
+	os.WriteFile(path, edited2, 0o644)
+	if _, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir, "--force"); code != 0 || !strings.Contains(errs, "sfc.lua.bak.1") {
+		t.Errorf("second --force: exit %d, stderr %q", code, errs)
+	}
+	if got, _ := os.ReadFile(path + ".bak"); !bytes.Equal(got, edited) {
+		t.Error("a second --force overwrote the first backup")
+	}
+	if got, _ := os.ReadFile(path + ".bak.1"); !bytes.Equal(got, edited2) {
+		t.Error("a second --force did not keep the second edit")
+	}
+	noTemps(t, dir, "sfc.lua", "sfc.lua.bak", "sfc.lua.bak.1", ".sfc.lua.sha256")
+	// --dir names a folder that must exist; an empty one is a usage error.
+	missing := filepath.Join(dir, "no", "such")
+	if _, errs, code := sfcdump(t, "wireshark", "install", "--dir", missing); code != 1 || !strings.Contains(errs, "--dir") {
+		t.Errorf("--dir of a missing folder: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Error("--dir of a missing folder created it")
+	}
+	if _, errs, code := sfcdump(t, "wireshark", "install", "--dir", ""); code != 2 || !strings.Contains(errs, "--dir") {
+		t.Errorf("--dir '': exit %d, %q", code, errs)
+	}
 }
 
 // TestManPages: sfcdump man DIR writes a page per command, with the
@@ -549,8 +573,10 @@ func TestManPages(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if !bytes.Contains(b, []byte("\n.TH \"SFCDUMP\" \"1\"")) {
-			t.Errorf("%s has no .TH header: %q", name, b[:min(len(b), 40)])
+		// Titled by its name, as man finds it: SFCDUMP-READ(1).
+		title := strings.ToUpper(strings.TrimSuffix(name, ".1"))
+		if !bytes.Contains(b, []byte("\n.TH \""+title+"\" \"1\"")) {
+			t.Errorf("%s has no .TH %q header: %q", name, title, b[:min(len(b), 60)])
 		}
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "sfcdump-read.1"))
@@ -762,5 +788,24 @@ func TestLiveFlagsValidated(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, %q", args, code, out, errs, tc.want)
 		}
+	}
+}
+
+// TestCompletableInterfaces: completion offers no interface name with a
+// control character (ESC, newline, C1), which the shell would print raw.
+func TestCompletableInterfaces(t *testing.T) {
+	got := completable([]string{"eth0", "e\x1b[7mX", "swp1", "a\nb", "c\u0085d", "vethé"})
+	if strings.Join(got, " ") != "eth0 swp1 vethé" {
+		t.Errorf("completable: %q", got)
+	}
+}
+
+// TestErrorLinesCannotBeForged: a line break in a file name continues the
+// error indented; no line of stderr but the first starts "sfcdump:".
+func TestErrorLinesCannotBeForged(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "no\nsfcdump: all good\n.pcapng")
+	_, errs, code := sfcdump(t, "read", name)
+	if code == 0 || strings.Count(errs, "\nsfcdump:") != 0 || !strings.HasPrefix(errs, "sfcdump: ") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

@@ -101,10 +101,15 @@ func noArgs(cmd *cobra.Command, args []string) error {
 
 // report prints an error on stderr, escaped for the terminal line by line
 // (errors may quote what a capture holds: interface names, file names).
+// A line after the first starts with a space: a line break in a file
+// name cannot forge a line of its own ("sfcdump: ...").
 func report(w io.Writer, err error) {
 	lines := strings.Split(err.Error(), "\n")
 	for i, l := range lines {
 		lines[i] = dissect.Escape(l)
+		if i > 0 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+			lines[i] = "  " + lines[i]
+		}
 	}
 	fmt.Fprintf(w, "sfcdump: %s\n", strings.Join(lines, "\n"))
 }

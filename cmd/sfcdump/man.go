@@ -45,7 +45,7 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	header := &doc.GenManHeader{Title: "SFCDUMP", Section: "1", Source: "sfcdump " + version.Get().Version, Manual: "sfcdump manual"}
+	header := &doc.GenManHeader{Section: "1", Source: "sfcdump " + version.Get().Version, Manual: "sfcdump manual"}
 	n := 0
 	var walk func(c *cobra.Command) error
 	walk = func(c *cobra.Command) error {
@@ -58,7 +58,10 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 		}
 		c.DisableAutoGenTag = true
 		var buf bytes.Buffer
-		h := *header // GenMan fills in the title per command
+		h := *header
+		// The page's title is its name: SFCDUMP-READ(1), as man
+		// sfcdump-read finds it.
+		h.Title = strings.ToUpper(strings.ReplaceAll(c.CommandPath(), " ", "-"))
 		if err := doc.GenMan(c, &h, &buf); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,9 @@ unless --force: then it is kept as sfc.lua.bak and replaced.`,
   tshark -G plugins | grep sfc.lua`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("dir") && dir == "" {
+				return usagef("--dir: an empty folder name (leave --dir out for Wireshark's personal plugin folder)")
+			}
 			path, what, err := installDissector(dir, force)
 			if err != nil {
 				return &exitError{1, err}
@@ -60,7 +64,7 @@ unless --force: then it is kept as sfc.lua.bak and replaced.`,
 			return nil
 		},
 	}
-	install.Flags().StringVar(&dir, "dir", "", "plugin folder (default: Wireshark's personal Lua plugin folder)")
+	install.Flags().StringVar(&dir, "dir", "", "plugin folder, which must exist (default: Wireshark's personal Lua plugin folder, made if needed)")
 	install.Flags().BoolVar(&force, "force", false, "replace an sfc.lua that was edited or not written by install (kept as sfc.lua.bak)")
 	path := &cobra.Command{
 		Use:   "path",
@@ -100,9 +104,17 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 		if dir, err = wireshark.PluginDir(); err != nil {
 			return "", "", err
 		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
+		// Wireshark's own folder may not exist yet: make it.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", err
+		}
+	} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		// A folder named with --dir must exist: a mistyped path is not
+		// created.
+		if err == nil {
+			err = fmt.Errorf("not a directory")
+		}
+		return "", "", fmt.Errorf("--dir %s: %w", dissect.Escape(dir), err)
 	}
 	path = filepath.Join(dir, wireshark.FileName)
 	stamp := filepath.Join(dir, stampName)
@@ -123,10 +135,14 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 			return "", "", fmt.Errorf("%s differs from the dissector this sfcdump carries and is not what an earlier install wrote (edited by hand?): %s; not replaced: `sfcdump wireshark install --force` replaces it and keeps it as %s.bak",
 				path, describeDiff(old, wireshark.Dissector), wireshark.FileName)
 		}
-		if err := atomicfile.WriteFile(path+".bak", old, atomicfile.DefaultPerm); err != nil {
+		bak, err := backupName(path, old)
+		if err != nil {
 			return "", "", err
 		}
-		note = "replaced; the old file is kept as " + path + ".bak"
+		if err := atomicfile.WriteFile(bak, old, atomicfile.DefaultPerm); err != nil {
+			return "", "", err
+		}
+		note = "replaced; the old file is kept as " + bak
 	}
 	if err := atomicfile.WriteFile(path, wireshark.Dissector, atomicfile.DefaultPerm); err != nil {
 		return "", "", err
@@ -135,6 +151,26 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 		return "", "", err
 	}
 	return path, note, nil
+}
+
+// backupName is where to keep old, the file at path being replaced:
+// path.bak, unless that holds another file, which is not overwritten:
+// then path.bak.1, .2, ... (the first free or equal one).
+func backupName(path string, old []byte) (string, error) {
+	for i := 0; i < 1000; i++ {
+		name := path + ".bak"
+		if i > 0 {
+			name += "." + strconv.Itoa(i)
+		}
+		b, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && bytes.Equal(b, old) {
+			return name, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s.bak to %s.bak.999 all hold other files: remove some", path, path)
 }
 
 // describeDiff says how many lines of have differ from want and shows the
