@@ -85,8 +85,8 @@ type Field struct {
 	// dst-pause time of 0xFFFF, wire.md §7.3), which the verbose tree
 	// says; 0 when none does.
 	Forever uint64
-	get    func(f *Frame, dst []Value) []Value
-	proto  *Proto
+	get     func(f *Frame, dst []Value) []Value
+	proto   *Proto
 	// layer and end place a fixed-header field: it ends at octet end of
 	// layer, and is absent when a cut leaves fewer (cut.go).
 	layer gopacket.LayerType
