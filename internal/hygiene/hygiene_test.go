@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package hygiene
 
 import (
@@ -24,7 +26,7 @@ func TestSPDXHeaders(t *testing.T) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != root && (name == "testdata" || name == "pcaps" || name == "node_modules" || strings.HasPrefix(name, ".") && name != ".ci") {
+			if p != root && (name == "pcaps" || name == "node_modules" || strings.HasPrefix(name, ".") && name != ".ci") {
 				return filepath.SkipDir
 			}
 			return nil

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent reference for BFC pause frame version 2 (wire.md section 7.1).
 
 Computes the eight stage CRCs bit by bit from the NORMAL polynomials of the

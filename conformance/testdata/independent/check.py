@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs every row of manifest.tsv through `sfcdump conform check` and compares the
 verdict (exit status 0 PASS, 1 FAIL, 2 UNUSABLE, 3 INCONCLUSIVE) and, for FAIL, whether
 the expected rule id is among the deviations' rule ids.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Independent device captures for issue 17's "Done when", made from the spec alone.
 
 Written by the helper "indep" from /work/shared/spec (wire.md, behaviour.md,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Golden IPv6 extension-header frames for layers/ and device/ (issue 19 item 4).
 
 Built with scapy 2.5 (/usr/bin/python3 gen.py > frames.txt; gen.py also writes

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Raw-IP captures (LINKTYPE_RAW 101, LINKTYPE_IPV4 228, LINKTYPE_IPV6 229) of
 the packets send.py sends, built with scapy 2.5: /usr/bin/python3 raw.py.
 sll.pcap and sll2.pcap were captured by tcpdump 4.99 (`tcpdump -i any -y

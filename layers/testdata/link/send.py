@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 import socket, struct, time
 bth = bytes.fromhex("0a40ffff0000abcd00000007") + bytes.fromhex("00000000000010000000123400000008") + b"payload!" + bytes.fromhex("01020304")
 q4 = bytes.fromhex("45000040000100004011f95a0a0000010a000002c00012b7002c0000") + bytes.fromhex("0a40ffff00001234000000ff")
