@@ -139,14 +139,11 @@ type Count struct {
 
 func us(ns int64) float64 { return float64(ns) / 1000 }
 
-// quantaUS is q pause quanta at bps bit/s in µs, exactly (512 bit times
-// per quantum); paused times, kept in whole nanoseconds, may differ by
-// less than 1 ns.
+// quantaUS is q quanta at bps in µs, from whole nanoseconds
+// (dissect.QuantaNS) as read shows them and paused_us counts them: the
+// same figure in every output, with no float residue in JSON.
 func quantaUS(q, bps uint64) float64 {
-	if bps == 0 {
-		return 0
-	}
-	return float64(q) * 512 / float64(bps) * 1e6
+	return us(int64(dissect.QuantaNS(q, bps)))
 }
 
 func stamp(ns int64) string {
@@ -210,7 +207,10 @@ func flowFields(k flowKey) map[string]any {
 }
 
 func (c *Collector) report() *Report {
-	r := &Report{Frames: c.frames, Octets: c.octets, Untimed: c.untimed}
+	// Empty lists are [] in JSON, not null: a program reads every key as
+	// a list.
+	r := &Report{Frames: c.frames, Octets: c.octets, Untimed: c.untimed, Protocols: []ProtoCount{}, Flows: []FlowStat{},
+		PFC: []PFCStat{}, Histogram: []HistBucket{}, Reporters: []Reporter{}, CNPs: []CNPStat{}, Warnings: []Count{}}
 	if c.started {
 		start, end := time.Unix(0, c.first).UTC(), time.Unix(0, c.last).UTC()
 		r.Start, r.End = &start, &end

@@ -4,6 +4,7 @@ package stats
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,23 @@ func TestUntimedFrames(t *testing.T) {
 	c.Add(&f, "port0")
 	if r := c.Finish(); r.Start != nil || r.End != nil || r.DurationUS != 0 || r.Untimed != 1 {
 		t.Errorf("untimed only: %v .. %v, %g us", r.Start, r.End, r.DurationUS)
+	}
+}
+
+// TestEmptyListsAreArrays: a report of a capture with nothing to list has
+// every list as [] in JSON, not null, and the same µs as read shows for a
+// pause (whole nanoseconds): 0xFFFF quanta at 25G is 1342.156, not .157.
+func TestEmptyListsAreArrays(t *testing.T) {
+	b, err := json.Marshal(New().Finish())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"protocols", "flows", "pfc", "pause_histogram", "reporters", "cnps", "warnings"} {
+		if !strings.Contains(string(b), `"`+key+`":[]`) {
+			t.Errorf("%s is not []: %s", key, b)
+		}
+	}
+	if got := quantaUS(0xffff, 25e9); got != 1342.156 {
+		t.Errorf("quantaUS(0xffff, 25G) = %v", got)
 	}
 }

@@ -243,7 +243,7 @@ func TestIfSpeedAndSpeedFlag(t *testing.T) {
 		}
 	}
 	out, _, _ = sfcdump(t, "stats", file)
-	if !strings.Contains(out, "1342.157   25G   1342.156") || !strings.Contains(out, "335.539    100G  335.539") {
+	if !strings.Contains(out, "1342.156   25G   1342.156") || !strings.Contains(out, "335.539    100G  335.539") {
 		t.Errorf("stats at the interfaces' speeds:\n%s", out)
 	}
 	out, _, code = sfcdump(t, "read", file)
