@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/opensfc/sfc/dissect"
 )
@@ -34,8 +35,20 @@ func (e *SyntaxError) Error() string {
 
 // Caret returns the expression and a line with a caret under the offending
 // token, for terminals.
+//
+// For a terminal: the line of Expr the token is on, escaped
+// (dissect.Escape), and the caret under the token as that escaped line
+// shows it (a UTF-8 letter one cell, an escaped byte as many as its
+// escape).
 func (e *SyntaxError) Caret() string {
-	return e.Expr + "\n" + strings.Repeat(" ", e.Pos) + "^"
+	pos := min(max(e.Pos, 0), len(e.Expr))
+	start := strings.LastIndexByte(e.Expr[:pos], '\n') + 1
+	end := len(e.Expr)
+	if j := strings.IndexByte(e.Expr[pos:], '\n'); j >= 0 {
+		end = pos + j
+	}
+	cells := utf8.RuneCountInString(dissect.Escape(e.Expr[start:pos]))
+	return dissect.Escape(e.Expr[start:end]) + "\n" + strings.Repeat(" ", cells) + "^"
 }
 
 // Filter is a compiled display filter.

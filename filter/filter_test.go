@@ -418,3 +418,25 @@ func BenchmarkMatch(b *testing.B) {
 		f.Match(frames[i%len(frames)])
 	}
 }
+
+// TestCaretUnderTheToken: the caret stands under the token as a terminal
+// shows the escaped expression: after UTF-8 letters (one cell each) and
+// escaped control bytes (as wide as their escapes), on the token's line.
+func TestCaretUnderTheToken(t *testing.T) {
+	for _, c := range []struct{ expr, want, msg string }{
+		{"pfc && ü", "pfc && ü\n       ^", `unexpected character 'ü'`},
+		{"bts.origin == \"é\" && ün", "bts.origin == \"é\" && ün\n                     ^", `unexpected character 'ü'`},
+		{"bts.origin == \"\x1b[31mq\" && bad\x1b[2J", "bts.origin == \"\\x1b[31mq\" && bad\\x1b[2J\n                                ^", `'\x1b'`},
+		{"pfc\n&& bad", "&& bad\n   ^", `unknown field or protocol "bad"`},
+	} {
+		_, err := filter.Compile(c.expr)
+		var se *filter.SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%q: %v, want a syntax error", c.expr, err)
+			continue
+		}
+		if got := se.Caret(); got != c.want || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: %v\n%s\nwant\n%s", c.expr, err, got, c.want)
+		}
+	}
+}

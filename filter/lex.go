@@ -5,6 +5,7 @@ package filter
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 type tokKind uint8
@@ -149,7 +150,11 @@ func lex(s string) ([]token, error) {
 			}
 			i = j
 		default:
-			return nil, bad(i, fmt.Sprintf("unexpected character %q", c))
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			if r >= 0x80 || r < 0x20 || r == 0x7f {
+				return nil, bad(i, fmt.Sprintf("unexpected character %q: characters other than printable ASCII may only appear inside double quotes", r))
+			}
+			return nil, bad(i, fmt.Sprintf("unexpected character %q", r))
 		}
 	}
 	return append(out, token{kind: tEOF, pos: len(s)}), nil
