@@ -34,15 +34,18 @@ const (
 	LinkTypeLinuxSLL2 layers.LinkType = 276
 	LinkTypeIPv4      layers.LinkType = 228
 	LinkTypeIPv6      layers.LinkType = 229
+	// LinkTypeRawDLT is DLT_RAW's number on most systems (12), the link
+	// type of some older pcap files: raw IP, as LINKTYPE_RAW (101).
+	LinkTypeRawDLT layers.LinkType = 12
 )
 
 // SupportedLink reports whether frames of link type lt can be read and
 // decoded: Ethernet (1), Linux cooked captures SLL (113) and SLL2 (276),
-// what `tcpdump -i any` writes, and raw IP (101, with IPv4 228 and IPv6
-// 229). layers.Parser.DecodeLink decodes each.
+// what `tcpdump -i any` writes, and raw IP (101 and DLT_RAW's 12, with
+// IPv4 228 and IPv6 229). layers.Parser.DecodeLink decodes each.
 func SupportedLink(lt layers.LinkType) bool {
 	switch lt {
-	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeIPv4, LinkTypeIPv6:
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeRawDLT, LinkTypeIPv4, LinkTypeIPv6:
 		return true
 	}
 	return false
