@@ -428,6 +428,10 @@ func (r *Reader) Interface(i int) Interface {
 	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, Section: in.section, ID: in.id}
 }
 
+// Frames returns the number of frames read so far (all of them once Next
+// or ReadBatch returned io.EOF).
+func (r *Reader) Frames() int { return r.n }
+
 // IsPcapng reports whether the capture is pcapng.
 func (r *Reader) IsPcapng() bool { return r.ng }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -807,5 +808,24 @@ func TestErrorLinesCannotBeForged(t *testing.T) {
 	_, errs, code := sfcdump(t, "read", name)
 	if code == 0 || strings.Count(errs, "\nsfcdump:") != 0 || !strings.HasPrefix(errs, "sfcdump: ") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSeveralFilesNumberedAsOne: frames of several files are numbered
+// across them, in the order given, as one capture: frame.number selects
+// the same frames before and after -w joins them, with one worker or many.
+func TestSeveralFilesNumberedAsOne(t *testing.T) {
+	w := filepath.Join(t.TempDir(), "joined.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", w, sampleCap, sampleCap); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, procs := range []int{0, 1} {
+		old := runtime.GOMAXPROCS(procs)
+		two, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "eth.src", "-Y", "frame.number in {2 20 22 40}", sampleCap, sampleCap)
+		joined, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "eth.src", "-Y", "frame.number in {2 20 22 40}", w)
+		runtime.GOMAXPROCS(old)
+		if strings.Count(two, "\n") != 4 || two != joined || !strings.HasPrefix(two, "2\t") || !strings.Contains(two, "\n40\t") {
+			t.Errorf("GOMAXPROCS %d: two files:\n%s\njoined:\n%s", procs, two, joined)
+		}
 	}
 }

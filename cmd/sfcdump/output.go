@@ -88,7 +88,11 @@ func completeFields(_ *cobra.Command, _ []string, _ string) ([]string, cobra.She
 // source describes where frames come from: one capture file or one live
 // interface.
 type source struct {
-	index  int // order among the sources of a run
+	index int // order among the sources of a run
+	// base is the number of frames of the sources read before this one:
+	// frames are numbered across the files of a run, as one capture
+	// (mergecap -a), so that -w's output numbers them alike.
+	base   int
 	name   string
 	showIf bool // print the interface column
 	// ifName returns the name of interface i ("" when unnamed).
@@ -158,18 +162,22 @@ type view struct {
 	// their speeds that -w records (source.knownSpeed).
 	raw   []string
 	known []uint64
+	base  int // source.base
 }
 
 // printer filters, prints and writes frames for read and capture.
 type printer struct {
 	formatter
-	w       *bufio.Writer
-	speeds  linkSpeeds
-	buf     []byte
-	printed int
-	first   time.Time
-	started bool
-	quiet   bool // -q, or -w without -P
+	// readSoFar counts the frames of the files read before the current
+	// one (source.base).
+	readSoFar int
+	w         *bufio.Writer
+	speeds    linkSpeeds
+	buf       []byte
+	printed   int
+	first     time.Time
+	started   bool
+	quiet     bool // -q, or -w without -P
 
 	outPath   string
 	outFile   io.Writer
@@ -364,7 +372,7 @@ func (pr *printer) view(src *source, iface int) view {
 		src.speeds = append(src.speeds, src.speedOf(pr.speeds, i))
 		src.known = append(src.known, src.knownSpeed(pr.speeds, i))
 	}
-	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known}
+	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known, base: src.base}
 }
 
 // handle decodes one frame, and prints and writes it when it matches.
@@ -399,7 +407,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	// Field by field: a composite literal assigned to *f is built aside
 	// and copied with write barriers (5% of sfcdump read).
 	f := &fm.frame
-	f.Number, f.Time, f.Interface, f.Len = fr.Number, fr.Time, fr.Interface, fr.Len
+	f.Number, f.Time, f.Interface, f.Len = fr.Number+v.base, fr.Time, fr.Interface, fr.Len
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
 	f.Err = decodeFrame(fm.p, fr)
 	if fm.flt != nil && !fm.flt.Match(f) {

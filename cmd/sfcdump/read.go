@@ -25,7 +25,9 @@ for standard input, read as a stream), and prints each frame: one line
 (frame number, time since the first frame with a time ('-' for a frame that
 has none, a pcapng simple packet block), interface for pcapng, addresses
 and the signal), the full tree of fields with -V, JSON Lines with -T json,
-or chosen fields with -T fields. Strings from the capture (interface names,
+or chosen fields with -T fields. Several files are read in the order given
+and their frames numbered across them, as one capture (mergecap -a), as -w
+writes them. Strings from the capture (interface names,
 comments) are escaped: control characters, invalid UTF-8 and bidi controls
 never reach the terminal raw.
 
@@ -139,7 +141,8 @@ func readOne(pr *printer, index int, file string) error {
 		return &exitError{2, err}
 	}
 	defer r.Close()
-	src := &source{index: index, name: r.Name(), showIf: r.IsPcapng(),
+	defer func() { pr.readSoFar += r.Frames() }()
+	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
 		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType }}
 	if n := parallelism(); n > 0 {
