@@ -560,14 +560,6 @@ func (l *valueList) String() string {
 	return s
 }
 
-func appendUniq(v []string, s string) []string {
-	for _, x := range v {
-		if x == s {
-			return v
-		}
-	}
-	return append(v, s)
-}
 
 // values calls fn with every pause time and depth the reference gives
 // congestion port cp in [lo, hi], and those of the flow's own decisions
