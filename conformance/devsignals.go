@@ -560,7 +560,6 @@ func (l *valueList) String() string {
 	return s
 }
 
-
 // values calls fn with every pause time and depth the reference gives
 // congestion port cp in [lo, hi], and those of the flow's own decisions
 // and signals then.
