@@ -35,6 +35,7 @@ type schemeState struct {
 	bfcHead int
 	bfcSeq  map[int]uint32
 	bfcZero map[int]bool // the reference's last frame on the port cleared every bit
+	bfcLate map[int]*lateness
 	rx      layers.BFC
 
 	// Floodgate credits and dst-pause.
@@ -45,6 +46,7 @@ type schemeState struct {
 	crRef  map[int][]*bfcItem
 	crRing []*bfcItem
 	crHead int
+	crLate map[int]*lateness
 	cr     layers.FGCredit
 	fp     layers.FGPause
 
@@ -209,24 +211,71 @@ func (s *schemeState) hopRules(r *record, id string) {
 	}
 }
 
+// lateness is how late the last device frame of a port's train was
+// against the reference frame it stood for.
+type lateness struct {
+	d  int64
+	ok bool
+}
+
+// closer reports whether lateness a is to be preferred to b: nearer the
+// port's last lateness; for the port's first frame, the later one (the
+// oldest reference frame): a device late by up to the tolerance must
+// pass, and a train late by exactly τ cannot be told from one whose first
+// frame is missing, which then fails naming a later frame.
+func (lt *lateness) closer(a, b int64) bool {
+	if lt.ok {
+		return abs64(a-lt.d) < abs64(b-lt.d)
+	}
+	return a > b
+}
+
 // pick chooses the reference frame a device frame on its port stands
 // for: an unmatched one within the time tolerances with the same octets
-// (exempt ones aside), else the nearest unmatched one in reach.
-func (s *schemeState) pick(items []*bfcItem, r *record, same func(it *bfcItem) bool) *bfcItem {
+// (exempt ones aside), else the nearest unmatched one in reach. Among
+// several of the same octets (a train of equal frames every τ) it takes
+// the one whose lateness is nearest the port's last (lt): a device that
+// skipped one frame is then missing that frame, not late by τ on every
+// later one with the last "missing" at the capture's end; one uniformly
+// late keeps its lateness. The port's first frame takes the oldest
+// (lateness.closer).
+func (s *schemeState) pick(items []*bfcItem, r *record, lt *lateness, same func(it *bfcItem) bool) *bfcItem {
 	k := s.k
-	var best *bfcItem
+	var best, match *bfcItem
 	for _, it := range items {
 		if it.matched || !k.reachLate(r.t, it.t) {
 			continue
 		}
 		if k.inTol(r.t, it.t) && same(it) {
-			return it
+			if match == nil || lt.closer(r.t-it.t, r.t-match.t) {
+				match = it
+			}
+			continue
 		}
 		if best == nil || abs64(it.t-r.t) < abs64(best.t-r.t) {
 			best = it
 		}
 	}
+	if match != nil {
+		best = match
+	}
+	if best != nil {
+		*lt = lateness{r.t - best.t, true}
+	}
 	return best
+}
+
+// late returns the lateness of port in m, made on first use.
+func (s *schemeState) late(m *map[int]*lateness, port int) *lateness {
+	if *m == nil {
+		*m = map[int]*lateness{}
+	}
+	lt := (*m)[port]
+	if lt == nil {
+		lt = &lateness{}
+		(*m)[port] = lt
+	}
+	return lt
 }
 
 // devBFC checks a BFC pause frame: its sequence counts up by one on the
@@ -255,7 +304,7 @@ func (s *schemeState) devBFC(r *record, m *device.Meta) {
 	}
 	k.rep.checked("BFC-JUSTIFIED", 1)
 	filter := append([]byte(nil), s.rx.Filter...)
-	it := s.pick(s.bfcRef[r.port], r, func(it *bfcItem) bool { return bytes.Equal(it.filter, filter) })
+	it := s.pick(s.bfcRef[r.port], r, s.late(&s.bfcLate, r.port), func(it *bfcItem) bool { return bytes.Equal(it.filter, filter) })
 	if it == nil {
 		// An all-zero frame while the reference's filter on this port is
 		// clear is harmless: the reference stops sending once idle, the
@@ -345,7 +394,7 @@ func (s *schemeState) devCredit(r *record) {
 		}
 	}
 	k.rep.checked("FG-JUSTIFIED", 1)
-	it := s.pick(s.crRef[r.port], r, func(it *bfcItem) bool { return k.sameBytes(it.data, r.data) })
+	it := s.pick(s.crRef[r.port], r, s.late(&s.crLate, r.port), func(it *bfcItem) bool { return k.sameBytes(it.data, r.data) })
 	if it == nil {
 		s.bad(r, "FG-JUSTIFIED", "fgcredit", "no credit frame (none in the reference on this port within reach)", describe(r.data, &k.cp), "")
 		return

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package conformance_test
+
+import (
+	"encoding/binary"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
+)
+
+// TestBFCSkippedFrameNamed: a BFC switch that skips one τ on a port, its
+// later sequence numbers following on (so BFC-SEQ holds), FAILs
+// BFC-COMPLETE naming the skipped frame's time. Paired oldest-first, each
+// later frame stood for the one before it, late by τ (= the time
+// tolerance), and the last one "missing" after the capture's end made the
+// verdict INCONCLUSIVE.
+func TestBFCSkippedFrameNamed(t *testing.T) {
+	vdir := filepath.Join(pcaps, "bfc/pause-resume")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	in := readCapture(t, filepath.Join(vdir, conformance.InputFile))
+	t0 := in.frames[0].t
+	var port0 []int
+	for i, f := range exp.frames {
+		if f.iface == 0 && meta(f.data).Kind == device.KindExperimental {
+			port0 = append(port0, i)
+		}
+	}
+	if len(port0) < 8 {
+		t.Fatalf("%d BFC frames on port 0; the test needs a train", len(port0))
+	}
+	skip := port0[len(port0)-3] // two frames follow it
+	at := exp.frames[skip].t.Sub(t0)
+	c := &capture{names: exp.names}
+	for _, i := range port0[len(port0)-2:] {
+		f := exp.frames[i]
+		d := slices.Clone(f.data)
+		m := meta(d)
+		binary.BigEndian.PutUint32(d[m.L3+8:], binary.BigEndian.Uint32(d[m.L3+8:])-1)
+		exp.frames[i].data = d
+	}
+	c.frames = slices.Delete(slices.Clone(exp.frames), skip, skip+1)
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	cc := rep.Check("BFC-COMPLETE")
+	if rep.Verdict != conformance.Fail || cc == nil || cc.Count != 1 || time.Duration(cc.Deviations[0].Time) != at {
+		t.Fatalf("one BFC frame skipped at %v: want FAIL BFC-COMPLETE at that time:\n%s", at, b.String())
+	}
+	for _, id := range []string{"BFC-SEQ", "BFC-TIMING", "CAP-END"} {
+		if c := rep.Check(id); c != nil && c.Count > 0 {
+			t.Errorf("%s fails too:\n%s", id, b.String())
+		}
+	}
+}
