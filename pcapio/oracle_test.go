@@ -140,9 +140,9 @@ func (r *oracle) Interface(i int) Interface {
 		if len(r.prev) > 0 {
 			sec = r.prev[len(r.prev)-1].Section + 1
 		}
-		return Interface{Name: in.Name, LinkType: in.LinkType, Section: sec, ID: id}
+		return Interface{Name: in.Name, LinkType: in.LinkType, SnapLen: in.SnapLength, Section: sec, ID: id}
 	}
-	return Interface{LinkType: r.pc.LinkType()}
+	return Interface{LinkType: r.pc.LinkType(), SnapLen: r.pc.Snaplen()}
 }
 
 // IsPcapng reports whether the capture is pcapng.

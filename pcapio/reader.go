@@ -152,6 +152,9 @@ type Interface struct {
 	// Speed is the interface's speed in bit/s from the pcapng if_speed
 	// option, 0 when the capture does not say (classic pcap never does).
 	Speed uint64
+	// SnapLen is the interface's snap length (the most octets of a frame
+	// the capture keeps), 0 for none.
+	SnapLen uint32
 	// Section is the 0-based pcapng section the interface belongs to,
 	// and ID its interface id within that section (what the section's
 	// packet blocks name it by); both 0 for classic pcap.
@@ -419,13 +422,13 @@ func (r *Reader) NInterfaces() int {
 // Frame.Interface; the zero Interface when there is no interface i (yet).
 func (r *Reader) Interface(i int) Interface {
 	if !r.ng {
-		return Interface{LinkType: r.link}
+		return Interface{LinkType: r.link, SnapLen: r.snaplen}
 	}
 	if i < 0 || i >= len(r.ifaces) {
 		return Interface{}
 	}
 	in := &r.ifaces[i]
-	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, Section: in.section, ID: in.id}
+	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, SnapLen: in.snaplen, Section: in.section, ID: in.id}
 }
 
 // Frames returns the number of frames read so far (all of them once Next

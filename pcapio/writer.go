@@ -65,8 +65,8 @@ func newWriter(w io.Writer, first layers.LinkType, names []string) (*Writer, err
 
 // NewWriterInterfaces starts a pcapng stream with one interface block per
 // element of ifs (at least one): its Name (if_name, none when empty),
-// LinkType (SupportedLink; 0 is Ethernet) and Speed (if_speed, none when
-// 0). Section and ID are not used: interface i of the stream is ifs[i].
+// LinkType (SupportedLink; 0 is Ethernet), SnapLen (0: none) and Speed
+// (if_speed, none when 0). Section and ID are not used: interface i of the stream is ifs[i].
 // Timestamps are written in nanoseconds (if_tsresol 9).
 func NewWriterInterfaces(w io.Writer, ifs ...Interface) (*Writer, error) {
 	if len(ifs) == 0 {
@@ -100,7 +100,7 @@ func ngInterface(in Interface) pcapgo.NgInterface {
 	if lt == 0 {
 		lt = layers.LinkTypeEthernet
 	}
-	return pcapgo.NgInterface{Name: in.Name, LinkType: lt, TimestampResolution: 9}
+	return pcapgo.NgInterface{Name: in.Name, LinkType: lt, SnapLength: in.SnapLen, TimestampResolution: 9}
 }
 
 // AddInterface adds an Ethernet interface named name and returns its id.

@@ -25,7 +25,7 @@ import (
 // depend on it.
 func TestWriterInterfaces(t *testing.T) {
 	var b bytes.Buffer
-	w, err := NewWriterInterfaces(&b, Interface{Name: "p25", Speed: 25e9}, Interface{Name: "plain"},
+	w, err := NewWriterInterfaces(&b, Interface{Name: "p25", Speed: 25e9}, Interface{Name: "plain", SnapLen: 128},
 		Interface{Name: "sll", LinkType: layers.LinkTypeLinuxSLL, Speed: 40e9})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestWriterInterfaces(t *testing.T) {
 	}
 	want := []Interface{
 		{Name: "p25", LinkType: layers.LinkTypeEthernet, Speed: 25e9},
-		{Name: "plain", LinkType: layers.LinkTypeEthernet, ID: 1},
+		{Name: "plain", LinkType: layers.LinkTypeEthernet, SnapLen: 128, ID: 1},
 		{Name: "sll", LinkType: layers.LinkTypeLinuxSLL, Speed: 40e9, ID: 2},
 		{Name: "late", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 3},
 	}

@@ -151,7 +151,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 		stop()
 	}()
 
-	src := &source{name: iface, ifName: func(int) string { return iface }}
+	src := &source{name: iface, ifName: func(int) string { return iface }, ifSnap: func(int) uint32 { return uint32(snaplen) }}
 	var fr pcapio.Frame
 	var readErr error
 	for n := 1; !pr.done(); n++ {

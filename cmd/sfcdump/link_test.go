@@ -363,3 +363,31 @@ func TestRuntFrameHasNoStaleFields(t *testing.T) {
 		t.Errorf("-Y eth selects the runt: %s", out)
 	}
 }
+
+// TestWriteKeepsSnapLen: -w records each interface's snap length (the
+// input's), so readers of the written capture know frames may be cut.
+func TestWriteKeepsSnapLen(t *testing.T) {
+	in := filepath.Join("..", "..", "layers", "testdata", "link", "raw.pcap")
+	r, err := pcapio.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := r.Interface(0)
+	r.Close()
+	if want.SnapLen == 0 {
+		t.Fatal("raw.pcap has no snap length; the test needs one")
+	}
+	w := filepath.Join(t.TempDir(), "out.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", w, in); code != 0 {
+		t.Fatal(errs)
+	}
+	r, err = pcapio.Open(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.Next()
+	if got := r.Interface(0); got.SnapLen != want.SnapLen || got.LinkType != want.LinkType {
+		t.Errorf("-w interface %+v, want snap length %d and link type %v", got, want.SnapLen, want.LinkType)
+	}
+}

@@ -106,6 +106,10 @@ type source struct {
 	ifSpeed func(i int) uint64
 	// ifLink returns interface i's link type; nil for Ethernet.
 	ifLink func(i int) glayers.LinkType
+	// ifSnap returns interface i's snap length (0 none); nil for none.
+	ifSnap func(i int) uint32
+	links  []glayers.LinkType // cached ifLink results
+	snaps  []uint32           // cached ifSnap results
 }
 
 // ifaceName returns the cached display name of interface i: the name the
@@ -162,6 +166,8 @@ type view struct {
 	// their speeds that -w records (source.knownSpeed).
 	raw   []string
 	known []uint64
+	links []glayers.LinkType
+	snaps []uint32
 	base  int // source.base
 }
 
@@ -371,8 +377,19 @@ func (pr *printer) view(src *source, iface int) view {
 		i := len(src.speeds)
 		src.speeds = append(src.speeds, src.speedOf(pr.speeds, i))
 		src.known = append(src.known, src.knownSpeed(pr.speeds, i))
+		lt, snap := glayers.LinkTypeEthernet, uint32(0)
+		if src.ifLink != nil {
+			lt = src.ifLink(i)
+		}
+		if src.ifSnap != nil {
+			snap = src.ifSnap(i)
+		}
+		src.links, src.snaps = append(src.links, lt), append(src.snaps, snap)
 	}
-	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known, base: src.base}
+	// A snapshot: the source's slices only grow, by appending, so the
+	// writer reads them without racing the reader.
+	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known,
+		links: src.links, snaps: src.snaps, base: src.base}
 }
 
 // handle decodes one frame, and prints and writes it when it matches.
@@ -509,10 +526,8 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 				continue
 			}
 			var err error
-			in := pcapio.Interface{Name: v.raw[i], LinkType: glayers.LinkTypeEthernet, Speed: v.known[i]}
-			if src.ifLink != nil {
-				in.LinkType = src.ifLink(i) // the input's, for SLL and raw IP
-			}
+			// The input's link type (SLL, raw IP) and snap length.
+			in := pcapio.Interface{Name: v.raw[i], LinkType: v.links[i], Speed: v.known[i], SnapLen: v.snaps[i]}
 			if pr.out == nil {
 				pr.out, err = pcapio.NewWriterInterfaces(pr.outFile, in)
 				pr.outIface[k] = 0

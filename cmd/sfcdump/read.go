@@ -144,7 +144,8 @@ func readOne(pr *printer, index int, file string) error {
 	defer func() { pr.readSoFar += r.Frames() }()
 	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
-		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType }}
+		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType },
+		ifSnap: func(i int) uint32 { return r.Interface(i).SnapLen }}
 	if n := parallelism(); n > 0 {
 		err := pr.readParallel(src, r, n)
 		var fe *pcapio.FrameError
