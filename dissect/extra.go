@@ -28,6 +28,24 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 		}
 		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.UnixNano())})
 	}},
+	{Short: "time_relative", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
+		if f.Time.IsZero() || f.Start.IsZero() {
+			return dst
+		}
+		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.Sub(f.Start).Nanoseconds())})
+	}},
+	{Short: "interface_name", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
+		if f.IfName == "" {
+			return dst
+		}
+		return append(dst, Value{Kind: KindString, S: f.IfName})
+	}},
+	{Short: "comment", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
+		for _, c := range f.Comments {
+			dst = append(dst, Value{Kind: KindString, S: Escape(c)}) // for a terminal
+		}
+		return dst
+	}},
 	{Short: "malformed", Kind: KindBool, get: func(f *Frame, dst []Value) []Value { return append(dst, b(f.Err != nil)) }},
 	{Short: "warnings", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(countWarnings(f)))) }},
 }}

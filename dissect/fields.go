@@ -56,6 +56,14 @@ type Frame struct {
 	// when the capture gives none (a pcapng simple packet block): JSON
 	// writes null, frame.time_epoch is absent.
 	Time      time.Time
+	// Start is the time frame.time_relative counts from (the first frame
+	// with a time); zero: no relative time.
+	Start time.Time
+	// IfName is the name of the frame's interface as shown (escaped for a
+	// terminal); "" when unnamed. Comments are the frame's comments, as
+	// the capture has them.
+	IfName    string
+	Comments  []string
 	Interface int
 	Len       int
 	CapLen    int

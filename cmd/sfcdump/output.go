@@ -425,6 +425,11 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	// and copied with write barriers (5% of sfcdump read).
 	f := &fm.frame
 	f.Number, f.Time, f.Interface, f.Len = fr.Number+v.base, fr.Time, fr.Interface, fr.Len
+	f.Start, f.Comments = v.first, fr.Comments
+	f.IfName = ""
+	if fr.Interface < len(v.names) && v.showIf {
+		f.IfName = v.names[fr.Interface]
+	}
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
 	f.Err = decodeFrame(fm.p, fr)
 	if fm.flt != nil && !fm.flt.Match(f) {

@@ -3,6 +3,10 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
+
+	"github.com/opensfc/sfc/internal/tsharktest"
 	"strings"
 	"testing"
 )
@@ -67,4 +71,38 @@ func TestWiresharkFilters(t *testing.T) {
 			t.Errorf("-Y completion has no %q", strings.TrimSpace(want))
 		}
 	}
+}
+
+// TestFrameMetadataTshark: frame.time_relative, frame.interface_name and
+// frame.comment print and filter as tshark's do, on a vector's input
+// (named interfaces, a comment on every frame).
+func TestFrameMetadataTshark(t *testing.T) {
+	bin := tsharktest.Path(t)
+	in := filepath.Join("..", "..", "pcaps", "sfc", "incast-first-bts", "input.pcapng")
+	fields := []string{"-e", "frame.number", "-e", "frame.time_relative", "-e", "frame.interface_name", "-e", "frame.comment"}
+	for _, flt := range []string{"", `frame.time_relative > 0.0000009 && frame.time_relative < 0.0000012`, `frame.comment contains "sender 1"`,
+		`frame.interface_name == "port1"`, `frame.comment matches "flow 0 frame [12]$"`} {
+		args := append([]string{"read", "-T", "fields"}, fields...)
+		targs := append([]string{"-r", in, "-T", "fields"}, fields...)
+		if flt != "" {
+			args = append(args, "-Y", flt)
+			targs = append(targs, "-Y", flt)
+		}
+		ours, errs, code := sfcdump(t, append(args, in)...)
+		theirs, err := exec.Command(bin, targs...).Output()
+		if err != nil || code != 0 {
+			t.Fatalf("%s: tshark %v, sfcdump %d %s", flt, err, code, errs)
+		}
+		if ours != string(theirs) || strings.Count(ours, "\n") < 5 {
+			t.Errorf("-Y %q:\nsfcdump:\n%s\ntshark:\n%s", flt, clipLines(ours), clipLines(string(theirs)))
+		}
+	}
+}
+
+func clipLines(s string) string {
+	l := strings.SplitAfter(s, "\n")
+	if len(l) > 6 {
+		l = append(l[:6], "...\n")
+	}
+	return strings.Join(l, "")
 }
