@@ -22,6 +22,24 @@ type dropScan struct {
 	blen    int
 	bad     bool // the structure did not parse: stop
 	Dropped uint64
+	// ByIface counts the drops of each interface, numbered across the
+	// file as pcapio numbers them (the interface blocks of earlier
+	// sections first).
+	ByIface map[int]uint64
+	nIDB    int // interface blocks seen
+	base    int // interface blocks before the current section
+	iface   int // the interface of the block being read (ISB, EPB)
+}
+
+func (d *dropScan) add(n uint64) {
+	if n == 0 {
+		return
+	}
+	d.Dropped += n
+	if d.ByIface == nil {
+		d.ByIface = map[int]uint64{}
+	}
+	d.ByIface[d.iface] += n
 }
 
 func (d *dropScan) u32(b []byte) uint32 {
@@ -97,6 +115,7 @@ func (d *dropScan) step() {
 				return
 			}
 			d.ok = true
+			d.base = d.nIDB // a new section numbers its interfaces from 0
 		}
 		if !d.ok {
 			d.bad = true
@@ -108,6 +127,8 @@ func (d *dropScan) step() {
 			return
 		}
 		switch d.kind {
+		case 1: // interface description
+			d.nIDB++
 		case 5: // interface statistics: id, timestamp, then options
 			if d.blen >= 24 {
 				d.want = 20
@@ -123,6 +144,7 @@ func (d *dropScan) step() {
 		return
 	}
 	body := d.blen - 12 // between the two length fields
+	d.iface = d.base + int(d.u32(h[8:12]))
 	switch d.kind {
 	case 5:
 		d.optsLen = body - 12
@@ -154,9 +176,9 @@ func (d *dropScan) options(b []byte) {
 		v := b[4 : 4+l]
 		switch {
 		case d.kind == 5 && (code == 5 || code == 7) && l == 8:
-			d.Dropped += d.u64(v)
+			d.add(d.u64(v))
 		case d.kind == 6 && code == 4 && l == 8:
-			d.Dropped += d.u64(v)
+			d.add(d.u64(v))
 		}
 		b = b[4+(l+3)&^3:]
 	}

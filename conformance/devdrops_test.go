@@ -14,11 +14,13 @@ import (
 
 // TestCaptureDropsExplainMissing: over the corpus, the reference's output
 // without one of its frames FAILs; with an interface statistics block
-// that says the capture dropped a frame, the same capture is INCONCLUSIVE
-// (conformance.md rule 9), with no rule FAILed and CAP-DROPS naming the
-// reference frames not judged: the frame the device "did not send" may be
-// the one the capture lost. A frame present with a wrong value still
-// FAILs beside the drops (TestCaptureDropsKeepDefiniteFaults).
+// that says the capture dropped a frame on that frame's interface, the
+// same capture is INCONCLUSIVE (conformance.md rule 9), with no rule
+// FAILed and CAP-DROPS naming the deviations not judged: the frame the
+// device "did not send" may be the one the capture lost. Drops counted
+// on another interface explain nothing on this one: FAIL. A frame
+// present with a wrong value still FAILs beside the drops
+// (TestCaptureDropsKeepDefiniteFaults).
 func TestCaptureDropsExplainMissing(t *testing.T) {
 	n := 0
 	for _, vdir := range vectors(t) {
@@ -50,7 +52,15 @@ func TestCaptureDropsExplainMissing(t *testing.T) {
 			continue
 		}
 		n++
-		appendISBDrops(t, path, 1)
+		other := filepath.Join(dir, "other.pcapng")
+		c.write(t, other)
+		if len(exp.names) > 1 {
+			appendISBDropsOn(t, other, uint32((exp.frames[i].iface+1)%len(exp.names)), 1)
+			if rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), other, conformance.Options{}); err != nil || rep.Verdict != conformance.Fail {
+				t.Errorf("%s without frame %d, drops counted on another interface: want FAIL, got %v %v", vdir, i+1, rep.Verdict, err)
+			}
+		}
+		appendISBDropsOn(t, path, uint32(exp.frames[i].iface), 1)
 		rep = check()
 		d := rep.Check("CAP-DROPS")
 		if rep.Verdict != conformance.Inconclusive || d == nil || d.Count == 0 || !strings.Contains(d.Deviations[0].Detail, "not judged") {

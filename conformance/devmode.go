@@ -217,9 +217,10 @@ type devChecker struct {
 	lostEnd  int64 // deviations not reported: after the capture's end
 	lostAt   int64 // the earliest reference frame of them (model time)
 	// undecided are the deviations a capture's dropped frames could
-	// explain (explainedByDrops): reported at the end, FAIL, or when the
-	// device capture says it dropped frames INCONCLUSIVE (rule 9).
-	undecided heldDevs
+	// explain (explainedByDrops), by port name: reported at the end,
+	// FAIL, or INCONCLUSIVE on the ports whose interfaces the device
+	// capture says dropped frames (rule 9).
+	undecided map[string]*heldDevs
 	// held are missing-frame deviations of ports that carried no frame
 	// yet: reported at the end if the port carried any (rule 9), else
 	// counted as not judged. At most a report's worth per rule is kept.
@@ -528,6 +529,19 @@ func (k *devChecker) missing(d Deviation, port int) {
 	k.dev(d)
 }
 
+// undecidedOf returns the undecided deviations of the port named port.
+func (k *devChecker) undecidedOf(port string) *heldDevs {
+	if k.undecided == nil {
+		k.undecided = map[string]*heldDevs{}
+	}
+	h := k.undecided[port]
+	if h == nil {
+		h = &heldDevs{}
+		k.undecided[port] = h
+	}
+	return h
+}
+
 // hold keeps d, or only counts it once maxShown of its rule are kept.
 func (h *heldDevs) hold(d Deviation, maxShown int) {
 	if h.count == nil {
@@ -641,7 +655,7 @@ func (k *devChecker) dev(d Deviation) {
 		return
 	}
 	if explainedByDrops(d.Check) && k.rep.byName[d.Check] != nil {
-		k.undecided.hold(d, k.rep.maxShown)
+		k.undecidedOf(d.Port).hold(d, k.rep.maxShown)
 		return
 	}
 	k.rep.add(d)
@@ -1207,25 +1221,52 @@ func (k *devChecker) finish() {
 			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends before the reference's frame at %s: %d reference frame(s) after its end not judged", fmtTime(k.lostAt), k.lostEnd)})
 	}
 	k.rep.checked("CAP-DROPS", 1)
+	// The ports whose interfaces the device capture says dropped frames
+	// (all of them when a dropping interface is no port of the case).
+	dropped, all := map[string]bool{}, false
+	if st := k.ds; st.drops != nil {
+		for i, n := range st.drops.ByIface {
+			if p := st.port(i); n > 0 && p == noPort {
+				all = true
+			} else if n > 0 {
+				dropped[k.c.PortName(p)] = true
+			}
+		}
+	}
+	var notJudged heldDevs
+	for _, port := range sortedKeys(k.undecided) {
+		h := k.undecided[port]
+		if !all && !dropped[port] {
+			k.report(h) // a port that dropped nothing: what it lacks is missing
+			continue
+		}
+		// What the device capture lacks on a port it dropped frames of
+		// may be what it dropped: not judged, INCONCLUSIVE (rule 9).
+		for _, d := range h.devs {
+			d.Detail += "; not judged: the capture dropped frames on this port"
+			k.rep.addNotJudged(d)
+		}
+		for id, n := range h.count {
+			if extra := n - int64(countOf(h.devs, id)); extra > 0 {
+				k.rep.addNotJudgedCount(id, extra)
+			}
+			if notJudged.count == nil {
+				notJudged.count = map[string]int64{}
+			}
+			notJudged.count[id] += n
+		}
+		notJudged.total += h.total
+	}
 	for _, st := range []*stream{k.in, k.ds} {
 		if st != nil && st.drops != nil && st.drops.Dropped > 0 {
 			detail := st.file + ": the pcapng's interface statistics or packet blocks count frames the capture dropped"
-			if st == k.ds && k.undecided.total > 0 {
-				// What the device capture lacks may be what it dropped:
-				// those rules are INCONCLUSIVE, not FAIL (rule 9).
-				detail += fmt.Sprintf("; %d deviation(s) it could explain not judged (%s)", k.undecided.total, k.undecided.summary())
-				for id := range k.undecided.count {
-					k.rep.byName[id].inconclusive = true
-				}
-				for i := range k.undecided.devs {
-					k.undecided.devs[i].Detail += "; not judged: the capture dropped frames"
-				}
+			if st == k.ds && notJudged.total > 0 {
+				detail += fmt.Sprintf("; %d deviation(s) on the ports it dropped frames of not judged (%s)", notJudged.total, notJudged.summary())
 			}
 			k.dev(Deviation{Check: "CAP-DROPS", Port: "-", Field: "capture", Expected: "no frame dropped by the capture",
 				Actual: fmt.Sprintf("%d dropped", st.drops.Dropped), Detail: detail})
 		}
 	}
-	k.report(&k.undecided)
 	if k.ds.cut {
 		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture file",
 			Expected: "whole to its end", Actual: fmt.Sprintf("cut in the middle of the record after frame %d", k.ds.cutAt),
@@ -1262,11 +1303,12 @@ func (k *devChecker) release(port int) {
 			continue
 		}
 		if explainedByDrops(id) {
-			if k.undecided.count == nil {
-				k.undecided.count = map[string]int64{}
+			u := k.undecidedOf(k.c.PortName(port))
+			if u.count == nil {
+				u.count = map[string]int64{}
 			}
-			k.undecided.count[id] += n - shown
-			k.undecided.total += n - shown
+			u.count[id] += n - shown
+			u.total += n - shown
 		} else if c := k.rep.byName[id]; c != nil {
 			c.Count += n - shown
 		}
@@ -1295,6 +1337,17 @@ func (k *devChecker) report(h *heldDevs) {
 		}
 	}
 	*h = heldDevs{}
+}
+
+// countOf counts the deviations of rule id in devs.
+func countOf(devs []Deviation, id string) int {
+	n := 0
+	for _, d := range devs {
+		if d.Check == id {
+			n++
+		}
+	}
+	return n
 }
 
 // summary names the rules of the held deviations with their counts, in

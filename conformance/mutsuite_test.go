@@ -1103,11 +1103,14 @@ func (v *vecInfo) captureMutations(base func() *capture) []mutation {
 
 // appendISBDrops appends a little-endian pcapng interface statistics
 // block for interface 0 whose isb_ifdrop is n.
-func appendISBDrops(t *testing.T, path string, n uint64) {
+func appendISBDrops(t *testing.T, path string, n uint64) { appendISBDropsOn(t, path, 0, n) }
+
+// appendISBDropsOn is appendISBDrops for interface iface.
+func appendISBDropsOn(t *testing.T, path string, iface uint32, n uint64) {
 	t.Helper()
 	b := binary.LittleEndian.AppendUint32(nil, 5)
 	b = binary.LittleEndian.AppendUint32(b, 40)
-	b = binary.LittleEndian.AppendUint32(b, 0) // interface
+	b = binary.LittleEndian.AppendUint32(b, iface) // interface
 	b = binary.LittleEndian.AppendUint32(b, 0) // timestamp
 	b = binary.LittleEndian.AppendUint32(b, 0)
 	b = binary.LittleEndian.AppendUint16(b, 5) // isb_ifdrop

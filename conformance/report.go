@@ -283,6 +283,34 @@ func (r *Report) add(d Deviation) {
 	}
 }
 
+// addNotJudged adds d as a deviation its check could not judge (rule 9:
+// the capture dropped frames): the check is INCONCLUSIVE unless another
+// deviation FAILs it.
+func (r *Report) addNotJudged(d Deviation) {
+	c := r.byName[d.Check]
+	if c == nil {
+		return
+	}
+	c.Count++
+	if c.Verdict == Pass {
+		c.Verdict = Inconclusive
+	}
+	if len(c.Deviations) < r.maxShown {
+		c.Deviations = append(c.Deviations, d)
+	}
+}
+
+// addNotJudgedCount counts n more deviations of check name as
+// addNotJudged does, beyond those shown.
+func (r *Report) addNotJudgedCount(name string, n int64) {
+	if c := r.byName[name]; c != nil && n > 0 {
+		c.Count += n
+		if c.Verdict == Pass {
+			c.Verdict = Inconclusive
+		}
+	}
+}
+
 // accepted notes an item rule name let pass by a property, and why.
 func (r *Report) accepted(name, why string) {
 	if c := r.byName[name]; c != nil {
