@@ -408,10 +408,15 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		// the boundary: a resume where the reference pauses, or a pause
 		// where it resumes, is never within tolerance (rule 4).
 		masked := k.fc != nil && k.fc.masks[what+".pause_us"]
+		// The boundary is the decision this signal stands for: a resume
+		// where it pauses, or a pause where it resumes, fails whatever
+		// else the reference gave within the window (an estimate that
+		// resumed a moment before is no licence to resume now).
+		crossing := (sig.PauseUS == 0) != (best.PauseUS == 0)
 		var seen valueList
 		ok := false
 		s.values(cp, lo, hi, fl, func(p uint16, _ int64) {
-			if (p == 0) == (sig.PauseUS == 0) && (masked || abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol) {
+			if !crossing && (p == 0) == (sig.PauseUS == 0) && (masked || abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol) {
 				ok = true
 			}
 			seen.add(fmt.Sprint(p))
@@ -419,13 +424,17 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		if !ok {
 			det := fmt.Sprintf("tolerance %s", fmtTime(k.ptol))
 			switch {
+			case crossing && sig.PauseUS == 0:
+				det = fmt.Sprintf("a resume where the reference pauses (%d us at %s)", best.PauseUS, fmtTime(refT))
+			case crossing:
+				det = fmt.Sprintf("a pause where the reference resumes (at %s)", fmtTime(refT))
 			case sig.PauseUS == 0:
 				det = "a resume where the reference pauses"
 			case masked:
 				det = "a pause where the reference resumes"
 			}
 			k.dev(Deviation{Check: fam + "-PAUSE", Frame: r.no, Port: port, Time: r.t, Field: what + ".pause_us",
-				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.PauseUS), Detail: det, unmaskable: masked})
+				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.PauseUS), Detail: det, unmaskable: masked || crossing})
 		}
 	}
 	if m.Kind == device.KindBTS {

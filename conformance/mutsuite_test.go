@@ -728,7 +728,11 @@ func (v *vecInfo) valueMutations(fam sigFam, i int, base func() *capture) []muta
 		}
 		for _, k := range kinds {
 			if po >= 0 {
-				if y := k.f16(int(s.PauseUS)); y >= 0 && y <= 0xffff && !pauses[uint16(y)] {
+				// A resume for a pause crosses the boundary of the very
+				// decision the frame stands for: it fails whatever values
+				// the reference gave within the window (rule 4).
+				crossing := k.kind == conformance.MutValueZero && s.PauseUS != 0
+				if y := k.f16(int(s.PauseUS)); y >= 0 && y <= 0xffff && (!pauses[uint16(y)] || crossing) {
 					u16(po, k.f16, v.prefix+"-PAUSE", k.kind)
 				}
 			}
