@@ -99,4 +99,22 @@ func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
 		rep.WriteText(&b)
 		t.Errorf("a PFC frame with a changed source MAC should FAIL PFC-FIELDS beside the drops:\n%s", b.String())
 	}
+	// Two data frames of a flow swapped, on the port that dropped
+	// frames: drops cannot reorder what was captured.
+	c = &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	a := nth(t, c, 2, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindData })
+	b := nextOfFlow(c, a)
+	c.frames[a].data, c.frames[b].data = c.frames[b].data, c.frames[a].data
+	path = filepath.Join(t.TempDir(), "dev.pcapng")
+	writeUnsorted(t, path, c)
+	appendISBDropsOn(t, path, uint32(c.frames[a].iface), 1)
+	rep, err = conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Check("DATA-ORDER"); rep.Verdict != conformance.Fail || f == nil || f.Verdict != conformance.Fail {
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Errorf("two frames of a flow swapped should FAIL DATA-ORDER beside the drops:\n%s", b.String())
+	}
 }

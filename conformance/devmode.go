@@ -654,7 +654,7 @@ func (k *devChecker) dev(d Deviation) {
 	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable {
 		return
 	}
-	if explainedByDrops(d.Check) && k.rep.byName[d.Check] != nil {
+	if explainedByDrops(&d) && k.rep.byName[d.Check] != nil {
 		k.undecidedOf(d.Port).hold(d, k.rep.maxShown)
 		return
 	}
@@ -1302,7 +1302,7 @@ func (k *devChecker) release(port int) {
 		if n <= shown {
 			continue
 		}
-		if explainedByDrops(id) {
+		if explainedByDrops(&Deviation{Check: id}) {
 			u := k.undecidedOf(k.c.PortName(port))
 			if u.count == nil {
 				u.count = map[string]int64{}

@@ -292,11 +292,12 @@ func (s *schemeState) devBFC(r *record, m *device.Meta) {
 	k.rep.checked("BFC-SEQ", 1)
 	if last, ok := s.bfcSeq[r.port]; ok {
 		if d := int32(s.rx.Seq - last); d != 1 {
-			what := "stale or repeated: a receiver ignores it"
-			if d > 1 {
-				what = fmt.Sprintf("%d numbers skipped", d-1)
+			if d > 1 { // skipped numbers: frames a capture may have dropped
+				s.bad(r, "BFC-SEQ", "bfc.seq", fmt.Sprint(last+1), fmt.Sprint(s.rx.Seq), fmt.Sprintf("%d numbers skipped", d-1))
+			} else {
+				k.dev(Deviation{Check: "BFC-SEQ", Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "bfc.seq",
+					Expected: fmt.Sprint(last + 1), Actual: fmt.Sprint(s.rx.Seq), Detail: "stale or repeated: a receiver ignores it", definite: true})
 			}
-			s.bad(r, "BFC-SEQ", "bfc.seq", fmt.Sprint(last+1), fmt.Sprint(s.rx.Seq), what)
 		}
 	}
 	if last, ok := s.bfcSeq[r.port]; !ok || int32(s.rx.Seq-last) > 0 {

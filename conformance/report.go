@@ -55,6 +55,9 @@ type Deviation struct {
 	// unmaskable: a mask on Field does not drop it (a pause/resume
 	// boundary crossed, rule 4, on a masked pause time).
 	unmaskable bool
+	// definite: no frame the capture dropped can explain it, whatever
+	// its rule (explainedByDrops).
+	definite bool
 }
 
 // CheckResult is the verdict of one check and the deviations it found

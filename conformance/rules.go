@@ -254,23 +254,27 @@ var ruleByID = func() map[string]*Rule {
 // LookupRule returns the rule with id, or nil.
 func LookupRule(id string) *Rule { return ruleByID[id] }
 
-// explainedByDrops reports whether a deviation of the rule with id could
-// come from frames the device capture dropped rather than from the
-// device (conformance.md rule 9): a frame missing, a sequence gap, and
-// what is judged against the reference frame a device frame is paired
-// with (timing, values, counts), since a dropped frame shifts the
-// pairing. What drops cannot explain is a frame present and wrong in
-// itself (-FIELDS, DATA-ALTERED, DATA-ICRC) or one that should not exist
-// (-JUSTIFIED, -SUPPRESS, DATA-EXTRA, DATA-DUP), and the capture's own
-// rules (CAP-). A capture that says it dropped frames makes the first
-// kind INCONCLUSIVE; the second still FAILs.
-func explainedByDrops(id string) bool {
+// explainedByDrops reports whether deviation d could come from frames
+// the device capture dropped rather than from the device (conformance.md
+// rule 9): a frame missing, a sequence gap, and what is judged against
+// the reference frame a signal is paired with by time or flow (timing,
+// values, counts), since a dropped frame shifts the pairing. What drops
+// cannot explain is a frame present and wrong in itself (-FIELDS,
+// DATA-ALTERED, DATA-ICRC), one that should not exist (-JUSTIFIED,
+// -SUPPRESS, DATA-EXTRA, DATA-DUP), frames out of order or late though
+// matched by their octets (DATA-ORDER, DATA-TIMING), credits beyond the
+// data received (FG-CREDIT-BOUND), a stale or repeated BFC sequence
+// (d.definite), and the capture's own rules (CAP-). A capture that says
+// it dropped frames on a port makes the first kind INCONCLUSIVE there;
+// the second still FAILs.
+func explainedByDrops(d *Deviation) bool {
+	id := d.Check
 	switch {
-	case strings.HasPrefix(id, "CAP-"), strings.HasSuffix(id, "-FIELDS"), strings.HasSuffix(id, "-JUSTIFIED"), strings.HasSuffix(id, "-SUPPRESS"):
+	case d.definite, strings.HasPrefix(id, "CAP-"), strings.HasSuffix(id, "-FIELDS"), strings.HasSuffix(id, "-JUSTIFIED"), strings.HasSuffix(id, "-SUPPRESS"):
 		return false
 	}
 	switch id {
-	case ruleDataAltered, ruleDataICRC, ruleDataExtra, ruleDataDup:
+	case ruleDataAltered, ruleDataICRC, ruleDataExtra, ruleDataDup, ruleDataOrder, ruleDataTiming, "FG-CREDIT-BOUND":
 		return false
 	}
 	return true
