@@ -63,3 +63,32 @@ func TestBFCSkippedFrameNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestLatePostcardPairedByQuote: a CC-postcard sent later than the time
+// tolerance is paired with the reference postcard for the marked packet
+// it quotes: one PBFS-TIMING "late by", and no deviation on the on-time
+// postcard after it (paired by time, the late one took that one's
+// reference and both were blamed).
+func TestLatePostcardPairedByQuote(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pbfs/congested")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPostcard })
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	c.frames[i].t = c.frames[i].t.Add(1001 * time.Nanosecond)
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if tm := rep.Check("PBFS-TIMING"); rep.Verdict != conformance.Fail || tm == nil || tm.Count != 1 || !strings.Contains(tm.Deviations[0].Detail+tm.Deviations[0].Actual, "late by 1.001us") {
+		t.Fatalf("a postcard 1.001us late: want one PBFS-TIMING late by 1.001us:\n%s", b.String())
+	}
+	for _, c := range rep.Checks {
+		if c.Name != "PBFS-TIMING" && c.Count > 0 {
+			t.Errorf("%s fails too:\n%s", c.Name, b.String())
+		}
+	}
+}

@@ -526,8 +526,11 @@ func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 		s.bad(r, "PBFS-JUSTIFIED", "egress port", k.c.PortName(out), k.c.PortName(r.port), "a postcard on the wrong port: it leaves toward the marked packet's sender")
 	}
 	var best *pcItem
-	// The reference postcard for the same marked packet within the
-	// tolerances, else the nearest in reach.
+	// The reference postcard for the same marked packet (it names it by
+	// its quote), within the tolerances or not: a late one is one "late
+	// by" deviation (rule 6), not another postcard's altered fields and
+	// its own unjustified. Else one within the tolerances, else the
+	// nearest in reach.
 	qk, qok := uint64(0), false
 	if k.trig != nil {
 		qk, qok = k.trig.quoteKey(l.Quote)
@@ -535,10 +538,10 @@ func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 	score := func(it *pcItem) int {
 		n := 0
 		if k.inTol(r.t, it.t) {
-			n += 2
+			n++
 		}
 		if qok && it.qk == qk {
-			n++
+			n += 2
 		}
 		return n
 	}
