@@ -383,13 +383,17 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	k.rep.checked(fam+"-SUPPRESS", 1)
 	s.pruneTrigs(fl, r.t)
 	i := sort.Search(len(fl.trigs), func(i int) bool { return fl.trigs[i] > a })
+	reported := false
 	if i > 0 {
-		s.suppress(r, key, fl.trigs[i-1], a, widen)
+		reported = s.suppress(r, key, fl.trigs[i-1], a, widen)
 	}
 	if i < len(fl.trigs) {
-		s.suppress(r, key, a, fl.trigs[i], widen)
+		reported = s.suppress(r, key, a, fl.trigs[i], widen) || reported
 	}
 	fl.trigs = slices.Insert(fl.trigs, i, a)
+	if !reported {
+		s.suppressOwn(r, key, fl.trigs, i, widen)
+	}
 	if found {
 		fl.dev = append(fl.dev, devSig{trig.t, true})
 	} else {
@@ -484,9 +488,9 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 // triggered at a1 ≤ a2 (widened by w) when they are less than a reset
 // period apart, for one phase of all flows; a deviation for signal r
 // when no phase is left.
-func (s *sfcState) suppress(r *record, key device.FlowKey, a1, a2, w int64) {
+func (s *sfcState) suppress(r *record, key device.FlowKey, a1, a2, w int64) bool {
 	if a2-a1+2*w >= s.reset {
-		return
+		return false
 	}
 	k := s.k
 	fam := k.sfcFam()
@@ -497,6 +501,26 @@ func (s *sfcState) suppress(r *record, key device.FlowKey, a1, a2, w int64) {
 			Actual:   fmt.Sprintf("signals triggered at %s and %s", fmtTime(a1), fmtTime(a2)),
 			Detail:   "no filter-clearing phase is consistent with this and the device's earlier signals"})
 		s.phase.restart(lo, hi)
+		return true
+	}
+	return false
+}
+
+// suppressOwn checks the flow's own triggers around index i: three
+// signals whose triggers span less than a reset period need two
+// clearings within it, which no phase gives. It catches each flow that
+// does so, where suppress, once the shared phase restarted at another
+// flow's breach, can take a later flow's breach for consistent.
+func (s *sfcState) suppressOwn(r *record, key device.FlowKey, trigs []int64, i int, w int64) {
+	for j := max(0, i-2); j <= i && j+2 < len(trigs); j++ {
+		if trigs[j+2]-trigs[j]+2*w < s.reset {
+			k := s.k
+			k.dev(Deviation{Check: k.sfcFam() + "-SUPPRESS", Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "flow " + key.String(),
+				Expected: fmt.Sprintf("at most one signal per %s reset period", fmtTime(s.reset)),
+				Actual:   fmt.Sprintf("signals triggered at %s, %s and %s", fmtTime(trigs[j]), fmtTime(trigs[j+1]), fmtTime(trigs[j+2])),
+				Detail:   "three signals within less than a reset period: no filter-clearing phase separates them"})
+			return
+		}
 	}
 }
 

@@ -134,3 +134,28 @@ params:
 		}
 	}
 }
+
+// TestSuppressionEachFlow: when each of three flows is signalled three
+// times within one reset period, SFC-BTS-SUPPRESS names each flow. After
+// the first breach restarted the shared phase, the others' pairs looked
+// consistent with it and only one flow was reported.
+func TestSuppressionEachFlow(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/suppression-reset")
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile),
+		filepath.Join("testdata", "suppress", "three-flows-three-signals.pcapng"), conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Check("SFC-BTS-SUPPRESS")
+	flows := map[string]bool{}
+	if c != nil {
+		for _, d := range c.Deviations {
+			flows[d.Field] = true
+		}
+	}
+	if rep.Verdict != conformance.Fail || len(flows) != 3 {
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Errorf("want SFC-BTS-SUPPRESS for each of 3 flows, got %d:\n%s", len(flows), b.String())
+	}
+}
