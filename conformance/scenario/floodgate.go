@@ -51,6 +51,9 @@ func floodgateSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		}
 		recv := Remote(0, g.ipv6)
 		size := int(g.size.v)
+		if err := budget(float64(h)*framesOf(burst.v, int64(size))+float64(*upstream)+float64(*local), "--hosts × --burst / --size, --upstream and --local"); err != nil {
+			return nil, err
+		}
 		var out []Frame
 		for i := 0; i < h; i++ {
 			f := flowTo(g, i, recv, HostMAC(i), SwitchMAC(i), i)

@@ -47,6 +47,9 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		if size < 64 || size > 9000 {
 			return nil, fmt.Errorf("%w: --size %d: want 64..9000 octets", ErrUsage, size)
 		}
+		if err := budget(float64(n**flows)*framesOf(burst.v, int64(size)), "--senders × --flows × --burst / --size"); err != nil {
+			return nil, err
+		}
 		d := g.doc("switch", "sfc")
 		var sp []*qty
 		for _, x := range strings.Split(*speeds, ",") {

@@ -53,6 +53,9 @@ func mixSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 			kind   string
 		}
 		size := int(g.size.v)
+		if err := budget(float64(*elephants)*framesOf(eSize.v, int64(size))+float64(*mice)*framesOf(mSize.v, int64(size)), "--elephants × --elephant and --mice × --mouse, / --size"); err != nil {
+			return nil, err
+		}
 		var all []*fl
 		rate := float64(n) / float64(duration.v)
 		t := 0.0

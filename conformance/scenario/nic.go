@@ -30,6 +30,12 @@ func nicSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		if *flows < 1 || *flows > 64 {
 			return nil, fmt.Errorf("%w: --flows %d: want 1..64", ErrUsage, *flows)
 		}
+		if *frames < 0 || *inbound < 0 {
+			return nil, fmt.Errorf("%w: --frames %d --inbound %d: want 0 or more", ErrUsage, *frames, *inbound)
+		}
+		if err := budget(float64(*flows)*float64(*frames)+float64(*inbound), "--flows × --frames and --inbound"); err != nil {
+			return nil, err
+		}
 		specs, err := parseSignals(*sigs)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@
 package scenario
 
 import (
+	"math"
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -248,6 +249,9 @@ type qty struct {
 	s     string
 	v     int64
 	parse func(string) (int64, error)
+	// max is the largest value taken (0: any), maxText how it is said.
+	max     int64
+	maxText string
 }
 
 func (q *qty) String() string { return q.s }
@@ -256,13 +260,27 @@ func (q *qty) Set(s string) error {
 	if err != nil {
 		return err
 	}
+	if q.max > 0 && (v < 0 || v > q.max) {
+		return fmt.Errorf("want 0 to %s", q.maxText)
+	}
 	q.s, q.v = s, v
 	return nil
 }
 
+// Limits of a scenario's quantities: a vector is a test case, not a
+// load; these keep what a mistyped flag can ask for (--burst 100GB)
+// from exhausting memory. MaxFrames bounds the input frames in all.
+const (
+	maxBytes    = 1 << 30 // 1 GiB of one flag's octets
+	maxDuration = device.Second
+	// MaxFrames is the most input frames a scenario makes.
+	MaxFrames = 200_000
+)
+
 func bytesFlag(fs *flag.FlagSet, name, def, usage string) *qty {
 	q := &qty{parse: device.ParseBytes}
 	_ = q.Set(def)
+	q.max, q.maxText = maxBytes, "1GiB"
 	fs.Var(q, name, usage)
 	return q
 }
@@ -270,9 +288,22 @@ func bytesFlag(fs *flag.FlagSet, name, def, usage string) *qty {
 func durFlag(fs *flag.FlagSet, name, def, usage string) *qty {
 	q := &qty{parse: device.ParseDuration}
 	_ = q.Set(def)
+	q.max, q.maxText = maxDuration, "1s"
 	fs.Var(q, name, usage)
 	return q
 }
+
+// budget refuses a scenario whose flags ask for more than MaxFrames
+// input frames (n, counted before any is made), naming the flags.
+func budget(n float64, flags string) error {
+	if n > MaxFrames {
+		return fmt.Errorf("%w: %s make about %.0f input frames, more than %d: a vector is a test case (for long captures see conformance/loadbench)", ErrUsage, flags, n, MaxFrames)
+	}
+	return nil
+}
+
+// framesOf is how many frames of size octets carry n octets.
+func framesOf(n, size int64) float64 { return math.Ceil(float64(n) / float64(max(size, 1))) }
 
 func rateFlag(fs *flag.FlagSet, name, def, usage string) *qty {
 	q := &qty{parse: device.ParseRate}

@@ -215,3 +215,26 @@ func ExampleMakeLine() {
 	// two senders | 8 frames | [port0 port1 port2]
 	// sender 1 flow 0 frame 0
 }
+
+// TestScenarioBounds: a scenario refuses, naming the flags, what would
+// make more than MaxFrames input frames or a quantity past its limit,
+// before making any (a mistyped --burst 100GB took 24 GB and was killed).
+func TestScenarioBounds(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"incast --burst 100GB", `invalid value "100GB" for flag -burst: want 0 to 1GiB`},
+		{"incast --burst 1GB --senders 250", "--senders × --flows × --burst / --size make about"},
+		{"incast --end 1000s", `invalid value "1000s" for flag -end: want 0 to 1s`},
+		{"storm --frames 100000000", "--senders × --frames make about"},
+		{"nic --frames 99999999", "--flows × --frames and --inbound make about"},
+		{"nic --frames -1", "--frames -1"},
+		{"sender-tor --duration 1s --interval 1ns", "--hosts × --duration / --interval make about"},
+		{"floodgate --upstream 999999999", "--upstream and --local make about"},
+		{"two-switch --burst 1GB", "(--hosts + --senders) × --burst / --size make about"},
+		{"mix --mice 5000 --mouse 100MB", "--mice × --mouse"},
+	} {
+		_, err := MakeLine(c.line)
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want a usage error with %q", c.line, err, c.want)
+		}
+	}
+}

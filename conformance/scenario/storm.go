@@ -55,6 +55,9 @@ func stormSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		victim, by := Host(s, g.ipv6), Host(s+1, g.ipv6)
 		var out []Frame
 		size := int(g.size.v)
+		if err := budget(float64(s)*float64(*frames), "--senders × --frames"); err != nil {
+			return nil, err
+		}
 		bps := int64(float64(g.speed.v) * *load)
 		for i := 0; i < s; i++ {
 			fv := flowTo(g, i, victim, HostMAC(i), SwitchMAC(i), 2*i)

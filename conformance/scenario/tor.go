@@ -31,6 +31,9 @@ func senderToRSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		if interval.v <= 0 {
 			return nil, fmt.Errorf("%w: --interval must be positive", ErrUsage)
 		}
+		if err := budget(float64(h)*(float64(duration.v)/float64(interval.v)+1), "--hosts × --duration / --interval"); err != nil {
+			return nil, err
+		}
 		specs, err := parseSignals(*sigs)
 		if err != nil {
 			return nil, err

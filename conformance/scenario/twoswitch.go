@@ -63,6 +63,9 @@ func twoSwitchSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		}
 		size := int(g.size.v)
 		frames := ceilDiv(burst.v, int64(size))
+		if err := budget(float64(h+l)*framesOf(burst.v, int64(size)), "(--hosts + --senders) × --burst / --size"); err != nil {
+			return nil, err
+		}
 		recv := Remote(l, g.ipv6)
 		defRoute := "0.0.0.0/0"
 		if g.ipv6 {
