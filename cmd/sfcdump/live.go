@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -86,13 +89,32 @@ then INCONCLUSIVE). See docs/live.md.`,
 				defer sy.Close()
 				o.OnSchedule, o.DUTLag = sy.SetOrigin, sy.Lags
 			}
+			// Ctrl-C (SIGINT, SIGTERM) ends the run under way: its captures
+			// are kept and judged INCONCLUSIVE, the vectors after it are
+			// not run, the reports are written, and the exit status is 130.
+			stop := make(chan struct{})
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			go func() {
+				if _, ok := <-sigs; ok {
+					close(stop)
+				}
+			}()
+			o.Interrupt = stop
 			var reps []*live.Report
 			for _, d := range dirs {
 				rep := live.Run(d, o)
 				reps = append(reps, rep)
+				if isClosed(stop) {
+					break
+				}
 			}
 			if err := writeLive(cmd.OutOrStdout(), &f, reps); err != nil {
 				return &exitError{2, err}
+			}
+			if isClosed(stop) {
+				return &exitError{130, errConformSilent}
 			}
 			if code := liveExit(reps); code != 0 {
 				return &exitError{code, errConformSilent}
@@ -108,6 +130,16 @@ then INCONCLUSIVE). See docs/live.md.`,
 	fl.StringVar(&syncDir, "sync", "", "a directory shared with 'sfcdump emulate --sync' on this host: the emulator starts each vector's clock at its epoch, and its own lag makes a run inconclusive")
 	fl.DurationVar(&maxSlip, "max-slip", 0, "how late a frame may leave, in vector time, before the run is inconclusive (default: the case's time tolerance)")
 	return cmd
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // maxDilate bounds --dilate of conform live and emulate: 1 ns of vector

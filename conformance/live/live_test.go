@@ -436,3 +436,32 @@ func TestLiveEmulatorPerRun(t *testing.T) {
 		t.Skipf("verdicts %v: the host was too busy to judge a run: %q", verdicts, reasons)
 	}
 }
+
+// TestLiveInterrupt: closing Interrupt (Ctrl-C) mid-run stops sending,
+// keeps the captures so far (saved whole, no temporary file left) and
+// makes the run INCONCLUSIVE, saying how many frames were sent.
+func TestLiveInterrupt(t *testing.T) {
+	tb := netnstest.New(t, 5)
+	save := t.TempDir()
+	stop := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	start := time.Now()
+	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: 1e6, Open: tb.Open, Save: save, Interrupt: stop,
+		Ports: PortMap{"0": "t0", "1": "t1", "2": "t2", "3": "t3", "4": "t4"}})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the interrupted run took %v", took)
+	}
+	if rep.Verdict != Inconclusive || !strings.Contains(strings.Join(rep.Reasons, "\n"), "interrupted (SIGINT or SIGTERM) after") {
+		t.Fatalf("verdict %s, reasons %q", rep.Verdict, rep.Reasons)
+	}
+	for _, name := range []string{"input.pcapng", "device.pcapng"} {
+		r, err := pcapio.Open(filepath.Join(rep.Saved, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r.Close()
+		if _, err := os.Stat(filepath.Join(rep.Saved, name+".tmp")); err == nil {
+			t.Errorf("%s.tmp left behind", name)
+		}
+	}
+}

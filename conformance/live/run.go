@@ -30,6 +30,10 @@ const Inconclusive = "INCONCLUSIVE"
 type Options struct {
 	// Ports maps the case's ports to host interfaces.
 	Ports PortMap
+	// Interrupt, when closed, ends a run early (Ctrl-C): sending stops,
+	// the captures so far are kept and judged, and the run is
+	// INCONCLUSIVE, saying so.
+	Interrupt <-chan struct{}
 	// Dilate stretches the schedule (and so the tolerances, in wall-clock
 	// time) this many times; 0 means 1.
 	Dilate float64
@@ -186,6 +190,15 @@ type plan struct {
 	t0       int64         // first input frame, ns since 1970
 	last     int64         // last input frame
 	refLast  int64         // last reference frame
+}
+
+// total is the number of input frames.
+func (p *plan) total() int64 {
+	var n int64
+	for _, k := range p.inPorts {
+		n += k
+	}
+	return n
 }
 
 func scanInput(c *conformance.Case, input string, maxFrame func(port int, tagged bool) int) (*plan, error) {
@@ -458,7 +471,8 @@ func run(dir string, o Options, rep *Report) error {
 	if float64(maxSlip)*n >= 100*float64(spin) {
 		spin = 0
 	}
-	sent, sendErr := send(c, input, ports, toWall, spin)
+	sent, sendErr := send(c, input, ports, toWall, spin, o.Interrupt)
+	stopped := interrupted(o.Interrupt)
 	end := max(p.last, p.refLast)
 	if c.End > 0 {
 		base := p.t0
@@ -468,7 +482,9 @@ func run(dir string, o Options, rep *Report) error {
 		end = max(end, base+c.End)
 	}
 	endWall := toWall(end + 2*tol).Add(cmp.Or(o.Tail, 100*time.Millisecond))
-	liveio.WaitUntil(endWall)
+	if stopped || waitOrInterrupt(endWall, liveio.Spin, o.Interrupt) {
+		stopped, endWall = true, time.Now()
+	}
 	res, capErr := capt.Stop(endWall)
 	slips, untimed := tapped.stop().achieved(sent)
 	if sendErr == nil {
@@ -494,6 +510,9 @@ func run(dir string, o Options, rep *Report) error {
 	// The schedule achieved.
 	rep.Schedule = summarise(slips, n, maxSlip)
 	var reasons []string
+	if stopped {
+		reasons = append(reasons, fmt.Sprintf("interrupted (SIGINT or SIGTERM) after %d of %d input frames were sent: what the device sent after is unknown", len(sent), p.total()))
+	}
 	if rep.Schedule.Late > 0 {
 		reasons = append(reasons, fmt.Sprintf("sending slipped: %d of %d frames left more than %s after their planned time (worst: input frame %d, %s late in vector time, %s in wall-clock time); raise --dilate",
 			rep.Schedule.Late, rep.Schedule.Frames, fmtNs(maxSlip), rep.Schedule.WorstFrame, fmtNs(rep.Schedule.MaxNs), fmtNs(rep.Schedule.WallMaxNs)))
@@ -593,7 +612,39 @@ func hashFrame(b []byte) uint64 {
 
 // send sends every input frame at its planned instant (polling the
 // clock for the last spin before it).
-func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time, spin time.Duration) ([]sentFrame, error) {
+// interrupted reports whether ch is closed (never for a nil ch).
+func interrupted(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitOrInterrupt waits until at as liveio.WaitUntilSpin does, unless ch
+// is closed first; it reports whether it was.
+func waitOrInterrupt(at time.Time, spin time.Duration, ch <-chan struct{}) bool {
+	if ch == nil {
+		liveio.WaitUntilSpin(at, spin)
+		return false
+	}
+	if d := time.Until(at) - spin; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ch:
+			return true
+		}
+	}
+	liveio.WaitUntilSpin(at, spin)
+	return interrupted(ch)
+}
+
+// send writes the input's frames on their ports at their planned times,
+// until the input ends or stop is closed.
+func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time, spin time.Duration, stop <-chan struct{}) ([]sentFrame, error) {
 	r, err := pcapio.Open(input)
 	if err != nil {
 		return nil, err
@@ -610,7 +661,9 @@ func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall 
 		}
 		port := portOfIface(c, r, fr.Interface)
 		planned := toWall(fr.Time.UnixNano())
-		liveio.WaitUntilSpin(planned, spin)
+		if waitOrInterrupt(planned, spin, stop) {
+			return sent, nil
+		}
 		at := time.Now()
 		if err := ports[port].Write(fr.Data); err != nil {
 			return sent, fmt.Errorf("input frame %d: %w", fr.Number, err)
