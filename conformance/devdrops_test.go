@@ -118,3 +118,53 @@ func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
 		t.Errorf("two frames of a flow swapped should FAIL DATA-ORDER beside the drops:\n%s", b.String())
 	}
 }
+
+// TestEmptyDeviceCapture: a device capture with its interfaces and no
+// frame is INCONCLUSIVE, its CAP-END saying so (not a time of -2^63 ns),
+// and each rule whose reference frames it could not show is INCONCLUSIVE
+// with them counted as not judged, not "PASS 12 checked".
+func TestEmptyDeviceCapture(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	(&capture{names: exp.names}).write(t, path)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	end := rep.Check("CAP-END")
+	if rep.Verdict != conformance.Inconclusive || end == nil || end.Count != 1 || end.Deviations[0].Actual != "no frame at all" || strings.Contains(b.String(), "--9223") {
+		t.Errorf("CAP-END of an empty capture:\n%s", b.String())
+	}
+	for _, id := range []string{"PFC-XOFF", "PFC-XON", "DATA-LOSS"} {
+		if c := rep.Check(id); c == nil || c.Verdict != conformance.Inconclusive || c.NotJudged == 0 {
+			t.Errorf("%s of an empty capture: %+v", id, c)
+		}
+	}
+}
+
+// TestJUnitOfAVoidLiveRun: a run whose notes make it INCONCLUSIVE (a
+// live run that slipped) reports its device deviations as skipped, not
+// failures: a CI that grades on failures= does not fail a void run.
+func TestJUnitOfAVoidLiveRun(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	c := &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), 27, 28)}
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil || rep.Verdict != conformance.Fail {
+		t.Fatalf("%v %v", rep.Verdict, err)
+	}
+	var b strings.Builder
+	if err := conformance.WriteJUnit(&b, []*conformance.Report{rep}); err != nil || !strings.Contains(b.String(), `failures="1"`) {
+		t.Fatalf("a FAIL report's JUnit: %v\n%s", err, b.String())
+	}
+	rep.Notes = []string{"sending slipped"}
+	b.Reset()
+	if err := conformance.WriteJUnit(&b, []*conformance.Report{rep}); err != nil || strings.Contains(b.String(), `failures="1"`) || !strings.Contains(b.String(), "INCONCLUSIVE (sending slipped)") {
+		t.Errorf("a void run's JUnit: %v\n%s", err, b.String())
+	}
+}

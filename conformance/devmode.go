@@ -515,6 +515,7 @@ func (k *devChecker) missing(d Deviation, port int) {
 			k.lostAt = d.Time
 		}
 		k.lostEnd++
+		k.rep.notJudged(d.Check, 1)
 		return
 	}
 	if k.devPorts[port] == 0 {
@@ -1215,7 +1216,12 @@ func (k *devChecker) finish() {
 	k.dlim = math.MaxInt64
 	k.expire(true)
 	k.rep.checked("CAP-END", 1)
-	if k.lostEnd > 0 {
+	switch {
+	case k.lostEnd > 0 && k.devLast == math.MinInt64:
+		k.dev(Deviation{Check: "CAP-END", Port: "-", Field: "capture",
+			Expected: fmt.Sprintf("frames up to %s at least (the reference's first at %s plus the time tolerance)", fmtTime(k.lostAt+k.tol), fmtTime(k.lostAt)),
+			Actual:   "no frame at all", Detail: fmt.Sprintf("the device capture holds no frame: %d reference frame(s) not judged", k.lostEnd)})
+	case k.lostEnd > 0:
 		k.dev(Deviation{Check: "CAP-END", Port: "-", Time: k.devLast, Field: "capture end",
 			Expected: fmt.Sprintf("at or after %s (the reference's frame at %s plus the time tolerance)", fmtTime(k.lostAt+k.tol), fmtTime(k.lostAt)),
 			Actual:   fmtTime(k.devLast), Detail: fmt.Sprintf("the capture ends before the reference's frame at %s: %d reference frame(s) after its end not judged", fmtTime(k.lostAt), k.lostEnd)})
@@ -1277,6 +1283,9 @@ func (k *devChecker) finish() {
 		ports = append(ports, p)
 	}
 	for _, p := range sortInts(ports) {
+		for id, n := range k.held[p].count {
+			k.rep.notJudged(id, n)
+		}
 		k.rep.checked("CAP-PORTS", 1)
 		k.dev(Deviation{Check: "CAP-PORTS", Port: k.c.PortName(p), Field: "port " + k.c.PortName(p),
 			Expected: "the frames the reference sends on it", Actual: "no frame at all in the device capture",

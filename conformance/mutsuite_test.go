@@ -1115,7 +1115,7 @@ func appendISBDropsOn(t *testing.T, path string, iface uint32, n uint64) {
 	b := binary.LittleEndian.AppendUint32(nil, 5)
 	b = binary.LittleEndian.AppendUint32(b, 40)
 	b = binary.LittleEndian.AppendUint32(b, iface) // interface
-	b = binary.LittleEndian.AppendUint32(b, 0) // timestamp
+	b = binary.LittleEndian.AppendUint32(b, 0)     // timestamp
 	b = binary.LittleEndian.AppendUint32(b, 0)
 	b = binary.LittleEndian.AppendUint16(b, 5) // isb_ifdrop
 	b = binary.LittleEndian.AppendUint16(b, 8)

@@ -76,6 +76,10 @@ type CheckResult struct {
 	// explains).
 	Accepted int64  `json:"accepted,omitempty"`
 	Why      string `json:"accepted_why,omitempty"`
+	// NotJudged counts the reference frames of the rule the capture could
+	// not show (it ended first, or their port carried nothing: rule 9);
+	// with any, a rule with no deviation is INCONCLUSIVE, not PASS.
+	NotJudged int64 `json:"not_judged,omitempty"`
 	// Clause and Tolerance describe a device-mode rule (Rules).
 	Clause    string `json:"clause,omitempty"`
 	Tolerance string `json:"tolerance,omitempty"`
@@ -308,6 +312,16 @@ func (r *Report) addNotJudged(d Deviation) {
 func (r *Report) addNotJudgedCount(name string, n int64) {
 	if c := r.byName[name]; c != nil && n > 0 {
 		c.Count += n
+		if c.Verdict == Pass {
+			c.Verdict = Inconclusive
+		}
+	}
+}
+
+// notJudged counts n items of check name the capture could not show.
+func (r *Report) notJudged(name string, n int64) {
+	if c := r.byName[name]; c != nil && n > 0 {
+		c.NotJudged += n
 		if c.Verdict == Pass {
 			c.Verdict = Inconclusive
 		}

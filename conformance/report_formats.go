@@ -111,6 +111,9 @@ func (r *Report) writeText(w io.Writer, verbose bool) error {
 			if c.Accepted > 0 {
 				fmt.Fprintf(&b, ", %d accepted: %s", c.Accepted, esc(c.Why))
 			}
+			if c.NotJudged > 0 {
+				fmt.Fprintf(&b, ", %d not judged (after the capture's end or on a silent port)", c.NotJudged)
+			}
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
@@ -174,6 +177,7 @@ type JSONLRecord struct {
 	Checked       *int64             `json:"checked,omitempty"`
 	Accepted      int64              `json:"accepted,omitempty"`
 	Why           string             `json:"accepted_why,omitempty"`
+	NotJudged     int64              `json:"not_judged,omitempty"`
 	Deviations    *int64             `json:"deviations,omitempty"`
 	Error         string             `json:"error,omitempty"`
 	Notes         []string           `json:"notes,omitempty"`
@@ -205,7 +209,7 @@ func (r *Report) WriteJSONL(w io.Writer) error {
 	}
 	for _, c := range r.Checks {
 		checked, count := c.Checked, c.Count
-		if err := e.Encode(JSONLRecord{Type: "rule", Vector: r.Vector, Rule: c.Name, Clause: c.Clause, Verdict: c.Verdict, Checked: &checked, Deviations: &count, Accepted: c.Accepted, Why: c.Why}); err != nil {
+		if err := e.Encode(JSONLRecord{Type: "rule", Vector: r.Vector, Rule: c.Name, Clause: c.Clause, Verdict: c.Verdict, Checked: &checked, Deviations: &count, Accepted: c.Accepted, Why: c.Why, NotJudged: c.NotJudged}); err != nil {
 			return err
 		}
 	}
@@ -314,11 +318,19 @@ func JUnit(reps []*Report) *JUnitSuites {
 			if len(c.Deviations) > 0 {
 				msg += ": " + c.Deviations[0].String()
 			}
-			switch c.Verdict {
-			case Fail:
+			if c.NotJudged > 0 {
+				msg += fmt.Sprintf("; %d not judged", c.NotJudged)
+			}
+			switch verdict := c.Verdict; {
+			case verdict == Fail && len(r.Notes) > 0:
+				// A void live run (its notes say why) fails nothing: the
+				// device's deviations are reported, as skipped.
+				tc.Skipped = &JUnitProblem{Message: "INCONCLUSIVE (" + r.Notes[0] + "): " + msg, Body: body.String()}
+				s.Skipped++
+			case verdict == Fail:
 				tc.Failure = &JUnitProblem{Message: msg, Type: c.Name, Body: body.String()}
 				s.Failures++
-			case Inconclusive:
+			case verdict == Inconclusive:
 				tc.Skipped = &JUnitProblem{Message: "INCONCLUSIVE: " + msg, Body: body.String()}
 				s.Skipped++
 			}

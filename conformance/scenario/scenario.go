@@ -3,13 +3,13 @@
 package scenario
 
 import (
-	"math"
 	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"os"
