@@ -491,7 +491,7 @@ Scenarios: ` + scenarioNames(),
 				return nil
 			}
 			name, rest := args[0], args[1:]
-			dir := ""
+			dir, force := "", false
 			var sargs []string
 			for i := 0; i < len(rest); i++ {
 				a := rest[i]
@@ -502,7 +502,7 @@ Scenarios: ` + scenarioNames(),
 						return &usageError{fmt.Errorf("no scenario %q; known: %s", name, scenarioNames())}
 					}
 					s.Usage(out)
-					fmt.Fprintln(out, "  -out string\n    \tdirectory to write case.yaml and input.pcapng into (required)")
+					fmt.Fprintln(out, "  -out string\n    \tdirectory to write case.yaml and input.pcapng into (required)\n  -force\n    \treplace the inputs of a vector already there")
 					return nil
 				case a == "--out" || a == "-out":
 					if i+1 >= len(rest) {
@@ -512,6 +512,8 @@ Scenarios: ` + scenarioNames(),
 					i++
 				case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
 					_, dir, _ = strings.Cut(a, "=")
+				case a == "--force" || a == "-force":
+					force = true
 				default:
 					sargs = append(sargs, a)
 				}
@@ -532,6 +534,16 @@ Scenarios: ` + scenarioNames(),
 					return &usageError{err}
 				}
 				return &exitError{1, err}
+			}
+			// A vector there already: replacing its inputs (and leaving its
+			// expected output stale) takes --force.
+			_, errCase := os.Stat(filepath.Join(dir, conformance.CaseFile))
+			_, errIn := os.Stat(filepath.Join(dir, conformance.InputFile))
+			if (errCase == nil || errIn == nil) && !force {
+				return &usageError{fmt.Errorf("--out %s holds a vector (%s, %s): --force replaces its inputs", dissect.Escape(dir), conformance.CaseFile, conformance.InputFile)}
+			}
+			if _, err := os.Stat(filepath.Join(dir, conformance.ExpectedFile)); err == nil {
+				defer fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %s is now stale: run sfcdump conform gen %s\n", dissect.Escape(filepath.Join(dir, conformance.ExpectedFile)), dissect.Escape(dir))
 			}
 			if err := v.Write(dir); err != nil {
 				return &exitError{1, err}

@@ -356,3 +356,24 @@ func TestConformRunNamesTolerances(t *testing.T) {
 		t.Errorf("junit: exit %d\n%s", code, out)
 	}
 }
+
+// TestScenarioKeepsAVector: conform scenario --out onto a vector refuses
+// (exit 2) unless --force, which replaces its inputs and says its expected
+// output is stale.
+func TestScenarioKeepsAVector(t *testing.T) {
+	dir := t.TempDir()
+	if _, errs, code := sfcdump(t, "conform", "scenario", "incast", "--senders", "2", "--burst", "4KB", "--out", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "input.pcapng"))
+	os.WriteFile(filepath.Join(dir, "expected.pcapng"), []byte("x"), 0o644)
+	if _, errs, code := sfcdump(t, "conform", "scenario", "incast", "--senders", "3", "--out", dir); code != 2 || !strings.Contains(errs, "--force") {
+		t.Errorf("onto a vector: exit %d, %q", code, errs)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "input.pcapng")); !bytes.Equal(before, after) {
+		t.Error("the refused run changed the vector's input")
+	}
+	if _, errs, code := sfcdump(t, "conform", "scenario", "incast", "--senders", "3", "--out", dir, "--force"); code != 0 || !strings.Contains(errs, "stale") {
+		t.Errorf("--force: exit %d, %q", code, errs)
+	}
+}
