@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
 )
 
 // Every scheme of emulate builds a reference device from its default case.
@@ -81,5 +82,25 @@ func TestParseFault(t *testing.T) {
 		if _, err := ParseFault(bad); err == nil {
 			t.Errorf("ParseFault(%q): no error", bad)
 		}
+	}
+}
+
+// TestNICPortMapOfACorpus: the port map of a corpus run (0..4 and host)
+// resolves for a NIC vector: host names its host side, and 1..4 are
+// ports it does not have, not a second mapping of the host side.
+func TestNICPortMapOfACorpus(t *testing.T) {
+	c, err := conformance.LoadCase("../../pcaps/sfc/nic-pause-resume/case.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ParsePortMap([]string{"0=t0", "1=t1", "2=t2", "3=t3", "4=t4", "host=t5"})
+	ids, unknown, err := m.Resolve(c)
+	if err != nil || ids[0] != "t0" || ids[device.HostPort] != "t5" || strings.Join(unknown, " ") != "1 2 3 4" {
+		t.Errorf("Resolve: %v %v %v", ids, unknown, err)
+	}
+	// Without host, 1 still names the host side.
+	m, _ = ParsePortMap([]string{"0=t0", "1=t1"})
+	if ids, _, err := m.Resolve(c); err != nil || ids[device.HostPort] != "t1" {
+		t.Errorf("Resolve without host: %v %v", ids, err)
 	}
 }

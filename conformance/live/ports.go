@@ -61,10 +61,19 @@ func portID(c *conformance.Case, name string) (int, bool) {
 // Resolve maps the port names of m to the port ids of c (interface index
 // in the vector's captures). Names that are no port of c are returned in
 // unknown, sorted; an interface given to two ports is an error.
+//
+// A NIC's host side is port 1 of its captures but no port of its case:
+// "host" names it, and a numeric "1" given beside "host" is a port the
+// vector does not have (one port map, 0..N and host, serves a corpus of
+// switches and NICs).
 func (m PortMap) Resolve(c *conformance.Case) (ids map[int]string, unknown []string, err error) {
 	ids = map[int]string{}
+	_, hostNamed := m["host"]
 	for name, iface := range m {
 		id, ok := portID(c, name)
+		if ok && c.Role == device.RoleNIC && id == device.HostPort && name != "host" && hostNamed {
+			ok = false
+		}
 		if !ok {
 			unknown = append(unknown, name)
 			continue
