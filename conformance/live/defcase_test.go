@@ -104,3 +104,15 @@ func TestNICPortMapOfACorpus(t *testing.T) {
 		t.Errorf("Resolve without host: %v %v", ids, err)
 	}
 }
+
+// TestSaveDirsDoNotCollide: two vectors of one scheme and case name in
+// different folders keep their own --save sub-directories.
+func TestSaveDirsDoNotCollide(t *testing.T) {
+	save := t.TempDir()
+	a := saveDir(save, "/x/pcaps/sfc/incast")
+	b := saveDir(save, "/y/pcaps/sfc/incast")
+	c := saveDir(save, "/z/sfc/incast")
+	if a == b || b == c || a == c || !strings.HasPrefix(b, a) {
+		t.Errorf("save dirs %q %q %q", a, b, c)
+	}
+}

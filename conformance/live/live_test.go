@@ -454,6 +454,11 @@ func TestLiveInterrupt(t *testing.T) {
 	if rep.Verdict != Inconclusive || !strings.Contains(strings.Join(rep.Reasons, "\n"), "interrupted (SIGINT or SIGTERM) after") {
 		t.Fatalf("verdict %s, reasons %q", rep.Verdict, rep.Reasons)
 	}
+	// The vector's digest is its files', as conform check gives it.
+	v := "../../pcaps/sfc/incast-first-bts"
+	if want := conformance.DigestFiles(filepath.Join(v, conformance.CaseFile), filepath.Join(v, conformance.InputFile)); rep.Device == nil || rep.Device.VectorDigest != want {
+		t.Errorf("vector digest %v, want %s", rep.Device, want)
+	}
 	for _, name := range []string{"input.pcapng", "device.pcapng"} {
 		r, err := pcapio.Open(filepath.Join(rep.Saved, name))
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -336,7 +337,7 @@ func run(dir string, o Options, rep *Report) error {
 	// Work directory: kept with --save, else removed.
 	var work string
 	if o.Save != "" {
-		work = filepath.Join(o.Save, safeName(dir))
+		work = saveDir(o.Save, dir)
 		if err := os.MkdirAll(work, 0o755); err != nil {
 			return err
 		}
@@ -554,6 +555,9 @@ func run(dir string, o Options, rep *Report) error {
 	rep.Device = dev
 	if dev != nil {
 		dev.Vector = dir
+		// The vector's digest is of its own files (as conform check and
+		// conform run give it), not of the input as this run sent it.
+		dev.VectorDigest = conformance.DigestFiles(filepath.Join(dir, conformance.CaseFile), input)
 	}
 	if err != nil {
 		var ce conformance.CaseErrors
@@ -612,6 +616,27 @@ func hashFrame(b []byte) uint64 {
 
 // send sends every input frame at its planned instant (polling the
 // clock for the last spin before it).
+// savesMu guards saves: the --save sub-directories this process gave out.
+var (
+	savesMu sync.Mutex
+	saves   = map[string]bool{}
+)
+
+// saveDir is the sub-directory of save for vector dir: its safe name, or
+// with "-2", "-3", ... when another vector of this process had it (two
+// vectors of one name in different folders keep their own evidence).
+func saveDir(save, dir string) string {
+	savesMu.Lock()
+	defer savesMu.Unlock()
+	base := filepath.Join(save, safeName(dir))
+	work := base
+	for i := 2; saves[work]; i++ {
+		work = base + "-" + strconv.Itoa(i)
+	}
+	saves[work] = true
+	return work
+}
+
 // interrupted reports whether ch is closed (never for a nil ch).
 func interrupted(ch <-chan struct{}) bool {
 	select {
