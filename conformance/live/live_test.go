@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -468,5 +469,38 @@ func TestLiveInterrupt(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(rep.Saved, name+".tmp")); err == nil {
 			t.Errorf("%s.tmp left behind", name)
 		}
+	}
+}
+
+// TestLiveSendFailsPartWay: an interface that goes down after frames were
+// sent makes the run INCONCLUSIVE with the reason (UNUSABLE is for a run
+// that sent nothing), and the input saved holds the frames sent.
+func TestLiveSendFailsPartWay(t *testing.T) {
+	tb := netnstest.New(t, 5)
+	save := t.TempDir()
+	time.AfterFunc(400*time.Millisecond, func() {
+		if out, err := exec.Command("ip", "-n", tb.NS, "link", "set", "t0", "down").CombinedOutput(); err != nil {
+			t.Errorf("ip link set down: %v %s", err, out)
+		}
+	})
+	rep := Run("../../pcaps/sfc/incast-first-bts", Options{Dilate: 3e5, Open: tb.Open, Save: save,
+		Ports: PortMap{"0": "t0", "1": "t1", "2": "t2", "3": "t3", "4": "t4"}})
+	if rep.Verdict != Inconclusive || !strings.Contains(strings.Join(rep.Reasons, "\n"), "sending failed after") {
+		t.Fatalf("verdict %s (%s), reasons %q", rep.Verdict, rep.Error, rep.Reasons)
+	}
+	r, err := pcapio.Open(filepath.Join(rep.Saved, "input.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	if n == 0 || n >= 48 {
+		t.Errorf("%d frames in the saved input, want those sent before the failure", n)
 	}
 }

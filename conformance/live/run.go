@@ -488,6 +488,13 @@ func run(dir string, o Options, rep *Report) error {
 	}
 	res, capErr := capt.Stop(endWall)
 	slips, untimed := tapped.stop().achieved(sent)
+	// A send that failed part-way (an interface went down) leaves a void
+	// run, INCONCLUSIVE with its reason, and the frames it sent saved;
+	// one that sent nothing is UNUSABLE (nothing reached the device).
+	var sendFailed error
+	if sendErr != nil && len(sent) > 0 {
+		sendFailed, sendErr = sendErr, nil
+	}
 	if sendErr == nil {
 		sendErr = writeSent(input, inW, sent, toVec, n, false)
 	}
@@ -513,6 +520,9 @@ func run(dir string, o Options, rep *Report) error {
 	var reasons []string
 	if stopped {
 		reasons = append(reasons, fmt.Sprintf("interrupted (SIGINT or SIGTERM) after %d of %d input frames were sent: what the device sent after is unknown", len(sent), p.total()))
+	}
+	if sendFailed != nil {
+		reasons = append(reasons, fmt.Sprintf("sending failed after %d of %d input frames: %v", len(sent), p.total(), sendFailed))
 	}
 	if rep.Schedule.Late > 0 {
 		reasons = append(reasons, fmt.Sprintf("sending slipped: %d of %d frames left more than %s after their planned time (worst: input frame %d, %s late in vector time, %s in wall-clock time); raise --dilate",
