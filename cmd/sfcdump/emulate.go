@@ -93,6 +93,8 @@ kernel drops, and how far it fell behind the wall clock.`,
 			}
 			var c *conformance.Case
 			switch {
+			case config != "" && cmd.Flags().Changed("speed"):
+				return &usageError{fmt.Errorf("--speed sets the default switch's ports; with --config the case's ports give their speeds")}
 			case config != "":
 				c, err = conformance.LoadCase(config)
 				if err != nil {

@@ -35,6 +35,7 @@ func TestLiveUsage(t *testing.T) {
 		{"emulate", "--config", "../../pcaps/pfc/storm/case.yaml", "--scheme", "bfc", "--port", "0=a"},
 		{"emulate", "--config", "../../pcaps/pfc/storm/case.yaml", "--port", "9=a"},
 		{"emulate", "--scheme", "sfc", "--port", "0=a", "--fault", "slow"},
+		{"emulate", "--config", "../../pcaps/pfc/storm/case.yaml", "--speed", "25G", "--port", "0=a"},
 	} {
 		_, errs, code := sfcdump(t, args...)
 		if code != 2 || errs == "" {
