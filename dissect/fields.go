@@ -55,7 +55,7 @@ type Frame struct {
 	// Time is when the frame was captured; the zero time.Time (IsZero)
 	// when the capture gives none (a pcapng simple packet block): JSON
 	// writes null, frame.time_epoch is absent.
-	Time      time.Time
+	Time time.Time
 	// Start is the time frame.time_relative counts from (the first frame
 	// with a time); zero: no relative time.
 	Start time.Time
