@@ -302,6 +302,10 @@ func TestLiveSilentPort(t *testing.T) {
 	if rep.Device == nil || rep.Device.Verdict != conformance.Inconclusive {
 		t.Errorf("device-mode report: %+v", rep.Device)
 	}
+	// Without --save the captures are gone: the report names no file.
+	if rep.Device != nil && (!strings.Contains(rep.Device.Compared, "not kept") || !strings.Contains(rep.Device.Input, "not kept")) {
+		t.Errorf("the report names removed files: %q %q", rep.Device.Input, rep.Device.Compared)
+	}
 }
 
 // A schedule that cannot be met (a 1 ns slip allowed, at real time) is

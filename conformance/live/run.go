@@ -568,6 +568,11 @@ func run(dir string, o Options, rep *Report) error {
 		// The vector's digest is of its own files (as conform check and
 		// conform run give it), not of the input as this run sent it.
 		dev.VectorDigest = conformance.DigestFiles(filepath.Join(dir, conformance.CaseFile), input)
+		if o.Save == "" {
+			// Its file goes with the work directory: name none that is
+			// gone (the digest still identifies it).
+			dev.Input, dev.Compared = "(not kept: --save DIR keeps it)", "(not kept: --save DIR keeps it)"
+		}
 	}
 	if err != nil {
 		var ce conformance.CaseErrors
