@@ -490,3 +490,13 @@ func TestCutByOuterLength(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldBitsNamed: every name of the width table is a field.
+func TestFieldBitsNamed(t *testing.T) {
+	for name, bits := range fieldBits {
+		fd, ok := LookupField(name)
+		if !ok || fd.Bits != bits || fd.Kind != KindUint {
+			t.Errorf("%s: %v %+v", name, ok, fd)
+		}
+	}
+}

@@ -89,6 +89,10 @@ type Field struct {
 	// Quanta marks a time in pause quanta: the verbose tree adds its
 	// duration at the frame's link speed.
 	Quanta bool
+	// Bits is the width of a number field on the wire (0: not recorded):
+	// a filter that compares it with a larger number is refused, as
+	// tshark refuses "70000" for a 16-bit field.
+	Bits uint8
 	// Forever is a value that means "until resumed" (a Floodgate
 	// dst-pause time of 0xFFFF, wire.md §7.3), which the verbose tree
 	// says; 0 when none does.

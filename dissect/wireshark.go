@@ -334,3 +334,29 @@ func AppendTshark(dst []byte, v Value, st TsharkStyle) []byte {
 	}
 	return AppendValue(dst, v, false)
 }
+
+// fieldBits are the wire widths of number fields (Field.Bits), by our
+// names; a Wireshark alias is the same Field. A name not registered is a
+// mistake TestFieldBitsNamed catches.
+var fieldBits = map[string]uint8{
+	"eth.type": 16, "eth.vlan": 12, "eth.pcp": 3,
+	"ip.version": 4, "ip.dscp": 6, "ip.ecn": 2, "ip.ttl": 8, "ip.proto": 8,
+	"ip.len": 16, "ip.id": 16, "ip.checksum": 16, "ip.dsfield": 8, "ip.dsfield.dscp": 6, "ip.dsfield.ecn": 2,
+	"ipv6.flow": 20, "ipv6.hlim": 8, "ipv6.nxt": 8, "ipv6.plen": 16, "ipv6.tclass": 8, "ipv6.tclass.dscp": 6, "ipv6.tclass.ecn": 2,
+	"udp.sport": 16, "udp.dport": 16, "udp.port": 16, "udp.length": 16, "udp.checksum": 16,
+	"bth.opcode": 8, "bth.destqp": 24, "bth.psn": 24, "bth.pkey": 16, "bth.padcnt": 2, "bth.tver": 4, "bth.icrc": 32,
+	"reth.rkey": 32, "reth.dmalen": 32, "aeth.syndrome": 8, "aeth.msn": 24,
+	"pause.opcode": 16, "pause.quanta": 16, "pfc.opcode": 16, "pfc.enable_vector": 16,
+	"pfc.time_c0": 16, "pfc.time_c1": 16, "pfc.time_c2": 16, "pfc.time_c3": 16,
+	"pfc.time_c4": 16, "pfc.time_c5": 16, "pfc.time_c6": 16, "pfc.time_c7": 16,
+	"bts.pause_us": 16, "bts.queue_depth": 32, "bts.reporter": 32, "bts.cp_port": 16,
+	"cim.pause_us": 16, "cim.vid": 12, "bfc.seq": 32,
+}
+
+func init() {
+	for name, bits := range fieldBits {
+		if fd, ok := LookupField(name); ok {
+			fd.Bits = bits
+		}
+	}
+}

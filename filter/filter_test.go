@@ -355,6 +355,11 @@ var invalid = []struct {
 	{"count(nothing.here) == 1", 7, "unknown field"},
 	{strings.Repeat("(", 300) + "bts" + strings.Repeat(")", 300), 257, "nests deeper"},
 	{strings.Repeat("!", 300) + "bts", 257, "nests deeper"},
+	// A number the field cannot hold, as tshark refuses it.
+	{"udp.dstport == 70000", 16, `"70000" too big for udp.dstport, maximum 65535`},
+	{"infiniband.bth.destqp == 0x1000000", 26, "maximum 16777215 (24 bits)"},
+	{"udp.srcport in {1 70000}", 19, `"70000" too big`},
+	{"eth.vlan == 4096", 13, "maximum 4095 (12 bits)"},
 }
 
 func TestInvalid(t *testing.T) {

@@ -622,6 +622,11 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		if err != nil || quoted {
 			return l, fmt.Errorf("%s is a number field; %q is not a number", name, s)
 		}
+		// A number the field cannot hold is a typo, as tshark says:
+		// "70000" too big for a 16-bit port.
+		if fd := o.field; fd != nil && fd.Bits > 0 && fd.Bits < 64 && o.fn == 0 && o.ranges == nil && !o.masked && v >= 1<<fd.Bits {
+			return l, fmt.Errorf("%q too big for %s, maximum %d (%d bits)", s, name, uint64(1)<<fd.Bits-1, fd.Bits)
+		}
 		l.val = dissect.Value{Kind: kind, U: v}
 	case dissect.KindBool:
 		switch s {
