@@ -92,3 +92,33 @@ func TestLatePostcardPairedByQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestBFCTrainJitterPasses: BFC frames each within the time tolerances
+// (0, +950 ns, +100 ns, 0 against their reference frames, τ = 1 µs) PASS:
+// the frame 950 ns late is not paired with the next reference frame just
+// ahead of it, which would leave the next frame late beyond tolerance.
+func TestBFCTrainJitterPasses(t *testing.T) {
+	vdir := filepath.Join(pcaps, "bfc/pause-resume")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	var port0 []int
+	for i, f := range exp.frames {
+		if f.iface == 0 && meta(f.data).Kind == device.KindExperimental {
+			port0 = append(port0, i)
+		}
+	}
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	for k, d := range []time.Duration{0, 950, 100, 0} {
+		c.frames[port0[2+k]].t = c.frames[port0[2+k]].t.Add(d * time.Nanosecond)
+	}
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != conformance.Pass {
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Errorf("BFC frames within tolerance:\n%s", b.String())
+	}
+}

@@ -727,7 +727,7 @@ func (k *devChecker) afterInput(r *record) {
 		if _, ok := k.inFlows[key]; !ok {
 			k.inFlows[key] = struct{}{}
 		}
-	} else if k.c.Role == device.RoleNIC && r.port != device.HostPort && m.Kind != device.KindOther {
+	} else if k.c.Role == device.RoleNIC && r.port != device.HostPort && m.Kind.Signal() {
 		if k.inSignals == nil {
 			k.inSignals = map[dataKey]struct{}{}
 		}
@@ -1232,9 +1232,14 @@ func (k *devChecker) finish() {
 	dropped, all := map[string]bool{}, false
 	if st := k.ds; st.drops != nil {
 		for i, n := range st.drops.ByIface {
-			if p := st.port(i); n > 0 && p == noPort {
-				all = true
-			} else if n > 0 {
+			switch p := st.port(i); {
+			case n == 0:
+			case i >= st.r.NInterfaces():
+				all = true // a record for an interface never declared: which port?
+			case p == noPort:
+				// An interface that is no port of the case: its drops
+				// explain nothing on the case's ports.
+			default:
 				dropped[k.c.PortName(p)] = true
 			}
 		}

@@ -218,12 +218,20 @@ type lateness struct {
 	ok bool
 }
 
-// closer reports whether lateness a is to be preferred to b: nearer the
-// port's last lateness; for the port's first frame, the later one (the
-// oldest reference frame): a device late by up to the tolerance must
-// pass, and a train late by exactly τ cannot be told from one whose first
-// frame is missing, which then fails naming a later frame.
+// closer reports whether lateness a is to be preferred to b: one not
+// early before one early; then nearer the port's last lateness; for the
+// port's first frame, the later one (the oldest reference frame): a
+// device late by up to the tolerance must pass, and a train late by
+// exactly τ cannot be told from one whose first frame is missing, which
+// then fails naming a later frame.
 func (lt *lateness) closer(a, b int64) bool {
+	// Never an early one over one that is not: with τ near the
+	// tolerances, a frame a little late has the next reference frame
+	// just ahead of it too, and taking that one would leave its own
+	// reference to a later frame, late beyond the tolerance.
+	if (a >= 0) != (b >= 0) {
+		return a >= 0
+	}
 	if lt.ok {
 		return abs64(a-lt.d) < abs64(b-lt.d)
 	}

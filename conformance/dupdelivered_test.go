@@ -112,3 +112,38 @@ func TestOlderDuplicateIsDup(t *testing.T) {
 		})
 	}
 }
+
+// TestNICHostMalformedIsBackground: a malformed wire frame (an IPv4
+// header length of 60 in a 60-octet frame) that a NIC hands its host is
+// background (dropped or forwarded, never fatal), not DATA-EXTRA: only
+// the input's signals are judged on the host port.
+func TestNICHostMalformedIsBackground(t *testing.T) {
+	for _, v := range []string{"sfc/nic-ipv6", "cim/nic-legacy", "pfc/nic-receiver"} {
+		vdir := filepath.Join(pcaps, v)
+		exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+		in := readCapture(t, filepath.Join(vdir, conformance.InputFile))
+		host, wire := slices.Index(exp.names, "host"), slices.IndexFunc(in.names, func(n string) bool { return n != "host" })
+		if host < 0 || wire < 0 {
+			t.Fatalf("%s: interfaces %q / %q", v, exp.names, in.names)
+		}
+		bad := make([]byte, 60)
+		copy(bad, in.frames[0].data[:12])
+		bad[12], bad[13], bad[14] = 0x08, 0x00, 0x4f // IPv4, IHL 15: 60 octets of header in 46
+		t0 := in.frames[0].t
+		in.frames = append(in.frames, capFrame{wire, t0.Add(time.Nanosecond), bad})
+		dev := &capture{names: exp.names, frames: append(slices.Clone(exp.frames), capFrame{host, t0.Add(2 * time.Nanosecond), bad})}
+		dir := t.TempDir()
+		inPath, devPath := filepath.Join(dir, "input.pcapng"), filepath.Join(dir, "dev.pcapng")
+		in.write(t, inPath)
+		dev.write(t, devPath)
+		rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), inPath, devPath, conformance.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rep.Check("DATA-EXTRA"); c != nil && c.Count > 0 {
+			var b strings.Builder
+			rep.WriteText(&b)
+			t.Errorf("%s: a malformed frame on the host port:\n%s", v, b.String())
+		}
+	}
+}

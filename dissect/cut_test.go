@@ -500,3 +500,14 @@ func TestFieldBitsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantaNSNoOverflow: a sum of quanta far past 2^64 / (512 × 10^9)
+// (1000 frames of 0xFFFF, as stats adds up a PFC storm) converts right.
+func TestQuantaNSNoOverflow(t *testing.T) {
+	if got, want := QuantaNS(1000*0xffff, 100e9), uint64(335539200); got != want {
+		t.Errorf("QuantaNS(1000 × 0xFFFF, 100G) = %d, want %d", got, want)
+	}
+	if got := QuantaNS(0xffff, 25e9); got != 1342156 {
+		t.Errorf("QuantaNS(0xFFFF, 25G) = %d", got)
+	}
+}

@@ -3,6 +3,8 @@
 package dissect
 
 import (
+	"math"
+	"math/bits"
 	"strconv"
 
 	glayers "github.com/gopacket/gopacket/layers"
@@ -184,5 +186,12 @@ func QuantaNS(quanta uint64, bps uint64) uint64 {
 	if bps == 0 {
 		return 0
 	}
-	return quanta * 512 * 1e9 / bps
+	// In 128 bits: a sum of quanta (stats adds a storm's up) times
+	// 512 × 10^9 passes 2^64 after about 550 frames of 0xFFFF.
+	hi, lo := bits.Mul64(quanta, 512*1e9)
+	if hi >= bps {
+		return math.MaxUint64
+	}
+	ns, _ := bits.Div64(hi, lo, bps)
+	return ns
 }

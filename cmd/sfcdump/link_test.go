@@ -391,3 +391,23 @@ func TestWriteKeepsSnapLen(t *testing.T) {
 		t.Errorf("-w interface %+v, want snap length %d and link type %v", got, want.SnapLen, want.LinkType)
 	}
 }
+
+// TestUnnamedInterfaceHasNoName: frame.interface_name is absent for an
+// interface the capture does not name (as tshark leaves it), not the
+// "if0" shown in text; an error in a second file counts frames across
+// the files, as they were printed.
+func TestUnnamedInterfaceHasNoName(t *testing.T) {
+	f := (&ngFile{}).shb().idb("", 0).epb(0, 1_000_000_000, pfcFrame, len(pfcFrame))
+	file := f.write(t, "unnamed.pcapng")
+	out, _, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-e", "frame.interface_name", file)
+	if code != 0 || out != "1\t\n" {
+		t.Errorf("unnamed interface: %d %q", code, out)
+	}
+	b, _ := os.ReadFile(file)
+	cut := filepath.Join(t.TempDir(), "cut.pcapng")
+	os.WriteFile(cut, b[:len(b)-10], 0o644)
+	_, errs, _ := sfcdump(t, "read", "-q", file, file, cut)
+	if !strings.Contains(errs, "after frame 2 (the last good one)") {
+		t.Errorf("an error in the third file: %q", errs)
+	}
+}

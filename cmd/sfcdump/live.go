@@ -99,6 +99,7 @@ then INCONCLUSIVE). See docs/live.md.`,
 			go func() {
 				if _, ok := <-sigs; ok {
 					close(stop)
+					signal.Stop(sigs) // a second Ctrl-C ends the process
 				}
 			}()
 			o.Interrupt = stop

@@ -427,8 +427,8 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	f.Number, f.Time, f.Interface, f.Len = fr.Number+v.base, fr.Time, fr.Interface, fr.Len
 	f.Start, f.Comments = v.first, fr.Comments
 	f.IfName = ""
-	if fr.Interface < len(v.names) && v.showIf {
-		f.IfName = v.names[fr.Interface]
+	if fr.Interface < len(v.raw) && v.raw[fr.Interface] != "" {
+		f.IfName = v.names[fr.Interface] // escaped; none for an unnamed one
 	}
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
 	f.Err = decodeFrame(fm.p, fr)

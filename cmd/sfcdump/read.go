@@ -150,6 +150,7 @@ func readOne(pr *printer, index int, file string) error {
 		err := pr.readParallel(src, r, n)
 		var fe *pcapio.FrameError
 		if errors.As(err, &fe) {
+			fe.LastGood += src.base // numbered across the files, as printed
 			return &exitError{1, err}
 		}
 		return err
@@ -160,6 +161,10 @@ func readOne(pr *printer, index int, file string) error {
 			return nil
 		}
 		if err != nil {
+			var fe *pcapio.FrameError
+			if errors.As(err, &fe) {
+				fe.LastGood += src.base
+			}
 			return &exitError{1, err}
 		}
 		if err := pr.handle(src, fr); err != nil {

@@ -629,8 +629,6 @@ func hashFrame(b []byte) uint64 {
 	return h.Sum64()
 }
 
-// send sends every input frame at its planned instant (polling the
-// clock for the last spin before it).
 // savesMu guards saves: the --save sub-directories this process gave out.
 var (
 	savesMu sync.Mutex
@@ -682,8 +680,9 @@ func waitOrInterrupt(at time.Time, spin time.Duration, ch <-chan struct{}) bool 
 	return interrupted(ch)
 }
 
-// send writes the input's frames on their ports at their planned times,
-// until the input ends or stop is closed.
+// send sends every input frame on its port at its planned instant
+// (polling the clock for the last spin before it), until the input ends
+// or stop is closed.
 func send(c *conformance.Case, input string, ports map[int]*liveio.Port, toWall func(int64) time.Time, spin time.Duration, stop <-chan struct{}) ([]sentFrame, error) {
 	r, err := pcapio.Open(input)
 	if err != nil {
