@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/device"
@@ -166,5 +167,41 @@ func TestJUnitOfAVoidLiveRun(t *testing.T) {
 	b.Reset()
 	if err := conformance.WriteJUnit(&b, []*conformance.Report{rep}); err != nil || strings.Contains(b.String(), `failures="1"`) || !strings.Contains(b.String(), "INCONCLUSIVE (sending slipped)") {
 		t.Errorf("a void run's JUnit: %v\n%s", err, b.String())
+	}
+}
+
+// TestCaptureDropsKeepQuotedFaults: a BTS paired with its decision by the
+// packet it quotes, with a wrong pause time or sent late, still FAILs on
+// a port whose capture dropped frames: no dropped frame shifts a pairing
+// by quote.
+func TestCaptureDropsKeepQuotedFaults(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindBTS })
+	for _, fault := range []string{"pause", "late"} {
+		c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+		f := &c.frames[i]
+		f.data = slices.Clone(f.data)
+		m := meta(f.data)
+		rule := "SFC-BTS-PAUSE"
+		if fault == "pause" {
+			f.data[m.Payload+2] ^= 0x40 // the pause time, 16384 us off
+			fixChecksums(f.data)
+		} else {
+			f.t = f.t.Add(1001 * time.Nanosecond)
+			rule = "SFC-BTS-TIMING"
+		}
+		path := filepath.Join(t.TempDir(), "dev.pcapng")
+		c.write(t, path)
+		appendISBDropsOn(t, path, uint32(f.iface), 1)
+		rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rep.Check(rule); rep.Verdict != conformance.Fail || c == nil || c.Verdict != conformance.Fail {
+			var b strings.Builder
+			rep.WriteText(&b)
+			t.Errorf("%s beside the drops should FAIL %s:\n%s", fault, rule, b.String())
+		}
 	}
 }

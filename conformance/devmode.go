@@ -470,14 +470,21 @@ func (k *devChecker) sfcFam() string {
 // timing reports a matched signal outside the time tolerances (rule 6):
 // one deviation "late by X" or "early by X" under rule id.
 func (k *devChecker) timing(id string, r *record, refNo int, refT int64, field string) {
+	k.timingOf(id, r, refNo, refT, field, false)
+}
+
+// timingOf is timing; definite marks a pairing no dropped frame can have
+// shifted (by the packet a signal quotes), so that a capture's drops do
+// not excuse it (explainedByDrops).
+func (k *devChecker) timingOf(id string, r *record, refNo int, refT int64, field string, definite bool) {
 	dt := r.t - refT
 	switch {
 	case dt > k.tol:
 		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
-			Expected: fmt.Sprintf("%s (late by at most %s)", fmtTime(refT), fmtTime(k.tol)), Actual: fmtTime(r.t), Detail: "late by " + fmtTime(dt)})
+			Expected: fmt.Sprintf("%s (late by at most %s)", fmtTime(refT), fmtTime(k.tol)), Actual: fmtTime(r.t), Detail: "late by " + fmtTime(dt), definite: definite})
 	case -dt > k.early:
 		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
-			Expected: fmt.Sprintf("%s (early by at most %s)", fmtTime(refT), fmtTime(k.early)), Actual: fmtTime(r.t), Detail: "early by " + fmtTime(-dt)})
+			Expected: fmt.Sprintf("%s (early by at most %s)", fmtTime(refT), fmtTime(k.early)), Actual: fmtTime(r.t), Detail: "early by " + fmtTime(-dt), definite: definite})
 	}
 }
 

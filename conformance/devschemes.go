@@ -567,7 +567,7 @@ func (s *schemeState) devPostcard(r *record, m *device.Meta) {
 	}
 	best.matched = true
 	k.rep.checked("PBFS-TIMING", 1)
-	k.timing("PBFS-TIMING", r, best.no, best.t, "postcard")
+	k.timingOf("PBFS-TIMING", r, best.no, best.t, "postcard", qok && best.qk == qk)
 	k.fieldDevs("PBFS-FIELDS", r, best.no, k.fc.diff(best.data, r.data, func(frame []byte, fm *device.Meta, e *exemptions) {
 		e.add(fm.Payload+20, 16) // assessed octets: PBFS-COUNTS
 	}))

@@ -368,7 +368,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	best.used = true
 	refT := s.at(&best.Firing)
 	k.rep.checked(fam+"-TIMING", 1)
-	k.timing(fam+"-TIMING", r, 0, refT, what)
+	k.timingOf(fam+"-TIMING", r, 0, refT, what, found) // paired by its quote: no drop shifts it
 
 	// Suppression: one clearing between two signals of a flow, one phase
 	// for all flows.
@@ -438,7 +438,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 				det = "a pause where the reference resumes"
 			}
 			k.dev(Deviation{Check: fam + "-PAUSE", Frame: r.no, Port: port, Time: r.t, Field: what + ".pause_us",
-				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.PauseUS), Detail: det, unmaskable: masked || crossing})
+				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.PauseUS), Detail: det, unmaskable: masked || crossing, definite: found})
 		}
 	}
 	if m.Kind == device.KindBTS {
@@ -456,7 +456,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		})
 		if !ok {
 			k.dev(Deviation{Check: "SFC-BTS-DEPTH", Frame: r.no, Port: port, Time: r.t, Field: "bts.queue_depth",
-				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", k.depthTol[cp])})
+				Expected: "one of " + seen.String(), Actual: fmt.Sprint(sig.QueueDepth), Detail: fmt.Sprintf("tolerance %d octets", k.depthTol[cp]), definite: found})
 		}
 	}
 
