@@ -23,18 +23,17 @@ type linkSpeeds struct {
 	byName map[string]uint64
 }
 
-// of returns the speed of interface i named name.
-func (l linkSpeeds) of(i int, name string) uint64 {
+// given returns the speed the flags give interface i named name: the
+// --link-speed (or --speed) that names it or its index, else the one
+// given for every interface; ok is false when none does.
+func (l linkSpeeds) given(i int, name string) (bps uint64, ok bool) {
 	if s, ok := l.byName[name]; ok {
-		return s
+		return s, true
 	}
 	if s, ok := l.byName[strconv.Itoa(i)]; ok {
-		return s
+		return s, true
 	}
-	if l.all != 0 {
-		return l.all
-	}
-	return DefaultLinkSpeed
+	return l.all, l.all != 0
 }
 
 // speedSpec is one --link-speed or --speed value, with the flag that gave

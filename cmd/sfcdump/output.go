@@ -130,14 +130,27 @@ func (s *source) ifaceName(i int) string {
 	return s.names[i]
 }
 
-// speedOf returns the link speed of interface i from --link-speed, which
-// names interfaces as the capture does or as they are shown.
+// speedOf returns the link speed of interface i in bit/s: the one the
+// flags give it (givenSpeed), else the capture's own (pcapng if_speed),
+// else DefaultLinkSpeed.
 func (s *source) speedOf(l linkSpeeds, i int) uint64 {
+	if bps, ok := s.givenSpeed(l, i); ok {
+		return bps
+	}
+	if bps := s.capturedSpeed(i); bps != 0 {
+		return bps
+	}
+	return DefaultLinkSpeed
+}
+
+// givenSpeed returns the speed --link-speed (or --speed) gives interface
+// i, which they name as the capture does or as it is shown.
+func (s *source) givenSpeed(l linkSpeeds, i int) (uint64, bool) {
 	name := s.ifaceName(i)
 	if _, ok := l.byName[s.raw[i]]; ok && s.raw[i] != "" {
 		name = s.raw[i]
 	}
-	return l.speedOf(i, name, s.capturedSpeed(i))
+	return l.given(i, name)
 }
 
 // formatter decodes, filters and renders frames. Each goroutine that
