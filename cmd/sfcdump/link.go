@@ -3,7 +3,6 @@
 package main
 
 import (
-
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
