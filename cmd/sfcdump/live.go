@@ -107,14 +107,14 @@ then INCONCLUSIVE). See docs/live.md.`,
 			for _, d := range dirs {
 				rep := live.Run(d, o)
 				reps = append(reps, rep)
-				if isClosed(stop) {
+				if live.Interrupted(stop) {
 					break
 				}
 			}
 			if err := writeLive(cmd.OutOrStdout(), &f, reps); err != nil {
 				return &exitError{2, err}
 			}
-			if isClosed(stop) {
+			if live.Interrupted(stop) {
 				return &exitError{130, errConformSilent}
 			}
 			if code := liveExit(reps); code != 0 {
@@ -131,16 +131,6 @@ then INCONCLUSIVE). See docs/live.md.`,
 	fl.StringVar(&syncDir, "sync", "", "a directory shared with 'sfcdump emulate --sync' on this host: the emulator starts each vector's clock at its epoch, and its own lag makes a run inconclusive")
 	fl.DurationVar(&maxSlip, "max-slip", 0, "how late a frame may leave, in vector time, before the run is inconclusive (default: the case's time tolerance)")
 	return cmd
-}
-
-// isClosed reports whether ch is closed.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // maxDilate bounds --dilate of conform live and emulate: 1 ns of vector

@@ -473,7 +473,7 @@ func run(dir string, o Options, rep *Report) error {
 		spin = 0
 	}
 	sent, sendErr := send(c, input, ports, toWall, spin, o.Interrupt)
-	stopped := interrupted(o.Interrupt)
+	stopped := Interrupted(o.Interrupt)
 	end := max(p.last, p.refLast)
 	if c.End > 0 {
 		base := p.t0
@@ -650,8 +650,9 @@ func saveDir(save, dir string) string {
 	return work
 }
 
-// interrupted reports whether ch is closed (never for a nil ch).
-func interrupted(ch <-chan struct{}) bool {
+// Interrupted reports whether ch (an Options.Interrupt) is closed; never
+// for a nil ch.
+func Interrupted(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
 		return true
@@ -677,7 +678,7 @@ func waitOrInterrupt(at time.Time, spin time.Duration, ch <-chan struct{}) bool 
 		}
 	}
 	liveio.WaitUntilSpin(at, spin)
-	return interrupted(ch)
+	return Interrupted(ch)
 }
 
 // send sends every input frame on its port at its planned instant
