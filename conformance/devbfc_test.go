@@ -45,21 +45,14 @@ func TestBFCSkippedFrameNamed(t *testing.T) {
 		exp.frames[i].data = d
 	}
 	c.frames = slices.Delete(slices.Clone(exp.frames), skip, skip+1)
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	c.write(t, path)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
+	rep := checkDev(t, vdir, c)
 	cc := rep.Check("BFC-COMPLETE")
 	if rep.Verdict != conformance.Fail || cc == nil || cc.Count != 1 || time.Duration(cc.Deviations[0].Time) != at {
-		t.Fatalf("one BFC frame skipped at %v: want FAIL BFC-COMPLETE at that time:\n%s", at, b.String())
+		t.Fatalf("one BFC frame skipped at %v: want FAIL BFC-COMPLETE at that time:\n%s", at, failText(rep))
 	}
 	for _, id := range []string{"BFC-SEQ", "BFC-TIMING", "CAP-END"} {
 		if c := rep.Check(id); c != nil && c.Count > 0 {
-			t.Errorf("%s fails too:\n%s", id, b.String())
+			t.Errorf("%s fails too:\n%s", id, failText(rep))
 		}
 	}
 }
@@ -75,20 +68,13 @@ func TestLatePostcardPairedByQuote(t *testing.T) {
 	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPostcard })
 	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
 	c.frames[i].t = c.frames[i].t.Add(1001 * time.Nanosecond)
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	c.write(t, path)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
+	rep := checkDev(t, vdir, c)
 	if tm := rep.Check("PBFS-TIMING"); rep.Verdict != conformance.Fail || tm == nil || tm.Count != 1 || !strings.Contains(tm.Deviations[0].Detail+tm.Deviations[0].Actual, "late by 1.001us") {
-		t.Fatalf("a postcard 1.001us late: want one PBFS-TIMING late by 1.001us:\n%s", b.String())
+		t.Fatalf("a postcard 1.001us late: want one PBFS-TIMING late by 1.001us:\n%s", failText(rep))
 	}
 	for _, c := range rep.Checks {
 		if c.Name != "PBFS-TIMING" && c.Count > 0 {
-			t.Errorf("%s fails too:\n%s", c.Name, b.String())
+			t.Errorf("%s fails too:\n%s", c.Name, failText(rep))
 		}
 	}
 }
@@ -110,15 +96,8 @@ func TestBFCTrainJitterPasses(t *testing.T) {
 	for k, d := range []time.Duration{0, 950, 100, 0} {
 		c.frames[port0[2+k]].t = c.frames[port0[2+k]].t.Add(d * time.Nanosecond)
 	}
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	c.write(t, path)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := checkDev(t, vdir, c)
 	if rep.Verdict != conformance.Pass {
-		var b strings.Builder
-		rep.WriteText(&b)
-		t.Errorf("BFC frames within tolerance:\n%s", b.String())
+		t.Errorf("BFC frames within tolerance:\n%s", failText(rep))
 	}
 }

@@ -31,41 +31,23 @@ func TestCaptureDropsExplainMissing(t *testing.T) {
 		}
 		i := len(exp.frames) / 3
 		c := &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), i, i+1)}
-		dir := t.TempDir()
-		path := filepath.Join(dir, "dev.pcapng")
-		c.write(t, path)
-		check := func() *conformance.Report {
-			rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-			if err != nil {
-				t.Fatalf("%s: %v", vdir, err)
-			}
-			return rep
-		}
-		text := func(rep *conformance.Report) string {
-			var b strings.Builder
-			rep.WriteText(&b)
-			return b.String()
-		}
-		rep := check()
+		rep := checkDev(t, vdir, c)
 		if rep.Verdict != conformance.Fail {
 			// Removing this frame is not a definite fault here (a port
 			// left silent, a frame the capture's end hides).
 			continue
 		}
 		n++
-		other := filepath.Join(dir, "other.pcapng")
-		c.write(t, other)
 		if len(exp.names) > 1 {
-			appendISBDropsOn(t, other, uint32((exp.frames[i].iface+1)%len(exp.names)), 1)
-			if rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), other, conformance.Options{}); err != nil || rep.Verdict != conformance.Fail {
-				t.Errorf("%s without frame %d, drops counted on another interface: want FAIL, got %v %v", vdir, i+1, rep.Verdict, err)
+			other := uint32((exp.frames[i].iface + 1) % len(exp.names))
+			if rep := checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, other, 1) }); rep.Verdict != conformance.Fail {
+				t.Errorf("%s without frame %d, drops counted on another interface: want FAIL, got %v", vdir, i+1, rep.Verdict)
 			}
 		}
-		appendISBDropsOn(t, path, uint32(exp.frames[i].iface), 1)
-		rep = check()
+		rep = checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, uint32(exp.frames[i].iface), 1) })
 		d := rep.Check("CAP-DROPS")
 		if rep.Verdict != conformance.Inconclusive || d == nil || d.Count == 0 || !strings.Contains(d.Deviations[0].Detail, "not judged") {
-			t.Errorf("%s without frame %d and a capture that says it dropped one: want INCONCLUSIVE naming the frames not judged:\n%s", vdir, i+1, text(rep))
+			t.Errorf("%s without frame %d and a capture that says it dropped one: want INCONCLUSIVE naming the frames not judged:\n%s", vdir, i+1, failText(rep))
 		}
 		for _, c := range rep.Checks {
 			if c.Verdict == conformance.Fail {
@@ -88,17 +70,9 @@ func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
 	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
 	c.frames[i].data = slices.Clone(c.frames[i].data)
 	c.frames[i].data[6] ^= 0x02 // the source MAC
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	c.write(t, path)
-	appendISBDrops(t, path, 1)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := checkDev(t, vdir, c, func(path string) { appendISBDrops(t, path, 1) })
 	if f := rep.Check("PFC-FIELDS"); rep.Verdict != conformance.Fail || f == nil || f.Verdict != conformance.Fail {
-		var b strings.Builder
-		rep.WriteText(&b)
-		t.Errorf("a PFC frame with a changed source MAC should FAIL PFC-FIELDS beside the drops:\n%s", b.String())
+		t.Errorf("a PFC frame with a changed source MAC should FAIL PFC-FIELDS beside the drops:\n%s", failText(rep))
 	}
 	// Two data frames of a flow swapped, on the port that dropped
 	// frames: drops cannot reorder what was captured.
@@ -106,17 +80,9 @@ func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
 	a := nth(t, c, 2, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindData })
 	b := nextOfFlow(c, a)
 	c.frames[a].data, c.frames[b].data = c.frames[b].data, c.frames[a].data
-	path = filepath.Join(t.TempDir(), "dev.pcapng")
-	writeUnsorted(t, path, c)
-	appendISBDropsOn(t, path, uint32(c.frames[a].iface), 1)
-	rep, err = conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep = checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, uint32(c.frames[a].iface), 1) })
 	if f := rep.Check("DATA-ORDER"); rep.Verdict != conformance.Fail || f == nil || f.Verdict != conformance.Fail {
-		var b strings.Builder
-		rep.WriteText(&b)
-		t.Errorf("two frames of a flow swapped should FAIL DATA-ORDER beside the drops:\n%s", b.String())
+		t.Errorf("two frames of a flow swapped should FAIL DATA-ORDER beside the drops:\n%s", failText(rep))
 	}
 }
 
@@ -127,17 +93,10 @@ func TestCaptureDropsKeepDefiniteFaults(t *testing.T) {
 func TestEmptyDeviceCapture(t *testing.T) {
 	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
 	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	(&capture{names: exp.names}).write(t, path)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
+	rep := checkDev(t, vdir, &capture{names: exp.names})
 	end := rep.Check("CAP-END")
-	if rep.Verdict != conformance.Inconclusive || end == nil || end.Count != 1 || end.Deviations[0].Actual != "no frame at all" || strings.Contains(b.String(), "--9223") {
-		t.Errorf("CAP-END of an empty capture:\n%s", b.String())
+	if rep.Verdict != conformance.Inconclusive || end == nil || end.Count != 1 || end.Deviations[0].Actual != "no frame at all" || strings.Contains(failText(rep), "--9223") {
+		t.Errorf("CAP-END of an empty capture:\n%s", failText(rep))
 	}
 	for _, id := range []string{"PFC-XOFF", "PFC-XON", "DATA-LOSS"} {
 		if c := rep.Check(id); c == nil || c.Verdict != conformance.Inconclusive || c.NotJudged == 0 {
@@ -152,12 +111,9 @@ func TestEmptyDeviceCapture(t *testing.T) {
 func TestJUnitOfAVoidLiveRun(t *testing.T) {
 	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
 	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
-	c := &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), 27, 28)}
-	path := filepath.Join(t.TempDir(), "dev.pcapng")
-	c.write(t, path)
-	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-	if err != nil || rep.Verdict != conformance.Fail {
-		t.Fatalf("%v %v", rep.Verdict, err)
+	rep := checkDev(t, vdir, &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), 27, 28)})
+	if rep.Verdict != conformance.Fail {
+		t.Fatalf("%v", rep.Verdict)
 	}
 	var b strings.Builder
 	if err := conformance.WriteJUnit(&b, []*conformance.Report{rep}); err != nil || !strings.Contains(b.String(), `failures="1"`) {
@@ -191,17 +147,9 @@ func TestCaptureDropsKeepQuotedFaults(t *testing.T) {
 			f.t = f.t.Add(1001 * time.Nanosecond)
 			rule = "SFC-BTS-TIMING"
 		}
-		path := filepath.Join(t.TempDir(), "dev.pcapng")
-		c.write(t, path)
-		appendISBDropsOn(t, path, uint32(f.iface), 1)
-		rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, uint32(f.iface), 1) })
 		if c := rep.Check(rule); rep.Verdict != conformance.Fail || c == nil || c.Verdict != conformance.Fail {
-			var b strings.Builder
-			rep.WriteText(&b)
-			t.Errorf("%s beside the drops should FAIL %s:\n%s", fault, rule, b.String())
+			t.Errorf("%s beside the drops should FAIL %s:\n%s", fault, rule, failText(rep))
 		}
 	}
 }

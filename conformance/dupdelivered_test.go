@@ -5,7 +5,6 @@ package conformance_test
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,26 +27,16 @@ func TestDeliveredSignalDuplicateFails(t *testing.T) {
 	}
 	check := func(what string, c *capture) *conformance.Report {
 		t.Helper()
-		path := filepath.Join(t.TempDir(), "dev.pcapng")
-		c.write(t, path)
-		rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		return rep
+		return checkDev(t, vdir, c)
 	}
 	if rep := check("the reference's output", exp); rep.Verdict != conformance.Pass {
-		var b strings.Builder
-		rep.WriteText(&b)
-		t.Fatalf("the reference's own output fails:\n%s", b.String())
+		t.Fatalf("the reference's own output fails:\n%s", failText(rep))
 	}
 	f := exp.frames[i]
 	dup := &capture{names: exp.names, frames: slices.Insert(slices.Clone(exp.frames), i+1, capFrame{f.iface, f.t.Add(time.Nanosecond), f.data})}
 	rep := check("duplicate", dup)
 	if c := rep.Check("DATA-DUP"); rep.Verdict != conformance.Fail || c == nil || c.Count != 1 {
-		var b strings.Builder
-		rep.WriteText(&b)
-		t.Fatalf("a CIM delivered twice to the host should fail DATA-DUP once:\n%s", b.String())
+		t.Fatalf("a CIM delivered twice to the host should fail DATA-DUP once:\n%s", failText(rep))
 	}
 	if rep.Background != nil && rep.Background.Total != 0 {
 		t.Errorf("the duplicate is counted as background: %+v", rep.Background)
@@ -66,24 +55,10 @@ func TestOlderDuplicateIsDup(t *testing.T) {
 			exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
 			// The first data frame with two later frames of its flow
 			// on its port.
-			same := func(a, b capFrame) bool {
-				ma, mb := meta(a.data), meta(b.data)
-				return a.iface == b.iface && ma.Src == mb.Src && ma.Dst == mb.Dst && ma.SrcPort == mb.SrcPort &&
-					ma.DstPort == mb.DstPort && ma.QP == mb.QP && ma.Proto == mb.Proto
-			}
 			i, j := -1, -1
 			for a, f := range exp.frames {
-				if meta(f.data).Kind != device.KindData {
-					continue
-				}
-				var later []int
-				for b := a + 1; b < len(exp.frames) && len(later) < 2; b++ {
-					if same(f, exp.frames[b]) {
-						later = append(later, b)
-					}
-				}
-				if len(later) == 2 {
-					i, j = a, later[0]
+				if b := nextOfFlow(exp, a); meta(f.data).Kind == device.KindData && b >= 0 && nextOfFlow(exp, b) >= 0 {
+					i, j = a, b
 					break
 				}
 			}
@@ -91,22 +66,14 @@ func TestOlderDuplicateIsDup(t *testing.T) {
 				t.Fatal("no data frame with two later frames of its flow on its port")
 			}
 			f := exp.frames[i]
-			dup := &capture{names: exp.names, frames: slices.Insert(slices.Clone(exp.frames), j+1,
-				capFrame{f.iface, exp.frames[j].t.Add(time.Nanosecond), f.data})}
-			path := filepath.Join(t.TempDir(), "dev.pcapng")
-			dup.write(t, path)
-			rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var b strings.Builder
-			rep.WriteText(&b)
+			rep := checkDev(t, vdir, &capture{names: exp.names, frames: slices.Insert(slices.Clone(exp.frames), j+1,
+				capFrame{f.iface, exp.frames[j].t.Add(time.Nanosecond), f.data})})
 			if c := rep.Check("DATA-DUP"); rep.Verdict != conformance.Fail || c == nil || c.Count != 1 {
-				t.Fatalf("frame %d sent again after frame %d should fail DATA-DUP once:\n%s", i+1, j+1, b.String())
+				t.Fatalf("frame %d sent again after frame %d should fail DATA-DUP once:\n%s", i+1, j+1, failText(rep))
 			}
 			for _, c := range rep.Checks {
 				if c.Name != "DATA-DUP" && c.Count > 0 {
-					t.Errorf("the duplicate also fails %s:\n%s", c.Name, b.String())
+					t.Errorf("the duplicate also fails %s:\n%s", c.Name, failText(rep))
 				}
 			}
 		})
@@ -141,9 +108,7 @@ func TestNICHostMalformedIsBackground(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c := rep.Check("DATA-EXTRA"); c != nil && c.Count > 0 {
-			var b strings.Builder
-			rep.WriteText(&b)
-			t.Errorf("%s: a malformed frame on the host port:\n%s", v, b.String())
+			t.Errorf("%s: a malformed frame on the host port:\n%s", v, failText(rep))
 		}
 	}
 }

@@ -159,3 +159,20 @@ func TestSuppressionEachFlow(t *testing.T) {
 		t.Errorf("want SFC-BTS-SUPPRESS for each of 3 flows, got %d:\n%s", len(flows), b.String())
 	}
 }
+
+// checkDev writes c as a device capture, lets each post amend the file
+// (an interface statistics block appended), and checks it in device mode
+// against vector vdir's case and input.
+func checkDev(t *testing.T, vdir string, c *capture, post ...func(path string)) *conformance.Report {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "dev.pcapng")
+	c.write(t, path)
+	for _, p := range post {
+		p(path)
+	}
+	rep, err := conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
