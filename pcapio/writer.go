@@ -17,8 +17,9 @@ import (
 // Writer writes Ethernet frames to a pcapng stream with named interfaces
 // and per-frame comments.
 type Writer struct {
-	w     *pcapgo.NgWriter
-	out   io.Writer // what w writes to, for the blocks pcapgo cannot write
+	w *pcapgo.NgWriter
+	// sw is what w writes to, and where the blocks pcapgo cannot write
+	// go (simple packet blocks, amended interface blocks).
 	sw    *switchWriter
 	names []string
 }
@@ -81,7 +82,7 @@ func NewWriterInterfaces(w io.Writer, ifs ...Interface) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pw := &Writer{w: nw, out: sw, sw: sw, names: []string{ifs[0].Name}}
+	pw := &Writer{w: nw, sw: sw, names: []string{ifs[0].Name}}
 	if sw.buf != nil {
 		if err := pw.release(ifs[0].Speed); err != nil {
 			return nil, err
@@ -234,7 +235,7 @@ func (w *Writer) writeSimple(data []byte, origLen int) error {
 	b = append(b, data...)
 	b = append(b, make([]byte, pad)...)
 	b = binary.LittleEndian.AppendUint32(b, n)
-	_, err := w.out.Write(b)
+	_, err := w.sw.Write(b)
 	return err
 }
 
