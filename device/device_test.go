@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"net/netip"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -517,21 +520,80 @@ func TestLinkHandOver(t *testing.T) {
 // time and the sequence (one 128-bit subtraction, no branches).
 func TestEventBefore(t *testing.T) {
 	ts := []int64{math.MinInt64, -5, -1, 0, 1, 89, math.MaxInt64 - 1, math.MaxInt64}
-	seqs := []uint64{0, 1, 7, 1 << 63, math.MaxUint64}
+	ks := []uint64{0, 1, 7, 1 << 63, math.MaxUint64}
 	for _, at := range ts {
 		for _, bt := range ts {
-			for _, as := range seqs {
-				for _, bs := range seqs {
-					a, b := event{t: at, seq: as}, event{t: bt, seq: bs}
+			for _, ak := range ks {
+				for _, bk := range ks {
+					a, b := hkey{t: at, k: ak}, hkey{t: bt, k: bk}
 					want := 0
-					if at < bt || at == bt && as < bs {
+					if at < bt || at == bt && ak < bk {
 						want = 1
 					}
 					if got := a.before(&b); got != want {
-						t.Fatalf("(%d,%d) before (%d,%d) = %d, want %d", at, as, bt, bs, got, want)
+						t.Fatalf("(%d,%d) before (%d,%d) = %d, want %d", at, ak, bt, bk, got, want)
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSimOrder schedules and takes events at random against a sorted list
+// of (time, scheduling order): the queue must give them in that order,
+// for times at the last event taken, near it, far after it (every radix
+// bucket), before it (the past heap), at the ends of int64, with peeks
+// between, and across the renumbering after 1<<32 events.
+func TestSimOrder(t *testing.T) {
+	for _, start := range []uint64{0, 1<<32 - 300} {
+		q := &evQueue{seq: start}
+		rng := rand.New(rand.NewPCG(1, start))
+		type ref struct {
+			t    int64
+			slot uint32
+		}
+		var want []ref // sorted by time, then scheduling order
+		var slot uint32
+		var now int64
+		for round := 0; round < 30000; round++ {
+			switch r := rng.IntN(10); {
+			case r < 5 || len(want) == 0:
+				var at int64
+				switch rng.IntN(6) {
+				case 0:
+					at = now
+				case 1:
+					at = now + int64(rng.IntN(100))
+				case 2:
+					at = now + rng.Int64N(1<<40)
+				case 3:
+					at = now - int64(rng.IntN(50))
+				case 4:
+					at = []int64{math.MinInt64, math.MaxInt64, 0, -1}[rng.IntN(4)]
+				default:
+					at = now + int64(rng.IntN(3))
+				}
+				q.push(at, slot)
+				i := sort.Search(len(want), func(i int) bool { return want[i].t > at })
+				want = slices.Insert(want, i, ref{at, slot})
+				slot++
+			case r < 7:
+				if got := q.peek(); got != want[0].t {
+					t.Fatalf("start %d round %d: peek %d, want %d", start, round, got, want[0].t)
+				}
+			default:
+				if got := q.pop(); got != want[0].slot {
+					t.Fatalf("start %d round %d: took #%d, want #%d (time %d)", start, round, got, want[0].slot, want[0].t)
+				}
+				now = max(now, want[0].t)
+				want = want[1:]
+			}
+			if q.len() != len(want) {
+				t.Fatalf("start %d round %d: %d queued, want %d", start, round, q.len(), len(want))
+			}
+		}
+		if start > 0 && q.seq > 1<<20 {
+			t.Fatalf("order numbers were not renumbered: next %d", q.seq)
 		}
 	}
 }

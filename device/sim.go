@@ -4,7 +4,6 @@ package device
 
 import (
 	"math"
-	"math/bits"
 	"unsafe"
 )
 
@@ -17,11 +16,13 @@ import (
 // A Sim also keeps the free list of packet buffers, so that frames moving
 // between devices of one Sim recycle memory instead of allocating.
 type Sim struct {
-	now  int64
-	h    []event
-	seq  uint64
-	fg   int // pending foreground events
-	free []*Packet
+	now int64
+	q   evQueue
+	ev  []event // the pending events, at the slots their keys name
+	// evFree lists the free slots of ev.
+	evFree []uint32
+	fg     int // pending foreground events
+	free   []*Packet
 	// Events counts the events run so far (for benchmarks).
 	Events int64
 }
@@ -47,7 +48,6 @@ const (
 
 type event struct {
 	t    int64
-	seq  uint64
 	dev  *Device
 	pkt  *Packet
 	sch  Scheme
@@ -58,68 +58,27 @@ type event struct {
 	bg   bool
 }
 
-func (a *event) less(b *event) bool { return a.before(b) != 0 }
-
-// before is 1 when a runs before b, else 0: (t, seq) < (t, seq) as one
-// 128-bit subtraction (the sign bit of t flipped so that unsigned order
-// is signed order), so that sifting picks a child without a branch to
-// mispredict.
-func (a *event) before(b *event) int {
-	_, c := bits.Sub64(a.seq, b.seq, 0)
-	_, c = bits.Sub64(uint64(a.t)^1<<63, uint64(b.t)^1<<63, c)
-	return int(c)
-}
-
 func (s *Sim) push(e event) {
-	e.seq = s.seq
-	s.seq++
 	if !e.bg {
 		s.fg++
 	}
-	// Sift up with a hole: each parent moves down once, and e is stored
-	// once at its place (an event is 9 words; swapping moved each twice).
-	s.h = append(s.h, event{})
-	h := s.h
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.less(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
+	var slot uint32
+	if n := len(s.evFree); n > 0 {
+		slot = s.evFree[n-1]
+		s.evFree = s.evFree[:n-1]
+		s.ev[slot] = e
+	} else {
+		slot = uint32(len(s.ev))
+		s.ev = append(s.ev, e)
 	}
-	h[i] = e
+	s.q.push(e.t, slot)
 }
 
 func (s *Sim) pop() event {
-	h := s.h
-	e := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h[n] = event{}
-	h = h[:n]
-	// Sift the last event down from the root with a hole, as push does.
-	i := 0
-	for n > 0 {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if l+1 < n {
-			m += h[l+1].before(&h[l])
-		}
-		if !h[m].less(&last) {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	if n > 0 {
-		h[i] = last
-	}
-	s.h = h
+	slot := s.q.pop()
+	e := s.ev[slot]
+	s.ev[slot] = event{}
+	s.evFree = append(s.evFree, slot)
 	if !e.bg {
 		s.fg--
 	}
@@ -129,7 +88,7 @@ func (s *Sim) pop() event {
 // RunUntil runs every event scheduled at or before t, in time order, and
 // leaves the clock at t. A t before Now is ignored.
 func (s *Sim) RunUntil(t int64) {
-	for len(s.h) > 0 && s.h[0].t <= t {
+	for s.q.len() > 0 && s.q.peek() <= t {
 		s.step()
 	}
 	if t > s.now {
@@ -140,7 +99,7 @@ func (s *Sim) RunUntil(t int64) {
 // Run runs events until only background events (periodic timers that
 // would tick forever) remain, and leaves the clock at the last event run.
 func (s *Sim) Run() {
-	for s.fg > 0 && len(s.h) > 0 {
+	for s.fg > 0 && s.q.len() > 0 {
 		s.step()
 	}
 }
@@ -148,10 +107,10 @@ func (s *Sim) Run() {
 // NextEvent returns the time of the earliest scheduled event, or
 // math.MaxInt64 when there is none.
 func (s *Sim) NextEvent() int64 {
-	if len(s.h) == 0 {
+	if s.q.len() == 0 {
 		return math.MaxInt64
 	}
-	return s.h[0].t
+	return s.q.peek()
 }
 
 func (s *Sim) step() {
@@ -160,17 +119,16 @@ func (s *Sim) step() {
 		s.now = e.t
 	}
 	s.Events++
-	// The next frame to arrive was last touched long ago (it waited in a
-	// queue while thousands of other events ran): start loading its
-	// headers while this event runs.
-	if len(s.h) > 0 {
-		if n := s.h[0].pkt; n != nil && len(n.Data) > 0 {
+	// The next frames to arrive were last touched long ago (they waited
+	// in a queue while thousands of other events ran): start loading the
+	// next one's headers and the one after's packet while this event runs.
+	if next := s.q.soon(); len(next) > 0 {
+		if n := s.ev[next[0].slot()].pkt; n != nil && len(n.Data) > 0 {
 			prefetch(unsafe.Pointer(&n.Data[0]))
 		}
-		// One of the root's children runs after it: its packet too.
-		for _, c := range s.h[1:min(3, len(s.h))] {
-			if c.pkt != nil {
-				prefetch(unsafe.Pointer(c.pkt))
+		if len(next) > 1 {
+			if c := s.ev[next[1].slot()].pkt; c != nil {
+				prefetch(unsafe.Pointer(c))
 			}
 		}
 	}
