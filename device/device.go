@@ -260,9 +260,10 @@ type Device struct {
 	ports   []*Port
 	byID    []int32
 	fib     []fibLevel
-	rcAddr  netip.Addr // one-entry route cache
+	rcAddr  netip.Addr // one-entry route cache (IPv6)
 	rcIdx   int
 	rcOK    bool
+	rc4     *[rcSize]rcEntry // direct-mapped IPv4 route cache, made on first use
 	class   [64]uint8
 	ctrl    uint8
 	codes   Codepoints
@@ -479,12 +480,42 @@ func (d *Device) Route(addr netip.Addr) int {
 }
 
 func (d *Device) route(addr netip.Addr) int {
+	if addr.Is4() {
+		// A switch in a fabric sees every host as a destination, frame
+		// after frame: a longest-prefix match is a map probe per prefix
+		// length, the cache one load. The table never changes after
+		// newDevice.
+		a4 := addr.As4()
+		a := uint32(a4[0])<<24 | uint32(a4[1])<<16 | uint32(a4[2])<<8 | uint32(a4[3])
+		if d.rc4 == nil {
+			d.rc4 = new([rcSize]rcEntry)
+		}
+		e := &d.rc4[a*0x9E3779B1>>(32-rcBits)]
+		if e.port != 0 && e.addr == a {
+			return int(e.port) - 1
+		}
+		r := d.lookup(addr)
+		*e = rcEntry{addr: a, port: int32(r) + 1}
+		return r
+	}
 	if d.rcOK && addr == d.rcAddr {
 		return d.rcIdx
 	}
 	r := d.lookup(addr)
 	d.rcAddr, d.rcIdx, d.rcOK = addr, r, true
 	return r
+}
+
+const (
+	rcBits = 9
+	rcSize = 1 << rcBits
+)
+
+// rcEntry is one slot of the IPv4 route cache: an address and its port
+// index plus 1 (0: empty; a miss, -1, is stored as 0 and looked up again).
+type rcEntry struct {
+	addr uint32
+	port int32
 }
 
 func (d *Device) lookup(addr netip.Addr) int {

@@ -5,6 +5,7 @@ package device
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/netip"
@@ -595,5 +596,41 @@ func TestSimOrder(t *testing.T) {
 		if start > 0 && q.seq > 1<<20 {
 			t.Fatalf("order numbers were not renumbered: next %d", q.seq)
 		}
+	}
+}
+
+// TestRouteCache checks the cached route of addresses that share cache
+// slots, longest prefix first, misses, IPv6 and the v4-mapped form against
+// the uncached lookup, asked twice each in shuffled orders.
+func TestRouteCache(t *testing.T) {
+	var ports []PortConfig
+	pf := func(s string) []netip.Prefix { return []netip.Prefix{netip.MustParsePrefix(s)} }
+	ports = append(ports, PortConfig{ID: 0, Speed: 100e9, Prefixes: pf("10.0.0.0/8")},
+		PortConfig{ID: 1, Speed: 100e9, Prefixes: pf("2001:db8::/32")})
+	for i := 0; i < 40; i++ {
+		ports = append(ports, PortConfig{ID: 2 + i, Speed: 100e9, Prefixes: pf(fmt.Sprintf("10.%d.0.0/16", i))},
+			PortConfig{ID: 100 + i, Speed: 100e9, Prefixes: pf(fmt.Sprintf("10.%d.7.%d/32", i, i))})
+	}
+	d, err := NewSwitch(Config{Ports: ports})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []netip.Addr
+	for i := 0; i < 48; i++ {
+		for _, s := range []string{"10.%d.7.%d", "10.%d.8.%d", "11.%d.0.%d", "2001:db8::%d:%d", "::ffff:10.%d.7.%d"} {
+			addrs = append(addrs, netip.MustParseAddr(fmt.Sprintf(s, i, i)))
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 4; round++ {
+		rng.Shuffle(len(addrs), func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+		for _, a := range addrs {
+			if got, want := d.route(a), d.lookup(a); got != want {
+				t.Fatalf("round %d: route(%s) = %d, lookup %d", round, a, got, want)
+			}
+		}
+	}
+	if got := d.route(netip.MustParseAddr("10.3.7.3")); got < 0 || d.ports[got].ID != 103 {
+		t.Errorf("10.3.7.3 routed to port index %d, want port 103 (the /32)", got)
 	}
 }

@@ -52,6 +52,7 @@ type FlowSpec struct {
 
 type nicState struct {
 	flows  map[FlowKey]*Flow
+	recent [flowCacheSize]*Flow // direct-mapped by flowSlot: the map costs a 64-octet hash per frame
 	list   []*Flow
 	active []*Flow
 	rr     int
@@ -84,13 +85,36 @@ func (d *Device) Flow(key FlowKey, create bool) *Flow {
 	if d.nic == nil {
 		return nil
 	}
+	c := &d.nic.recent[flowSlot(&key)]
+	if f := *c; f != nil && f.Key == key {
+		return f
+	}
 	f := d.nic.flows[key]
 	if f == nil && create {
 		f = &Flow{Key: key, order: len(d.nic.list), FirstTx: -1, FirstRx: -1, LastTx: -1, LastRx: -1}
 		d.nic.flows[key] = f
 		d.nic.list = append(d.nic.list, f)
 	}
+	if f != nil {
+		*c = f
+	}
 	return f
+}
+
+const (
+	flowCacheBits = 6
+	flowCacheSize = 1 << flowCacheBits
+)
+
+// flowSlot is k's slot in nicState.recent: a multiplicative hash of the
+// low words of its addresses, its ports and QP.
+func flowSlot(k *FlowKey) int {
+	s, d := k.Src.As16(), k.Dst.As16()
+	x := uint32(s[12])<<24 | uint32(s[13])<<16 | uint32(s[14])<<8 | uint32(s[15])
+	y := uint32(d[12])<<24 | uint32(d[13])<<16 | uint32(d[14])<<8 | uint32(d[15])
+	h := (x*0x9E3779B1 ^ y) * 0x85EBCA6B
+	h ^= (uint32(k.SrcPort)<<16 | uint32(k.DstPort)) ^ k.QP
+	return int(h * 0x9E3779B1 >> (32 - flowCacheBits))
 }
 
 // Flows returns a NIC's flows in the order they were first seen (flows
@@ -118,6 +142,9 @@ func (d *Device) ForgetFlow(key FlowKey) bool {
 	}
 	delete(d.nic.flows, key)
 	ns := d.nic
+	if c := &ns.recent[flowSlot(&key)]; *c == f {
+		*c = nil
+	}
 	ns.list[f.order] = nil
 	ns.holes++
 	if ns.holes > 64 && 2*ns.holes > len(ns.list) {
