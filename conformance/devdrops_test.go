@@ -3,11 +3,17 @@
 package conformance_test
 
 import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/device"
@@ -57,6 +63,68 @@ func TestCaptureDropsExplainMissing(t *testing.T) {
 	}
 	if n < 30 {
 		t.Errorf("only %d vectors FAIL without a frame; the test needs more", n)
+	}
+}
+
+// TestCaptureDropsCompressed: the drops a pcapng counts are found in a
+// gzip- or zstd-compressed device capture as in a plain one (the scan
+// reads the capture's octets after decompression), so the missing frame
+// is INCONCLUSIVE there too, not a FAIL; the capture digest stays the
+// SHA-256 of the file as stored, as sha256sum gives it.
+func TestCaptureDropsCompressed(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pfc/xoff-refresh-xon")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPFC })
+	c := &capture{names: exp.names, frames: slices.Delete(slices.Clone(exp.frames), i, i+1)}
+	if rep := checkDev(t, vdir, c); rep.Verdict != conformance.Fail {
+		t.Fatalf("without its first PFC frame: want FAIL, got %v", rep.Verdict)
+	}
+	compress := map[string]func(path string){
+		"gzip": func(path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := gzip.NewWriter(f)
+			if _, err := w.Write(b); err != nil || w.Close() != nil || f.Close() != nil {
+				t.Fatal("gzip", err)
+			}
+		},
+		"zstd": func(path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := zstd.NewWriter(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, w.EncodeAll(b, nil), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, z := range compress {
+		var sum string
+		rep := checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, uint32(exp.frames[i].iface), 1) }, z,
+			func(path string) {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := sha256.Sum256(b)
+				sum = "sha256:" + hex.EncodeToString(h[:])
+			})
+		if d := rep.Check("CAP-DROPS"); rep.Verdict != conformance.Inconclusive || d == nil || d.Count == 0 {
+			t.Errorf("%s: a capture that says it dropped the missing frame: want INCONCLUSIVE, got:\n%s", name, failText(rep))
+		}
+		if rep.CaptureDigest != sum {
+			t.Errorf("%s: capture digest %s, want the stored file's %s", name, rep.CaptureDigest, sum)
+		}
 	}
 }
 

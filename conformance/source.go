@@ -149,12 +149,13 @@ func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool)
 	var src io.Reader = f
 	var h hash.Hash
 	var drops *dropScan
+	var tee io.Writer // drops scan the capture's own octets, decompressed
 	if digest {
 		h = sha256.New()
 		drops = &dropScan{}
-		src = io.TeeReader(f, io.MultiWriter(h, drops))
+		src, tee = io.TeeReader(f, h), drops // the digest is the file's, as sha256sum gives it
 	}
-	r, err := pcapio.NewReader(path, src)
+	r, err := pcapio.NewReaderTee(path, src, tee)
 	if err != nil {
 		f.Close()
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}

@@ -274,7 +274,13 @@ func openError(name string, err error) error {
 }
 
 // NewReader reads a capture from src; name is used in errors.
-func NewReader(name string, src io.Reader) (*Reader, error) {
+func NewReader(name string, src io.Reader) (*Reader, error) { return NewReaderTee(name, src, nil) }
+
+// NewReaderTee is NewReader that also writes to tee every octet of the
+// capture itself as it is read, after gzip or zstd decompression, so that
+// a caller can scan what the reader skips (pcapng statistics blocks, for
+// one) in the file's own format whether or not it was compressed.
+func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 	r := &Reader{name: name, src: src, buf: make([]byte, readStart)}
 	if err := r.fill(4); err != nil {
 		return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
@@ -306,6 +312,12 @@ func NewReader(name string, src io.Reader) (*Reader, error) {
 			zr.Close()
 			return nil, openError(name, err)
 		}
+	}
+	if tee != nil {
+		if _, err := tee.Write(r.buf[r.pos:r.end]); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		r.src = io.TeeReader(r.src, tee)
 	}
 	var err error
 	switch m := r.buf[r.pos:]; {

@@ -4,6 +4,7 @@ package pcapio
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,5 +78,35 @@ func TestZstd(t *testing.T) {
 	}
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("cut.pcapng.zst")) {
 		t.Errorf("cut zstd: %v", err)
+	}
+}
+
+// TestReaderTee: the tee of NewReaderTee gets the capture's own octets,
+// all of them and in order, whether the input is plain, gzip or zstd.
+func TestReaderTee(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("..", "pcaps", "sample.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(plain)
+	w.Close()
+	enc, _ := zstd.NewWriter(nil)
+	for name, in := range map[string][]byte{"plain": plain, "gzip": gz.Bytes(), "zstd": enc.EncodeAll(plain, nil)} {
+		var tee bytes.Buffer
+		r, err := NewReaderTee(name, bytes.NewReader(in), &tee)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+		r.Close()
+		if !bytes.Equal(tee.Bytes(), plain) {
+			t.Errorf("%s: tee got %d octets, want the %d of the plain capture", name, tee.Len(), len(plain))
+		}
 	}
 }
