@@ -221,3 +221,23 @@ func TestCaptureDropsKeepQuotedFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureDropsKeepPostcardCounts: a postcard paired with the
+// reference's by the packet it quotes carries counts the device computed
+// from what it received, which no frame the capture dropped can change:
+// a count off beside the drops still FAILs PBFS-COUNTS.
+func TestCaptureDropsKeepPostcardCounts(t *testing.T) {
+	vdir := filepath.Join(pcaps, "pbfs/congested")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindPostcard })
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	f := &c.frames[i]
+	f.data = slices.Clone(f.data)
+	m := meta(f.data)
+	f.data[m.Payload+20] ^= 0x40 // postcard.ip_bytes, 1 GiB off
+	fixChecksums(f.data)
+	rep := checkDev(t, vdir, c, func(path string) { appendISBDropsOn(t, path, uint32(f.iface), 1) })
+	if c := rep.Check("PBFS-COUNTS"); rep.Verdict != conformance.Fail || c == nil || c.Verdict != conformance.Fail {
+		t.Errorf("a postcard count off beside the drops should FAIL PBFS-COUNTS:\n%s", failText(rep))
+	}
+}

@@ -263,8 +263,10 @@ func LookupRule(id string) *Rule { return ruleByID[id] }
 // DATA-ALTERED, DATA-ICRC), one that should not exist (-JUSTIFIED,
 // -SUPPRESS, DATA-EXTRA, DATA-DUP), frames out of order or late though
 // matched by their octets (DATA-ORDER, DATA-TIMING), credits beyond the
-// data received (FG-CREDIT-BOUND), a stale or repeated BFC sequence
-// (d.definite), and the capture's own rules (CAP-). A capture that says
+// data received (FG-CREDIT-BOUND), a stale or repeated BFC sequence, a
+// signal's or postcard's timing, pause, depth or counts when it is paired
+// with the reference's by the packet it quotes (d.definite), and the
+// capture's own rules (CAP-). A capture that says
 // it dropped frames on a port makes the first kind INCONCLUSIVE there;
 // the second still FAILs.
 func explainedByDrops(d *Deviation) bool {
