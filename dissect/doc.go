@@ -27,7 +27,8 @@
 // them):
 //
 //	frame.number, frame.interface, frame.len, frame.caplen    capture metadata
-//	frame.time_epoch                                          KindTime
+//	frame.time_epoch, frame.time_relative, frame.time_delta   KindTime
+//	frame.interface_name, frame.comment                       KindString
 //	frame.malformed (bool), frame.warnings (count)            decode outcome
 //	bts.quote, postcard.quote                                 KindBytes: the quote
 //	cim.msdu                                                  KindBytes: the encapsulated MSDU

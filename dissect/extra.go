@@ -13,8 +13,9 @@ import (
 )
 
 // FrameProto is the pseudo-protocol of a frame's capture metadata:
-// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch
-// (absent for a frame without a timestamp),
+// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch,
+// frame.time_relative and frame.time_delta (since the frame read before;
+// each absent for a frame without a timestamp),
 // frame.malformed (the frame has a decode error) and frame.warnings (the
 // number of warnings). Every frame holds it. It is not in Protos: JSON
 // writes the metadata as its own "frame" object, and the verbose tree shows
@@ -35,6 +36,15 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 			return dst
 		}
 		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.Sub(f.Start).Nanoseconds())})
+	}},
+	{Short: "time_delta", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
+		if f.Time.IsZero() {
+			return dst
+		}
+		if f.Prev.IsZero() { // the first frame: 0, as tshark
+			return append(dst, Value{Kind: KindTime})
+		}
+		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.Sub(f.Prev).Nanoseconds())})
 	}},
 	{Short: "interface_name", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
 		if f.IfName == "" {

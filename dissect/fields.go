@@ -59,6 +59,9 @@ type Frame struct {
 	// Start is the time frame.time_relative counts from (the first frame
 	// with a time); zero: no relative time.
 	Start time.Time
+	// Prev is the time of the frame read before this one that has a time
+	// (frame.time_delta counts from it); zero for the first such frame.
+	Prev time.Time
 	// IfName is the name of the frame's interface as shown (escaped for a
 	// terminal); "" when unnamed. Comments are the frame's comments, as
 	// the capture has them.

@@ -171,7 +171,10 @@ type formatter struct {
 // the first frame's time (of the first frame that has one; zero while none
 // had) and the interfaces' names and speeds.
 type view struct {
-	first  time.Time
+	first time.Time
+	// prev is the time of the last frame with a time read before the run
+	// (frame.time_delta of its first frame).
+	prev   time.Time
 	showIf bool
 	names  []string
 	speeds []uint64
@@ -195,6 +198,7 @@ type printer struct {
 	buf       []byte
 	printed   int
 	first     time.Time
+	prev      time.Time // of the last frame read that has a time
 	started   bool
 	quiet     bool // -q, or -w without -P
 
@@ -411,6 +415,10 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 		pr.first, pr.started = fr.Time, true
 	}
 	v := pr.view(src, fr.Interface)
+	v.prev = pr.prev
+	if !fr.Time.IsZero() {
+		pr.prev = fr.Time
+	}
 	buf, ok := pr.format(pr.buf[:0], &v, fr)
 	pr.buf = buf
 	if !ok {
@@ -438,7 +446,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	// and copied with write barriers (5% of sfcdump read).
 	f := &fm.frame
 	f.Number, f.Time, f.Interface, f.Len = fr.Number+v.base, fr.Time, fr.Interface, fr.Len
-	f.Start, f.Comments = v.first, fr.Comments
+	f.Start, f.Prev, f.Comments = v.first, v.prev, fr.Comments
 	f.IfName = ""
 	if fr.Interface < len(v.raw) && v.raw[fr.Interface] != "" {
 		f.IfName = v.names[fr.Interface] // escaped; none for an unnamed one

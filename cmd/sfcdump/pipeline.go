@@ -131,6 +131,13 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 		b.src = src
 		// A snapshot: the source's slices only grow, by appending.
 		b.view = pr.view(src, last)
+		b.view.prev = pr.prev
+		for i := len(frames) - 1; i >= 0; i-- {
+			if !frames[i].Time.IsZero() {
+				pr.prev = frames[i].Time
+				break
+			}
+		}
 		ordered <- b
 		return b
 	}
@@ -161,9 +168,13 @@ func (fm *formatter) render(b *batch) {
 	}
 	b.match, b.outEnd = b.match[:len(frames)], b.outEnd[:len(frames)]
 	out := b.out[:0]
+	v := b.view
 	for i := range frames {
-		out, b.match[i] = fm.format(out, &b.view, &frames[i])
+		out, b.match[i] = fm.format(out, &v, &frames[i])
 		b.outEnd[i] = len(out)
+		if !frames[i].Time.IsZero() {
+			v.prev = frames[i].Time
+		}
 	}
 	b.out = out
 }

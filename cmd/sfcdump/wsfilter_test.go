@@ -73,14 +73,14 @@ func TestWiresharkFilters(t *testing.T) {
 	}
 }
 
-// TestFrameMetadataTshark: frame.time_relative, frame.interface_name and
+// TestFrameMetadataTshark: frame.time_relative, frame.time_delta, frame.interface_name and
 // frame.comment print and filter as tshark's do, on a vector's input
 // (named interfaces, a comment on every frame).
 func TestFrameMetadataTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
 	in := filepath.Join("..", "..", "pcaps", "sfc", "incast-first-bts", "input.pcapng")
-	fields := []string{"-e", "frame.number", "-e", "frame.time_relative", "-e", "frame.interface_name", "-e", "frame.comment"}
-	for _, flt := range []string{"", `frame.time_relative > 0.0000009 && frame.time_relative < 0.0000012`, `frame.comment contains "sender 1"`,
+	fields := []string{"-e", "frame.number", "-e", "frame.time_relative", "-e", "frame.time_delta", "-e", "frame.interface_name", "-e", "frame.comment"}
+	for _, flt := range []string{"", `frame.time_relative > 0.0000009 && frame.time_relative < 0.0000012`, `frame.comment contains "sender 1"`, `frame.time_delta > 0.00000004`,
 		`frame.interface_name == "port1"`, `frame.comment matches "flow 0 frame [12]$"`} {
 		args := append([]string{"read", "-T", "fields"}, fields...)
 		targs := append([]string{"-r", in, "-T", "fields"}, fields...)
