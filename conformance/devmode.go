@@ -656,10 +656,13 @@ func keyOf(m *device.Meta, port int) dataKey {
 	return k
 }
 
-// dev records a deviation, unless it is about a field the vector or the
-// command line masks (rule 3).
+// dev records a deviation, unless it is about a field of a signal frame
+// the vector or the command line masks (rule 3). Masks are for signal
+// frames only: a forwarded data frame's fields are rule 8's, which allows
+// no more than its routing rewrites (a mask on ip.dscp for the device's
+// BTS must not let it remark the tenant's data).
 func (k *devChecker) dev(d Deviation) {
-	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable {
+	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable && !isDataRule(d.Check) {
 		return
 	}
 	if explainedByDrops(&d) && k.rep.byName[d.Check] != nil {

@@ -900,6 +900,24 @@ func (v *vecInfo) dataMutations(base func() *capture) []mutation {
 			}
 			add("DATA-ALTERED", conformance.MutDataAlter, fmt.Sprintf("alter data frame %d", i), c)
 		}
+		// Masks are for signal frames (rule 3): the same field of a
+		// forwarded data frame, changed with that field masked, is still
+		// altered (rule 8).
+		c = base()
+		c.frames[i].data[6] ^= 0x04
+		out = append(out, mutation{rule: "DATA-ALTERED", kind: conformance.MutDataAlter, what: fmt.Sprintf("data frame %d source MAC changed, eth.src masked", i),
+			dev: c, opt: conformance.Options{Mask: []string{"eth.src"}}})
+		if m.L3 > 0 && m.L3+2 <= len(f.data) {
+			c = base()
+			if f.data[m.L3]>>4 == 4 {
+				c.frames[i].data[m.L3+1] ^= 0x04 // DSCP's low bit
+			} else {
+				c.frames[i].data[m.L3+1] ^= 0x40 // the traffic class's DSCP low bit
+			}
+			fixChecksums(c.frames[i].data)
+			out = append(out, mutation{rule: "DATA-ALTERED", kind: conformance.MutDataAlter, what: fmt.Sprintf("data frame %d DSCP changed, ip.dscp masked", i),
+				dev: c, opt: conformance.Options{Mask: []string{"ip.dscp"}}})
+		}
 		if m.Proto == 17 && m.DstPort == 4791 {
 			c = base()
 			c.frames[i].data[min(m.L3+m.IPLen, len(f.data))-1] ^= 0x5a

@@ -254,6 +254,13 @@ var ruleByID = func() map[string]*Rule {
 // LookupRule returns the rule with id, or nil.
 func LookupRule(id string) *Rule { return ruleByID[id] }
 
+// isDataRule reports whether id is one of rule 8's checks of forwarded
+// frames (family DATA), which masks do not reach.
+func isDataRule(id string) bool {
+	r := ruleByID[id]
+	return r != nil && r.family == famData
+}
+
 // explainedByDrops reports whether deviation d could come from frames
 // the device capture dropped rather than from the device (conformance.md
 // rule 9): a frame missing, a sequence gap, and what is judged against
