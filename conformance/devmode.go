@@ -127,7 +127,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 		in.prefetch()
 		ds.prefetch()
 	}
-	k, err := newDevChecker(c, m, rep, ds, opt)
+	k, err := newDevChecker(c, m, rep, ds, opt, in.resolution())
 	if err != nil {
 		return rep, err
 	}
@@ -178,9 +178,14 @@ type devChecker struct {
 	fc  *fieldCmp
 
 	tol, early, ptol, dtol, win, jitter, missed int64
-	depthTol                                    map[int]int64
-	maxDepthTol                                 int64
-	lag                                         int64
+	// tol0 and early0 are the time tolerances as set; tol and early are
+	// widened by the slack of captures stamped in coarse units
+	// (lateSlack: the input's unit less 1 ns, earlySlack: the device
+	// capture's), which only pairing and the undecidable band use.
+	tol0, early0, lateSlack, earlySlack int64
+	depthTol                            map[int]int64
+	maxDepthTol                         int64
+	lag                                 int64
 
 	refNo   int
 	hasHost bool
@@ -353,7 +358,7 @@ const (
 	DefaultWindow   = 100 * device.Microsecond
 )
 
-func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*devChecker, error) {
+func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRes int64) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
 		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
@@ -409,6 +414,17 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 	if c.Tol.PauseSet {
 		k.ptol = c.Tol.Pause
 	}
+	// A capture stamped in units coarser than a nanosecond (tcpdump's
+	// microseconds) says only that a frame passed in [t, t + unit): the
+	// device's frames may be up to a unit later than stamped, the input's
+	// (so the reference's) too. Frames are paired as if each were at the
+	// most favourable instant it could have been; a timing that breaks
+	// the tolerance at every such instant FAILs, one that breaks it only
+	// at some is not judged (INCONCLUSIVE), see timingOf.
+	k.tol0, k.early0 = k.tol, k.early
+	k.lateSlack, k.earlySlack = inRes-1, ds.resolution()-1
+	k.tol += k.lateSlack
+	k.early += k.earlySlack
 	k.win = DefaultWindow
 	if c.Tol.WindowSet {
 		k.win = c.Tol.Window
@@ -444,7 +460,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options) (*de
 			}
 		}
 	}
-	tf := &TolerancesInForce{TimeNs: k.tol, EarlyNs: k.early, PauseNs: k.ptol, QueueDepth: k.maxDepthTol, WindowNs: k.win,
+	tf := &TolerancesInForce{TimeNs: k.tol0, EarlyNs: k.early0, PauseNs: k.ptol, QueueDepth: k.maxDepthTol, WindowNs: k.win,
 		JitterNs: k.jitter, MissedPeriods: k.missed, Mask: masks.list(), Ignore: ignore}
 	rep.Tolerances = tf
 	if m.SFC != nil || c.Has(SchemePBFS) {
@@ -478,14 +494,41 @@ func (k *devChecker) timing(id string, r *record, refNo int, refT int64, field s
 // not excuse it (explainedByDrops).
 func (k *devChecker) timingOf(id string, r *record, refNo int, refT int64, field string, definite bool) {
 	dt := r.t - refT
+	d := Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time", Actual: fmtTime(r.t), definite: definite}
 	switch {
-	case dt > k.tol:
-		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
-			Expected: fmt.Sprintf("%s (late by at most %s)", fmtTime(refT), fmtTime(k.tol)), Actual: fmtTime(r.t), Detail: "late by " + fmtTime(dt), definite: definite})
-	case -dt > k.early:
-		k.dev(Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time",
-			Expected: fmt.Sprintf("%s (early by at most %s)", fmtTime(refT), fmtTime(k.early)), Actual: fmtTime(r.t), Detail: "early by " + fmtTime(-dt), definite: definite})
+	case dt > k.tol0:
+		d.Expected, d.Detail = fmt.Sprintf("%s (late by at most %s)", fmtTime(refT), fmtTime(k.tol0)), "late by "+fmtTime(dt)
+		if k.lateSlack > 0 {
+			d.Detail += fmt.Sprintf(" as stamped; the input's timestamps are %s apart", fmtTime(k.lateSlack+1))
+		}
+		if dt <= k.tol {
+			k.unresolved(d)
+			return
+		}
+	case -dt > k.early0:
+		d.Expected, d.Detail = fmt.Sprintf("%s (early by at most %s)", fmtTime(refT), fmtTime(k.early0)), "early by "+fmtTime(-dt)
+		if k.earlySlack > 0 {
+			d.Detail += fmt.Sprintf(" as stamped; the device capture's timestamps are %s apart", fmtTime(k.earlySlack+1))
+		}
+		if -dt <= k.early {
+			k.unresolved(d)
+			return
+		}
+	default:
+		return
 	}
+	k.dev(d)
+}
+
+// unresolved reports a timing that breaks the tolerance as stamped but
+// perhaps not in fact, the captures' timestamp units being coarser than
+// the margin: not judged, INCONCLUSIVE (the capture cannot show it).
+func (k *devChecker) unresolved(d Deviation) {
+	if k.fc != nil && k.fc.masks[d.Field] {
+		return
+	}
+	d.Detail += ": not judged, the frame may have been within the tolerance; capture with nanosecond timestamps (pcapng if_tsresol 9) to judge it"
+	k.rep.addNotJudged(d)
 }
 
 // inTol reports whether a device frame at t is within the time

@@ -105,6 +105,7 @@ type stream struct {
 	// the frames the pcapng says the capture dropped.
 	digest hash.Hash
 	drops  *dropScan
+	ifFCS  []int // each interface's FCS octets (pcapio.Interface.FCSLen)
 	// cutAt, when the file ends in the middle of a record and cutOK, is
 	// the number of the last whole frame: the capture ends there.
 	cutOK bool
@@ -118,6 +119,16 @@ type stream struct {
 type epochRef struct {
 	ns  int64
 	set bool
+}
+
+// resolution returns the coarsest timestamp unit of the stream's
+// interfaces in ns (1 for nanosecond captures).
+func (s *stream) resolution() int64 {
+	res := int64(1)
+	for i := 0; i < max(s.r.NInterfaces(), 1); i++ {
+		res = max(res, s.r.Interface(i).Resolution)
+	}
+	return res
 }
 
 // openStream opens path for case c. Model time 0 is the case's epoch, or
@@ -333,6 +344,19 @@ func (s *stream) readRaw() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
 	}
+	data := fr.Data
+	for len(s.ifFCS) <= fr.Interface {
+		s.ifFCS = append(s.ifFCS, s.r.Interface(len(s.ifFCS)).FCSLen)
+	}
+	if n := s.ifFCS[fr.Interface]; n > 0 {
+		// The interface keeps each frame's FCS (pcapng if_fcslen): octet
+		// counts are without it (behaviour.md §0).
+		if len(data) < n {
+			return nil, &UnusableError{File: s.file, Frame: fr.Number,
+				Reason: fmt.Sprintf("%d octets, shorter than the %d-octet FCS its interface says every frame ends with", len(data), n)}
+		}
+		data = data[:len(data)-n]
+	}
 	if fr.Time.IsZero() {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number,
 			Reason: "no timestamp (a pcapng simple packet block): conformance input needs the time of every frame"}
@@ -352,7 +376,7 @@ func (s *stream) readRaw() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: fmt.Sprintf("timestamp %s is before the epoch (model time 0)", fmtTime(t))}
 	}
 	s.last = t
-	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: fr.Data, comments: fr.Comments}
+	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: data, comments: fr.Comments}
 	return &s.rec, nil
 }
 

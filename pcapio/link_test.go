@@ -82,9 +82,9 @@ func TestSectionsKeepTheirInterfaces(t *testing.T) {
 		epb(0, 3, frameData(3, 60), 60).
 		spb(frameData(4, 60), 60)
 	want := []Interface{
-		{Name: "a0", LinkType: layers.LinkTypeEthernet, Speed: 25e9},
-		{Name: "a1", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 1},
-		{Name: "b0", LinkType: layers.LinkTypeEthernet, Speed: 10e9, Section: 1},
+		{Name: "a0", LinkType: layers.LinkTypeEthernet, Speed: 25e9, Resolution: 1000, FCSLen: -1},
+		{Name: "a1", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 1, Resolution: 1000, FCSLen: -1},
+		{Name: "b0", LinkType: layers.LinkTypeEthernet, Speed: 10e9, Section: 1, Resolution: 1000, FCSLen: -1},
 	}
 	wantIf := []int{0, 1, 2, 2}
 	for _, how := range []string{"Next", "ReadBatch of 1"} {

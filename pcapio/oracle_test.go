@@ -10,6 +10,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -140,9 +141,20 @@ func (r *oracle) Interface(i int) Interface {
 		if len(r.prev) > 0 {
 			sec = r.prev[len(r.prev)-1].Section + 1
 		}
-		return Interface{Name: in.Name, LinkType: in.LinkType, SnapLen: in.SnapLength, Section: sec, ID: id}
+		return Interface{Name: in.Name, LinkType: in.LinkType, SnapLen: in.SnapLength, Section: sec, ID: id,
+			Resolution: resolutionNS(in.TimestampResolution.ToTimestampResolution()), FCSLen: -1}
 	}
-	return Interface{LinkType: r.pc.LinkType(), SnapLen: r.pc.Snaplen()}
+	return Interface{LinkType: r.pc.LinkType(), SnapLen: r.pc.Snaplen(), Resolution: resolutionNS(r.pc.Resolution()), FCSLen: -1}
+}
+
+// resolutionNS is gopacket's resolution as nanoseconds per unit, rounded
+// up (1 at nanoseconds or finer).
+func resolutionNS(res gopacket.TimestampResolution) int64 {
+	div := 1.0 // units per second
+	for i := 0; i < -res.Exponent; i++ {
+		div *= float64(res.Base)
+	}
+	return max(1, int64(math.Ceil(1e9/div)))
 }
 
 // IsPcapng reports whether the capture is pcapng.

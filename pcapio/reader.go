@@ -159,6 +159,15 @@ type Interface struct {
 	// and ID its interface id within that section (what the section's
 	// packet blocks name it by); both 0 for classic pcap.
 	Section, ID int
+	// Resolution is the interface's timestamp unit in nanoseconds,
+	// rounded up: 1 for nanoseconds or finer, 1000 for microseconds (the
+	// pcapng default and classic pcap's usual magic). A frame stamped t
+	// was captured at some instant in [t, t + Resolution).
+	Resolution int64
+	// FCSLen is the number of frame check sequence octets at the end of
+	// each frame, from the pcapng if_fcslen option; -1 when the capture
+	// does not say (then, as Wireshark assumes, the frames carry none).
+	FCSLen int
 }
 
 // The reader parses records in place in one buffer that it fills with
@@ -233,6 +242,7 @@ type ngIface struct {
 	snaplen uint32
 	div     uint64
 	off     uint64
+	fcslen  int
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng, gzip and zstd.
@@ -434,13 +444,18 @@ func (r *Reader) NInterfaces() int {
 // Frame.Interface; the zero Interface when there is no interface i (yet).
 func (r *Reader) Interface(i int) Interface {
 	if !r.ng {
-		return Interface{LinkType: r.link, SnapLen: r.snaplen}
+		return Interface{LinkType: r.link, SnapLen: r.snaplen, Resolution: int64(max(r.fracNS, 1)), FCSLen: -1}
 	}
 	if i < 0 || i >= len(r.ifaces) {
 		return Interface{}
 	}
 	in := &r.ifaces[i]
-	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, SnapLen: in.snaplen, Section: in.section, ID: in.id}
+	res := int64(1)
+	if in.div < 1e9 {
+		res = int64((1e9 + in.div - 1) / in.div)
+	}
+	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, SnapLen: in.snaplen, Section: in.section, ID: in.id,
+		Resolution: res, FCSLen: in.fcslen}
 }
 
 // Frames returns the number of frames read so far (all of them once Next
@@ -788,7 +803,7 @@ func (r *Reader) ngInterface(body []byte) error {
 		return fmt.Errorf("pcapng interface description: length %d", len(body)+12)
 	}
 	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
-		section: r.sections - 1, id: len(r.ifaces) - r.secBase}
+		section: r.sections - 1, id: len(r.ifaces) - r.secBase, fcslen: -1}
 	res := uint8(6)
 	r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
@@ -802,6 +817,10 @@ func (r *Reader) ngInterface(body []byte) error {
 			// absence means the default, microseconds
 			if len(v) >= 1 {
 				res = v[0]
+			}
+		case 13: // if_fcslen, octets
+			if len(v) >= 1 {
+				in.fcslen = int(v[0])
 			}
 		case 14: // if_tsoffset
 			if len(v) >= 8 {

@@ -698,3 +698,42 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// TestInterfaceResolutionFCS: Interface.Resolution is the timestamp unit
+// in ns, rounded up, for pcapng's if_tsresol (absent: µs) and classic
+// pcap's magic; FCSLen is if_fcslen, -1 when the capture does not say.
+func TestInterfaceResolutionFCS(t *testing.T) {
+	res := func(v byte) []byte { return (&ng{}).opt(nil, 9, []byte{v}) }
+	w := (&ng{}).shb().idb("a", 1, 0).idb("b", 1, 0, res(9)).idb("c", 1, 0, res(3)).idb("d", 1, 0, res(0x80|20)).
+		idb("e", 1, 0, res(12), (&ng{}).opt(nil, 13, []byte{4})).idb("f", 1, 0, (&ng{}).opt(nil, 13, []byte{0}))
+	r, err := NewReader("x", bytes.NewReader(w.buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Next() // reads the interface blocks
+	want := []struct {
+		res int64
+		fcs int
+	}{{1000, -1}, {1, -1}, {1_000_000, -1}, {954, -1}, {1, 4}, {1000, 0}}
+	if r.NInterfaces() != len(want) {
+		t.Fatalf("%d interfaces", r.NInterfaces())
+	}
+	for i, w := range want {
+		if in := r.Interface(i); in.Resolution != w.res || in.FCSLen != w.fcs {
+			t.Errorf("interface %s: resolution %d ns, FCS %d; want %d, %d", in.Name, in.Resolution, in.FCSLen, w.res, w.fcs)
+		}
+	}
+	for name, data := range pcapCaptures() {
+		r, err := NewReader(name, bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRes := int64(1000)
+		if strings.Contains(name, "nanos=true") {
+			wantRes = 1
+		}
+		if in := r.Interface(0); in.Resolution != wantRes || in.FCSLen != -1 {
+			t.Errorf("%s: resolution %d, FCS %d; want %d, -1", name, in.Resolution, in.FCSLen, wantRes)
+		}
+	}
+}

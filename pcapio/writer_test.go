@@ -51,10 +51,10 @@ func TestWriterInterfaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Interface{
-		{Name: "p25", LinkType: layers.LinkTypeEthernet, Speed: 25e9},
-		{Name: "plain", LinkType: layers.LinkTypeEthernet, SnapLen: 128, ID: 1},
-		{Name: "sll", LinkType: layers.LinkTypeLinuxSLL, Speed: 40e9, ID: 2},
-		{Name: "late", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 3},
+		{Name: "p25", LinkType: layers.LinkTypeEthernet, Speed: 25e9, Resolution: 1, FCSLen: -1},
+		{Name: "plain", LinkType: layers.LinkTypeEthernet, SnapLen: 128, ID: 1, Resolution: 1, FCSLen: -1},
+		{Name: "sll", LinkType: layers.LinkTypeLinuxSLL, Speed: 40e9, ID: 2, Resolution: 1, FCSLen: -1},
+		{Name: "late", LinkType: layers.LinkTypeEthernet, Speed: 400e9, ID: 3, Resolution: 1, FCSLen: -1},
 	}
 	for i := range want {
 		fr, err := r.Next()
