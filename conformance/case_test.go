@@ -246,3 +246,19 @@ func TestOptionsMaskIgnoreNotBlamedOnCase(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskWiresharkNames: a mask may name a field by Wireshark's name of
+// it, as display filters may (udp.srcport is udp.sport); the report lists
+// our name.
+func TestMaskWiresharkNames(t *testing.T) {
+	m, err := newMaskSet([]string{"udp.srcport", "udp.dstport", "bts.reporter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m.list(), " "); got != "bts.reporter udp.dport udp.sport" {
+		t.Errorf("masks %q", got)
+	}
+	if _, err := newMaskSet([]string{"udp.length"}); err == nil {
+		t.Error("udp.length (a Wireshark name of no maskable field) accepted")
+	}
+}

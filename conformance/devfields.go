@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/layers"
 )
 
@@ -53,11 +54,22 @@ func newMaskSet(names []string) (maskSet, error) {
 	for _, n := range MaskFields {
 		known[n] = true
 	}
+	// Wireshark's names of the fields both tools decode stand for ours
+	// (udp.srcport is udp.sport), as in display filters.
+	alias := map[string]string{}
+	for _, w := range dissect.WiresharkNames() {
+		if w.Ours != "" && known[w.Ours] {
+			alias[w.Name] = w.Ours
+		}
+	}
 	m := maskSet{}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
+		}
+		if o, ok := alias[n]; ok && !known[n] {
+			n = o
 		}
 		if !known[n] {
 			return nil, fmt.Errorf("unknown field %q (maskable: %s)", n, strings.Join(MaskFields, ", "))
