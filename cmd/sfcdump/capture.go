@@ -168,7 +168,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 			break
 		}
 		// Live frames come one by one: show each at once.
-		if err := pr.w.Flush(); err != nil {
+		if err := pr.flush(); err != nil {
 			readErr = err
 			break
 		}

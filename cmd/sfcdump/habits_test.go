@@ -829,3 +829,65 @@ func TestSeveralFilesNumberedAsOne(t *testing.T) {
 		}
 	}
 }
+
+// syncBuffer is a bytes.Buffer safe to read while a run writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
+}
+
+// TestReadInterruptedStdout: Ctrl-C while read waits on a pipe that sends
+// nothing more keeps on standard output every frame read, as text and as
+// a capture (-w -): the buffered output is flushed before the exit with
+// status 130, and the capture reads back whole.
+func TestReadInterruptedStdout(t *testing.T) {
+	data, _ := os.ReadFile(sampleCap)
+	for _, args := range [][]string{{"read", "-r", "-"}, {"read", "-r", "-", "-q", "-w", "-"}} {
+		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
+			pw := pipedStdin(t)
+			exited := make(chan int, 1)
+			oldExit := exitProcess
+			exitProcess = func(code int) { exited <- code }
+			defer func() { exitProcess = oldExit }()
+			var out syncBuffer
+			var errb bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- run(args, &out, &errb) }()
+			pw.Write(data)
+			time.Sleep(300 * time.Millisecond) // all 21 frames read; the read waits
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			select {
+			case code := <-exited:
+				if code != 130 {
+					t.Errorf("exit %d, want 130", code)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no exit 10 s after Ctrl-C while the pipe stays open")
+			}
+			got := out.Bytes() // what the process leaves at its exit
+			if slices.Contains(args, "-w") {
+				path := filepath.Join(t.TempDir(), "out.pcapng")
+				os.WriteFile(path, got, 0o644)
+				if n := countFrames(t, path); n != 21 {
+					t.Errorf("-w -: %d frames on standard output at the exit, want 21", n)
+				}
+			} else if n := strings.Count(string(got), "\n"); n != 21 {
+				t.Errorf("%d lines on standard output at the exit, want 21:\n%s", n, got)
+			}
+			pw.Close()
+			<-done
+		})
+	}
+}

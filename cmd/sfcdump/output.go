@@ -360,23 +360,50 @@ func (pr *printer) notifyInterrupt(errOut io.Writer) (stop func()) {
 	return func() { signal.Stop(sigs); close(quit) }
 }
 
-// salvage finishes the -w capture with the frames written so far, puts it
-// in place and ends the process with 130 (1 if that fails), unless the
-// run finished it first. Nothing can write to the capture after.
+// salvage flushes what was printed, finishes the -w capture with the
+// frames written so far, puts it in place and ends the process with 130
+// (1 if that fails), unless the run finished first. Nothing can write to
+// the outputs after. When standard output itself is blocked (a reader
+// that stopped reading holds a write), it gives up after a while and
+// exits 130 with what could not be written said on stderr.
 func (pr *printer) salvage(errOut io.Writer) {
-	pr.outMu.Lock()
+	deadline := time.Now().Add(salvageWait)
+	for !pr.outMu.TryLock() {
+		if time.Now().After(deadline) {
+			report(errOut, errors.New("interrupted; standard output is blocked, so what was decoded last is not written"))
+			exitProcess(130)
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 	defer pr.outMu.Unlock()
 	if pr.closed {
 		return
 	}
-	if err := pr.finishOutput(true); err != nil {
-		report(errOut, err)
+	ferr := pr.w.Flush()
+	if err := pr.finishOutput(true); err != nil || ferr != nil {
+		report(errOut, errors.Join(ferr, err))
 		exitProcess(1)
 		return
 	}
-	report(errOut, fmt.Errorf("interrupted while waiting for input: %d frames, all written to %s", pr.written, pr.outPath))
+	msg := fmt.Sprintf("interrupted while waiting for input: %d frames", pr.printed)
+	if pr.outAtomic != nil {
+		msg = fmt.Sprintf("interrupted while waiting for input: %d frames, all written to %s", pr.written, pr.outPath)
+	}
+	report(errOut, errors.New(msg))
 	exitProcess(130)
 }
+
+// flush writes out what was printed so far, under outMu (see print).
+func (pr *printer) flush() error {
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	return pr.w.Flush()
+}
+
+// salvageWait bounds how long a salvage waits for a write to standard
+// output in progress.
+var salvageWait = 2 * time.Second
 
 // newFormatter returns a formatter like pr's, for another goroutine.
 func (pr *printer) newFormatter() *formatter {
@@ -433,7 +460,16 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 	if pr.quiet {
 		return nil
 	}
-	_, err := pr.w.Write(buf)
+	return pr.print(buf)
+}
+
+// print writes rendered frames to standard output's buffer, under outMu:
+// an interrupt that salvages the run from another goroutine flushes that
+// buffer and must not meet a write half done.
+func (pr *printer) print(b []byte) error {
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	_, err := pr.w.Write(b)
 	return err
 }
 
@@ -579,12 +615,12 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 // fails here, the temporary file is removed and an existing file is left
 // as it was.
 func (pr *printer) close(keep bool) error {
-	err := pr.w.Flush()
 	pr.outMu.Lock()
 	defer pr.outMu.Unlock()
 	if pr.closed {
-		return err
+		return nil // salvaged: flushed and finished there
 	}
+	err := pr.w.Flush()
 	if e := pr.finishOutput(keep); err == nil {
 		err = e
 	}

@@ -192,10 +192,8 @@ func (pr *printer) emit(b *batch) error {
 			}
 		}
 		if pr.done() {
-			_, err := pr.w.Write(b.out[:b.outEnd[i]])
-			return err
+			return pr.print(b.out[:b.outEnd[i]])
 		}
 	}
-	_, err := pr.w.Write(b.out)
-	return err
+	return pr.print(b.out)
 }

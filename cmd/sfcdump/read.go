@@ -36,7 +36,9 @@ temporary file renamed when complete. An output that is one of the inputs
 is refused (exit status 2) before anything is written. An error never
 replaces an existing file; a capture broken part-way still writes the
 frames before the break to a new file. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
-read, keeps every frame written and exits with status 130.
+read, keeps every frame written (to the -w file, or shown on standard output, as
+text or as a capture) and exits with status 130; a pipe or standard input is read
+frame by frame, so that what a paused writer sent is shown.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
 the run. A truncated capture prints every frame before the cut, names the
@@ -81,9 +83,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	if err != nil {
 		return err
 	}
-	if pr.outAtomic != nil {
-		defer pr.notifyInterrupt(errOut)()
-	}
+	defer pr.notifyInterrupt(errOut)()
 	code := 0
 	for i, file := range files {
 		if pr.done() {
@@ -97,7 +97,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 			}
 			// Everything before the error is printed first; the error goes
 			// to stderr and the next file is read.
-			if ferr := pr.w.Flush(); ferr != nil {
+			if ferr := pr.flush(); ferr != nil {
 				pr.close(false)
 				return &exitError{1, ferr}
 			}
@@ -146,8 +146,11 @@ func readOne(pr *printer, index int, file string) error {
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
 		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType },
 		ifSnap: func(i int) uint32 { return r.Interface(i).SnapLen }}
-	if n := parallelism(); n > 0 {
-		err := pr.readParallel(src, r, n)
+	// A pipe or standard input is read frame by frame: a batch would hold
+	// frames read but not shown while the writer pauses, and Ctrl-C then
+	// would lose them.
+	if _, size := r.Progress(); size > 0 && parallelism() > 0 {
+		err := pr.readParallel(src, r, parallelism())
 		var fe *pcapio.FrameError
 		if errors.As(err, &fe) {
 			fe.LastGood += src.base // numbered across the files, as printed
