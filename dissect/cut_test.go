@@ -77,6 +77,14 @@ func TestTruncatedFields(t *testing.T) {
 			[]string{"sa", "vid", "msdu_len"}, "[truncated at octet 26]", "cim.sa"},
 		{"pause cut at 17", mustHex(t, "0180c2000001 020000000001 8808 0001 ff"), 17, "pause",
 			map[string]any{"opcode": 1.0}, []string{"quanta", "pause_ns"}, "[truncated at octet 17]", "pause.quanta"},
+		{"bfc cut in filter_len", mustHex(t, "0180c200000e 020000000002 88b5 4643 0102 04 00 00"), 21, "bfc",
+			map[string]any{"version": 2.0, "hashes": 4.0}, []string{"filter_len", "seq", "bits_set"}, "[truncated at octet 21]", "bfc.filter_len"},
+		{"bfc cut in the seq", mustHex(t, "0180c200000e 020000000002 88b5 4643 0102 04 00 0080 0000"), 24, "bfc",
+			map[string]any{"version": 2.0, "hashes": 4.0, "filter_len": 128.0}, []string{"seq", "bits_set"}, "[truncated at octet 24]", "bfc.seq"},
+		{"fgcredit cut in the count", mustHex(t, "0180c200000e 020000000002 88b5 4643 0201 04 00 00"), 21, "fgcredit",
+			map[string]any{"version": 1.0, "family": 4.0}, []string{"count"}, "[truncated at octet 21]", "fgcredit.count"},
+		{"fgpause cut in the family", mustHex(t, "0180c200000e 020000000002 88b5 4643 0301"), 18, "fgpause",
+			map[string]any{"version": 1.0}, []string{"family", "count"}, "[truncated at octet 18]", "fgpause.family"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := decodeFrame(tc.data, len(tc.data), 100e9)
@@ -129,6 +137,31 @@ func TestTruncatedFields(t *testing.T) {
 	}
 	if c, ok := CutOf(decodeFrame(full, 64, 100e9)); !ok || c.At != len(full) {
 		t.Errorf("snapped frame: %+v %v", c, ok)
+	}
+}
+
+// TestTruncatedEntries: a Floodgate frame the capture cut inside its
+// entries keeps the entries it holds whole (and stats counts them); a
+// BFC frame cut inside its filter keeps its header and has no bits_set.
+func TestTruncatedEntries(t *testing.T) {
+	dp := mustHex(t, "0180c200000e 020000000002 88b5 4643 0301 04 00 0002 01f4 0000 0a000002 02bc 0000 0a000003")
+	f := decodeFrame(dp[:32], len(dp), 100e9) // the second entry cut after 2 octets
+	if c, ok := CutOf(f); !ok || c.At != 32 {
+		t.Fatalf("CutOf = %+v, %v", c, ok)
+	}
+	dst, _ := LookupField("fgpause.dst")
+	pause, _ := LookupField("fgpause.pause_us")
+	if d, p := dst.Values(f, nil), pause.Values(f, nil); len(d) != 1 || d[0].A.String() != "10.0.0.2" || len(p) != 1 || p[0].U != 500 {
+		t.Errorf("entries of the cut frame: dst %v, pause %v; want the first whole entry, 10.0.0.2 500us", d, p)
+	}
+	bfc := mustHex(t, "0180c200000e 020000000002 88b5 4643 0102 04 00 0080 0000002a ffff0000")
+	f = decodeFrame(bfc, len(bfc)+124, 100e9)
+	for name, want := range map[string]int{"bfc.version": 2, "bfc.hashes": 4, "bfc.filter_len": 128, "bfc.seq": 42, "bfc.bits_set": -1} {
+		fd, _ := LookupField(name)
+		vs := fd.Values(f, nil)
+		if want < 0 && len(vs) != 0 || want >= 0 && (len(vs) != 1 || vs[0].U != uint64(want)) {
+			t.Errorf("%s of a BFC frame cut in its filter: %v, want %d (-1: none)", name, vs, want)
+		}
 	}
 }
 

@@ -400,7 +400,8 @@ var Protos = []*Proto{
 		{Short: "hashes", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.Hashes)) })},
 		{Short: "filter_len", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.FilterLen)) })},
 		{Short: "seq", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.Seq)) })},
-		{Short: "bits_set", get: one(func(p *layers.Parser) Value { return u(uint64(p.BFC.BitsSet())) })},
+		{Short: "bits_set", get: when(func(p *layers.Parser) bool { return p.BFC.FilterLen > 0 && len(p.BFC.Filter) == int(p.BFC.FilterLen) },
+			func(p *layers.Parser) Value { return u(uint64(p.BFC.BitsSet())) })},
 	}},
 	{Name: "fgcredit", present: has(layers.LayerTypeFGCredit), Fields: []*Field{
 		{Short: "version", get: one(func(p *layers.Parser) Value { return u(uint64(p.FGCredit.Version)) })},

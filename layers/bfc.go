@@ -4,6 +4,7 @@ package layers
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -127,6 +128,16 @@ func (m *BFC) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	v, err := decodeFCHeader("bfc", data, SubtypeBFC, bfcHeaderLen, df)
 	m.Version = v
 	if err != nil {
+		// A header cut short keeps the fields it holds whole (the
+		// dissector shows only those: dissect's field ends).
+		if errors.Is(err, ErrTruncated) {
+			if len(data) > 4 {
+				m.Hashes = data[4]
+			}
+			if len(data) >= 8 {
+				m.FilterLen = binary.BigEndian.Uint16(data[6:])
+			}
+		}
 		return err
 	}
 	m.Hashes = data[4]

@@ -117,10 +117,12 @@ func fcHeaderErr(layer string, data []byte, subtype uint8, need int, df gopacket
 	if len(data) < need {
 		df.SetTruncated()
 		field, off := "header", 0
+		var v uint8
 		if len(data) >= fcHeaderLen {
-			field, off = "body", fcHeaderLen
+			// The common header was captured: its version is known.
+			field, off, v = "body", fcHeaderLen, data[3]
 		}
-		return 0, truncated(layer, field, off, need, len(data))
+		return v, truncated(layer, field, off, need, len(data))
 	}
 	if m := binary.BigEndian.Uint16(data); m != FCMagic {
 		return 0, errAt(layer, "magic", 0, ErrBadValue, fmt.Sprintf("magic 0x%04x, want 0x4643", m))

@@ -4,6 +4,7 @@ package layers
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -84,6 +85,9 @@ func addrLen(family uint8) int {
 func decodeFGBody(layer string, data []byte, subtype uint8, df gopacket.DecodeFeedback) (version, family uint8, count uint16, ents []byte, rest []byte, err error) {
 	version, err = decodeFCHeader(layer, data, subtype, fgHeaderLen, df)
 	if err != nil {
+		if errors.Is(err, ErrTruncated) && len(data) > 4 {
+			family = data[4] // a header cut short keeps its whole fields
+		}
 		return
 	}
 	family = data[4]
@@ -97,9 +101,21 @@ func decodeFGBody(layer string, data []byte, subtype uint8, df gopacket.DecodeFe
 	if end > len(data) {
 		df.SetTruncated()
 		err = errAt(layer, "count", 6, ErrLength, fmt.Sprintf("%d entries need %d octets, %d follow", count, end-fgHeaderLen, len(data)-fgHeaderLen))
+		// The entries that are there whole are returned with the error.
+		whole := (len(data) - fgHeaderLen) / (4 + a)
+		ents = data[fgHeaderLen : fgHeaderLen+whole*(4+a)]
 		return
 	}
 	return version, family, count, data[fgHeaderLen:end], data[end:], nil
+}
+
+// fgWhole is how many entries of a Floodgate frame decodeFGBody returned:
+// count, or those captured whole when the frame is cut in them.
+func fgWhole(ents []byte, family uint8, count uint16) int {
+	if a := addrLen(family); a > 0 {
+		return min(int(count), len(ents)/(4+a))
+	}
+	return 0
 }
 
 // prependFG checks a Floodgate frame's family and count, prepends its
@@ -211,17 +227,20 @@ func (m *FGCredit) decodeChecked(data []byte, df gopacket.DecodeFeedback) error 
 	*m = FGCredit{Entries: m.Entries[:0]}
 	v, fam, n, ents, rest, err := decodeFGBody("fgcredit", data, SubtypeFGCredit, df)
 	m.Version, m.Family, m.Count = v, fam, n
+	// The entries captured whole are kept, also when the frame is cut in
+	// a later one (err then says so).
+	a := addrLen(fam)
+	whole := fgWhole(ents, fam, n)
+	m.Entries = slices.Grow(m.Entries, whole) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
+	for i := 0; i < whole; i++ {
+		e := ents[i*(4+a):]
+		m.Entries = append(m.Entries, CreditEntry{Credits: binary.BigEndian.Uint32(e), Dst: addrAt(e[4:], a)})
+	}
 	if err != nil {
 		return err
 	}
 	if data[5] != 0 {
 		m.Warnings |= WarnReserved
-	}
-	a := addrLen(fam)
-	m.Entries = slices.Grow(m.Entries, int(n)) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
-	for i := 0; i < int(n); i++ {
-		e := ents[i*(4+a):]
-		m.Entries = append(m.Entries, CreditEntry{Credits: binary.BigEndian.Uint32(e), Dst: addrAt(e[4:], a)})
 	}
 	m.Contents, m.Payload, m.Padding = data[:len(data)-len(rest)], nil, rest
 	return nil
@@ -319,21 +338,23 @@ func (m *FGPause) decodeChecked(data []byte, df gopacket.DecodeFeedback) error {
 	*m = FGPause{Entries: m.Entries[:0]}
 	v, fam, n, ents, rest, err := decodeFGBody("fgpause", data, SubtypeFGPause, df)
 	m.Version, m.Family, m.Count = v, fam, n
-	if err != nil {
-		return err
-	}
-	if data[5] != 0 {
-		m.Warnings |= WarnReserved
-	}
+	// As FGCredit: the entries captured whole are kept.
 	a := addrLen(fam)
-	m.Entries = slices.Grow(m.Entries, int(n)) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
-	for i := 0; i < int(n); i++ {
+	whole := fgWhole(ents, fam, n)
+	m.Entries = slices.Grow(m.Entries, whole) // one allocation, not append's doubling (fuzz/: ≤ 8 × input)
+	for i := 0; i < whole; i++ {
 		e := ents[i*(4+a):]
 		d := DstPauseEntry{PauseUS: binary.BigEndian.Uint16(e), Reserved: binary.BigEndian.Uint16(e[2:]), Dst: addrAt(e[4:], a)}
 		if d.Reserved != 0 {
 			m.Warnings |= WarnReserved
 		}
 		m.Entries = append(m.Entries, d)
+	}
+	if err != nil {
+		return err
+	}
+	if data[5] != 0 {
+		m.Warnings |= WarnReserved
 	}
 	m.Contents, m.Payload, m.Padding = data[:len(data)-len(rest)], nil, rest
 	return nil
