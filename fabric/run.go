@@ -241,6 +241,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	res.Flows = len(flows)
 	if len(flows) > 0 {
 		res.firstStart = flows[0].Start
+		if err := checkSamples(flows[len(flows)-1].Start+sc.Drain, sc.SampleEvery, len(n.Switches)); err != nil {
+			return nil, err
+		}
 	}
 	wall := time.Now()
 	lastReport := wall

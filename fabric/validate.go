@@ -22,6 +22,9 @@ const (
 	// MaxSamples bounds the samples per switch over the run (duration
 	// plus drain, divided by the sampling period).
 	MaxSamples = 10_000_000
+	// MaxTotalSamples bounds the buffer samples of all switches together
+	// (about 30 octets each with the other per-period series).
+	MaxTotalSamples = 50_000_000
 	// MaxTime bounds every time (duration, drain, periods): 100 s.
 	MaxTime = 100 * 1000 * device.Millisecond
 	// MaxSize bounds a flow size: 1 TB.
@@ -226,6 +229,20 @@ func (s *Scenario) Validate() error {
 	}
 	if n := int64(max(w.Incasts, 1)) * int64(w.Degree) * int64(max(w.QPs, 1)); w.IncastLoad == 0 && n > MaxFlows {
 		return &ScenarioError{Key: "workload.incasts", Msg: fmt.Sprintf("incasts × degree × qps = %d flows (at most %d)", n, MaxFlows)}
+	}
+	return nil
+}
+
+// checkSamples bounds the buffer samples a run takes, once its flows are
+// known (flows files and inline flows included, whose last start Validate
+// cannot see): span/every per switch, and over all switches.
+func checkSamples(span, every int64, switches int) error {
+	per := span / every
+	if per > MaxSamples {
+		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples per switch over %d ns from time 0 to the last flow's start plus the drain (at most %d): a longer sample_every, or flows that start earlier", every, per, span, MaxSamples)}
+	}
+	if total := per * int64(switches); total > MaxTotalSamples {
+		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples over %d switches and %d ns of arrivals and drain (at most %d in all): a longer sample_every", every, total, switches, span, MaxTotalSamples)}
 	}
 	return nil
 }

@@ -109,3 +109,29 @@ func TestRunValidates(t *testing.T) {
 		t.Errorf("huge flow count: %v", err)
 	}
 }
+
+// TestSamplesBoundedOnceFlowsKnown: a flow that starts late (from a flows
+// file or inline) would have the run sample every switch's buffer through
+// the idle gap, and many switches multiply the samples: both are refused
+// before the run, naming sample_every, where they once grew to gigabytes.
+func TestSamplesBoundedOnceFlowsKnown(t *testing.T) {
+	base := Scenario{Name: "late", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 1, HostsPerToR: 2}}
+	late := base
+	late.Workload.Flows = []Flow{{Src: 0, Dst: 1, Size: 1000}, {ID: 1, Src: 0, Dst: 2, Size: 1000, Start: 200 * 1000 * device.Millisecond}}
+	var se *ScenarioError
+	if _, err := Run(late, nil); !errors.As(err, &se) || se.Key != "sample_every" || !strings.Contains(se.Msg, "per switch") {
+		t.Errorf("a flow at 200 s: %v", err)
+	}
+	wide := base
+	wide.Topology = Topo{Kind: LeafSpine, ToRs: 255, Spines: 255, HostsPerToR: 1}
+	wide.SampleEvery = device.Microsecond
+	wide.Workload.Flows = []Flow{{Src: 0, Dst: 1, Size: 1000, Start: 100 * device.Millisecond}}
+	if _, err := Run(wide, nil); !errors.As(err, &se) || se.Key != "sample_every" || !strings.Contains(se.Msg, "510 switches") {
+		t.Errorf("510 switches sampled every 1 us for 200 ms: %v", err)
+	}
+	ok := base
+	ok.Workload.Flows = []Flow{{Src: 0, Dst: 1, Size: 1000, Start: device.Millisecond}}
+	if r, err := Run(ok, nil); err != nil || r.Completed != 1 {
+		t.Errorf("a flow at 1 ms: %v", err)
+	}
+}

@@ -79,8 +79,11 @@ func ReadCDF(name string, r io.Reader) (*CDF, error) {
 		}
 		s, err1 := strconv.ParseFloat(fs[0], 64)
 		p, err2 := strconv.ParseFloat(fs[1], 64)
-		if err1 != nil || err2 != nil || s < 0 || p < 0 || p > 100 {
-			return nil, fmt.Errorf("cdf %s line %d: bad size or percent %q", name, line, sc.Text())
+		// NaN compares false with everything: refused by name, as sizes
+		// beyond MaxSize are (a NaN percent once dropped all background
+		// traffic without a word).
+		if err1 != nil || err2 != nil || !(s >= 0 && s <= MaxSize) || !(p >= 0 && p <= 100) {
+			return nil, fmt.Errorf("cdf %s line %d: bad size or percent %q: want a size 0..%d octets and a percent 0..100", name, line, sc.Text(), int64(MaxSize))
 		}
 		if n := len(c.Size); n > 0 && (s < c.Size[n-1] || p < c.Pct[n-1]) {
 			return nil, fmt.Errorf("cdf %s line %d: not increasing", name, line)
@@ -92,6 +95,9 @@ func ReadCDF(name string, r io.Reader) (*CDF, error) {
 	}
 	if len(c.Size) < 2 || c.Pct[len(c.Pct)-1] != 100 {
 		return nil, fmt.Errorf("cdf %s: needs at least two points and must end at 100 %%", name)
+	}
+	if c.Size[len(c.Size)-1] < 1 {
+		return nil, fmt.Errorf("cdf %s: every size is 0 octets", name)
 	}
 	return c, nil
 }

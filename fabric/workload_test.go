@@ -34,7 +34,8 @@ func TestCDF(t *testing.T) {
 	if s := c.Sample(0.905); s <= 120000 || s >= 300000 {
 		t.Errorf("90.5 %% point %d", s)
 	}
-	for _, bad := range []string{"", "0 0\n10 50\n", "0 0\n10 x\n", "0 0\n10 50\n5 100\n", "1 2 3\n"} {
+	for _, bad := range []string{"", "0 0\n10 50\n", "0 0\n10 x\n", "0 0\n10 50\n5 100\n", "1 2 3\n",
+		"0 0\n1000 nan\n2000 100\n", "0 0\nNaN 50\n2000 100\n", "0 0\n1000 50\ninf 100\n", "0 0\n1e30 100\n", "0 0\n0 100\n"} {
 		if _, err := ReadCDF("bad", strings.NewReader(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -51,6 +51,9 @@ same for any N. Exit status 1 when a criterion fails.`,
 				return usage("--jobs %d: want 1..256", jobs)
 			}
 			fabric.Workers = jobs
+			if err := writableDir("--out", out); err != nil {
+				return err // before a run that may take an hour
+			}
 			var ss []uint64
 			for i := 1; i <= seeds; i++ {
 				ss = append(ss, uint64(i))
@@ -77,7 +80,7 @@ same for any N. Exit status 1 when a criterion fails.`,
 	return c
 }
 
-// runFig runs one figure, writes its JSON and SVG under out and prints its
+// runFig runs one figure, writes its JSON, SVG and PNG under out and prints its
 // checks; it returns the number of failed criteria.
 func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64) (int, error) {
 	seeds := len(ss)
@@ -99,8 +102,10 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
 		return 0, err
 	}
-	if err := plotFig(fr, base+".svg"); err != nil {
-		return 0, err
+	for _, ext := range []string{".svg", ".png"} {
+		if err := plotFig(fr, base+ext); err != nil {
+			return 0, err
+		}
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "%s (%s scale, %d seeds): %s\n", fr.Name, fr.Scale, seeds, fr.Title)
@@ -119,7 +124,7 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	for _, n := range fr.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	fmt.Fprintf(w, "wrote %s.json, %s.svg\n", base, base)
+	fmt.Fprintf(w, "wrote %s.json, %s.svg, %s.png\n", base, base, base)
 	return failed, nil
 }
 
@@ -147,8 +152,9 @@ func plotFig(fr *fabric.FigResult, path string) error {
 		p.Add(l, sc)
 		p.Legend.Add(s.Label, l, sc)
 	}
-	tmp := path + ".tmp.svg"
+	tmp := path + ".tmp" + filepath.Ext(path) // Save picks the format by extension
 	if err := p.Save(8*vg.Inch, 5*vg.Inch, tmp); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -48,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	} else if strings.HasPrefix(err.Error(), "unknown command ") {
+		code = 2 // cobra's own usage error for a mistyped command
 	}
 	// Errors quote inputs (scenario names, CDF and flow file names):
 	// escaped, so that no control sequence reaches the terminal.

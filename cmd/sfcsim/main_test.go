@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func sfcsim(args ...string) (int, string, string) {
@@ -31,9 +32,30 @@ func TestUsageErrors(t *testing.T) {
 		{"sweep", "../../fabric/testdata/small.yaml", "-j", "0"},
 		{"fig", "hpcc-readme", "--jobs", "0"},
 		{"fig", "hpcc-readme", "-j", "257"},
+		{"bogus"},
+		{"fig", "hpcc-readme", "-o", ""},
+		{"run", "-q", "-o", "out", "--flows-out", "out/small-hpcc.json", "../../fabric/testdata/small.yaml"},
 	} {
 		if code, _, stderr := sfcsim(args...); code != 2 || !strings.HasPrefix(stderr, "sfcsim: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// TestOutputCheckedFirst: an output directory that cannot be made or
+// written is an error at once, before the simulation (a full figure runs
+// for an hour), for run and fig alike.
+func TestOutputCheckedFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	for _, args := range [][]string{
+		{"run", "-q", "-o", filepath.Join(file, "x"), "../../fabric/testdata/small.yaml"},
+		{"fig", "sfc-fig7", "-q", "-o", filepath.Join(file, "x")},
+	} {
+		start := time.Now()
+		code, out, stderr := sfcsim(args...)
+		if code == 0 || out != "" || !strings.Contains(stderr, "not a directory") || time.Since(start) > 2*time.Second {
+			t.Errorf("%v: exit %d after %v, stdout %q, stderr %q; want an error before any run", args, code, time.Since(start), out, stderr)
 		}
 	}
 }
@@ -90,7 +112,7 @@ func TestSweepSlurm(t *testing.T) {
 }
 
 // TestFigSeveral: several figure names run in one invocation, each writing
-// its data and plot and printing its checks.
+// its data and plot (SVG and PNG) and printing its checks.
 func TestFigSeveral(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := sfcsim("fig", "-q", "-o", dir, "bfc-fig10", "sfc-fig5")
@@ -98,10 +120,13 @@ func TestFigSeveral(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, n := range []string{"bfc-fig10-ci", "sfc-fig5-ci"} {
-		for _, ext := range []string{".json", ".svg"} {
+		for _, ext := range []string{".json", ".svg", ".png"} {
 			if _, err := os.Stat(filepath.Join(dir, n+ext)); err != nil {
 				t.Error(err)
 			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, n+".png")); !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s.png is no PNG", n)
 		}
 		if !strings.Contains(stdout, strings.TrimSuffix(n, "-ci")+" (ci scale") {
 			t.Errorf("no checks of %s in %q", n, stdout)

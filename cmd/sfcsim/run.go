@@ -56,9 +56,22 @@ goes to stderr on long runs.`,
 				}
 			}
 			inputs := append([]string{args[0]}, sc.InputFiles()...)
-			for _, out := range o.outputs(sc.Name) {
+			outs := o.outputs(sc.Name)
+			for i, out := range outs {
 				if err := atomicfile.CheckNotInput(out, inputs...); err != nil {
 					return usage("%v", err)
+				}
+				// --flows-out must not be one of --out's files either
+				// (neither exists yet: compared by path).
+				for _, other := range outs[i+1:] {
+					if samePath(out, other) {
+						return usage("--flows-out %s is also one of --out's files: give it another name", o.flowsOut)
+					}
+				}
+			}
+			if o.out != "" {
+				if err := writableDir("--out", o.out); err != nil {
+					return err // before the run, not after it
 				}
 			}
 			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), *sc, o)
@@ -174,4 +187,35 @@ func writeFlows(path string, sc fabric.Scenario) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// writableDir makes dir (as the run would) and checks that a file can be
+// created in it, so that a run is not thrown away for want of a place to
+// write its results.
+func writableDir(flag, dir string) error {
+	if dir == "" {
+		return usage("%s: an empty directory name", flag)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".sfcsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: cannot write there: %w", flag, dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// samePath reports whether a and b name the same file: the same absolute
+// path, or, when both exist, the same file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
