@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/opensfc/sfc/bfc"
@@ -54,10 +55,22 @@ type Scenario struct {
 
 // ReadScenario parses a YAML scenario; unknown keys are errors.
 func ReadScenario(r io.Reader) (*Scenario, error) {
-	dec := yaml.NewDecoder(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxScenarioSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	// A fraction where the field is a whole number (tors: 2.5) would be
+	// cut to 2 by the decoder without a word.
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err == nil {
+		if err := checkWhole(&root, reflect.TypeOf(Scenario{}), ""); err != nil {
+			return nil, err
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario
-	if err := dec.Decode(&s); err != nil {
+	if err := dec.Decode(&s); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	return &s, nil
@@ -91,11 +104,14 @@ func LoadScenario(path string) (*Scenario, error) {
 	var s *Scenario
 	err = checkNodes(&root, "")
 	if err == nil {
-		if s, err = ReadScenario(bytes.NewReader(data)); err != nil {
+		s, err = ReadScenario(bytes.NewReader(data))
+		if _, isSE := err.(*ScenarioError); err != nil && !isSE {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		s.ResolvePaths(filepath.Dir(path))
-		err = s.Validate()
+		if err == nil {
+			s.ResolvePaths(filepath.Dir(path))
+			err = s.Validate()
+		}
 	}
 	if se, ok := err.(*ScenarioError); ok {
 		se.File = path

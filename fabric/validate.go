@@ -5,6 +5,7 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -114,6 +115,91 @@ func checkNodes(n *yaml.Node, path string) error {
 		}
 	}
 	return nil
+}
+
+// checkWhole rejects a fractional number where the scenario's field of
+// type t holds a whole number, naming its line and key.
+func checkWhole(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkWhole(c, t, path); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			ft, ok := yamlField(t, k)
+			if !ok {
+				continue // the decoder names unknown keys
+			}
+			key := k
+			if path != "" {
+				key = path + "." + k
+			}
+			if err := checkWhole(n.Content[i+1], ft, key); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil
+		}
+		for i, c := range n.Content {
+			if err := checkWhole(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			if n.ShortTag() != "!!float" {
+				return nil
+			}
+			var f float64
+			if n.Decode(&f) == nil && f != math.Trunc(f) {
+				return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is not a whole number"}
+			}
+		}
+	}
+	return nil
+}
+
+// yamlField returns the type of struct t's field that YAML key k names
+// (its yaml tag, or its lowercased name), looking into inlined fields.
+func yamlField(t reflect.Type, k string) (reflect.Type, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			if ft, ok := yamlField(f.Type, k); ok {
+				return ft, true
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		if name == k {
+			return f.Type, true
+		}
+	}
+	return nil, false
 }
 
 // lineOf returns the line of the value at a dotted key path, or 0.

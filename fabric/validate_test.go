@@ -135,3 +135,34 @@ func TestSamplesBoundedOnceFlowsKnown(t *testing.T) {
 		t.Errorf("a flow at 1 ms: %v", err)
 	}
 }
+
+// TestWholeNumbers: a fraction where the scenario's field is a whole
+// number (tors: 2.5, workload.degree: 3.7, seed: 7.9) is refused with its
+// line, not cut to 2, 3 and 7; a whole number written as 2.0 and a
+// fraction where the field is fractional (workload.load) are fine.
+func TestWholeNumbers(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		yaml, key string
+		line      int
+	}{
+		{"topology: {kind: leafspine, tors: 2.5, spines: 1, hosts_per_tor: 2}\n", "topology.tors", 1},
+		{"seed: 7.9\ntopology: {kind: leafspine, tors: 2, spines: 1, hosts_per_tor: 2}\n", "seed", 1},
+		{"topology: {kind: leafspine, tors: 2, spines: 1, hosts_per_tor: 4}\nworkload:\n  degree: 3.7\n  size: 1000\n", "workload.degree", 3},
+		{"topology: {kind: leafspine, tors: 2.0, spines: 1, hosts_per_tor: 2}\nworkload: {load: 0.25, cdf: hadoop, duration: 10000}\n", "", 0},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		os.WriteFile(p, []byte(tc.yaml), 0o644)
+		_, err := LoadScenario(p)
+		var se *ScenarioError
+		if tc.key == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.yaml, err)
+			}
+			continue
+		}
+		if !errors.As(err, &se) || se.Key != tc.key || se.Line != tc.line || !strings.Contains(se.Msg, "not a whole number") {
+			t.Errorf("%q: %v; want %s at line %d", tc.yaml, err, tc.key, tc.line)
+		}
+	}
+}
