@@ -105,6 +105,7 @@ type Result struct {
 	ECNMarked                     int64 `json:"ecn_marked"`
 	DataPackets, ControlPackets   int64
 	flowsDone                     []FlowResult
+	unfinished                    []Flow // flows that did not complete within the drain
 	nsw                           int
 	sampleEvery                   int64
 	bufSamples                    []int64
@@ -221,16 +222,24 @@ func (r *Result) WriteCSV(path string) error {
 	})
 }
 
-// WriteFCT writes every completed flow (id, src, dst, size, start, fct,
-// ideal, slowdown, tag) as CSV.
+// WriteFCT writes every flow as CSV (id, src, dst, size, start_ns, fct_ns,
+// ideal_ns, slowdown, retx, tag, completed): the completed ones, then
+// those that did not complete within the drain, with completed false and
+// no FCT, ideal, slowdown or retx.
 func (r *Result) WriteFCT(path string) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		c := csv.NewWriter(w)
-		_ = c.Write([]string{"id", "src", "dst", "size", "start_ns", "fct_ns", "ideal_ns", "slowdown", "retx", "tag"})
+		_ = c.Write([]string{"id", "src", "dst", "size", "start_ns", "fct_ns", "ideal_ns", "slowdown", "retx", "tag", "completed"})
 		for _, f := range r.flowsDone {
 			_ = c.Write([]string{strconv.FormatInt(f.ID, 10), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
 				strconv.FormatInt(f.Start, 10), strconv.FormatInt(f.FCT, 10), strconv.FormatInt(f.Ideal, 10),
-				strconv.FormatFloat(f.Slowdown, 'f', 4, 64), strconv.FormatInt(f.Retx, 10), f.Tag})
+				strconv.FormatFloat(f.Slowdown, 'f', 4, 64), strconv.FormatInt(f.Retx, 10), f.Tag, "true"})
+		}
+		// Flows that did not complete: no FCT, slowdown or retransmission
+		// count to give.
+		for _, f := range r.unfinished {
+			_ = c.Write([]string{strconv.FormatInt(f.ID, 10), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
+				strconv.FormatInt(f.Start, 10), "", "", "", "", f.Tag, "false"})
 		}
 		c.Flush()
 		return c.Error()

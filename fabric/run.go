@@ -340,6 +340,19 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		res.EventsPerSecond = float64(res.Events) / res.WallSeconds
 	}
 	res.Completed = len(res.flowsDone)
+	if res.Completed < len(flows) {
+		// The flows that did not finish, for the per-flow file: the
+		// ones a researcher most needs to see.
+		done := make(map[int64]bool, len(res.flowsDone))
+		for _, r := range res.flowsDone {
+			done[r.ID] = true
+		}
+		for _, f := range flows {
+			if !done[f.ID] {
+				res.unfinished = append(res.unfinished, f)
+			}
+		}
+	}
 	for _, s := range n.Switches {
 		rec := s.Dev.Record()
 		ss := SwitchStat{Name: s.Name, Tier: int(s.Tier), Peak: rec.BufferPeak, Drops: rec.Dropped("")}

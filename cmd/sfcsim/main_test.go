@@ -353,3 +353,39 @@ func TestFlowsOutRangeExit(t *testing.T) {
 		t.Error("--flows-out written from a bad flows file")
 	}
 }
+
+// TestUnfinishedFlows: a run that leaves a flow unfinished within the
+// drain lists it in NAME.fct.csv (completed false) and exits 1; a sweep
+// of the same scenario exits 1 too, naming the job, as its Slurm task
+// (a run) would fail.
+func TestUnfinishedFlows(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := sfcsim("run", "-q", "-o", dir, "testdata/unfinished.yaml")
+	if code != 1 || !strings.Contains(stderr, "1 of 78 flows did not complete") {
+		t.Fatalf("run: exit %d, stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "unfinished.fct.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 79 || !strings.HasSuffix(lines[0], ",completed") || !strings.HasSuffix(lines[78], ",false") || strings.Count(string(b), ",false\n") != 1 {
+		t.Errorf("fct.csv: %d lines, header %q, last %q; want 78 flows, one not completed", len(lines), lines[0], lines[len(lines)-1])
+	}
+	code, stdout, stderr := sfcsim("sweep", "testdata/unfinished.yaml", "--seeds", "1", "-o", filepath.Join(dir, "sw"))
+	if code != 1 || !strings.Contains(stdout, "77/78 flows") || !strings.Contains(stderr, "unfinished_seed1") {
+		t.Errorf("sweep: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestSweepPrintsInJobOrder: -j N prints the jobs' lines in job order, as
+// -j 1 does, whatever order they end in.
+func TestSweepPrintsInJobOrder(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "../../fabric/testdata/small.yaml", "--set", "transport.cc=hpcc,dcqcn,timely", "--seeds", "2"}
+	c1, one, e1 := sfcsim(append(args, "-j", "1", "-o", filepath.Join(dir, "a"))...)
+	c4, four, e4 := sfcsim(append(args, "-j", "4", "-o", filepath.Join(dir, "b"))...)
+	if c1 != 0 || c4 != 0 || one != four || strings.Count(one, "\n") != 6 {
+		t.Errorf("-j 1 (exit %d, %s):\n%s\n-j 4 (exit %d, %s):\n%s", c1, e1, one, c4, e4, four)
+	}
+}

@@ -31,7 +31,9 @@ func newRunCmd() *cobra.Command {
 		Long: `Run one scenario file (YAML; see fabric.Scenario and fabric/testdata/small.yaml).
 It prints the slowdown per size bin and the buffer, pause and drop counters, and
 with --out writes DIR/NAME.json (everything), DIR/NAME.csv (per-bin slowdowns)
-and DIR/NAME.fct.csv (every flow). A progress line (simulated time, events/s)
+and DIR/NAME.fct.csv (every flow: id, src, dst, size, start_ns, fct_ns,
+ideal_ns, slowdown, retx, tag, completed; a flow not completed within the drain
+has completed false and no FCT, and the run exits 1). A progress line (simulated time, events/s)
 goes to stderr on long runs.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {

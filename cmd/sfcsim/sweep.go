@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,6 +127,11 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			}
 			var mu sync.Mutex
 			var firstErr error
+			// Lines are printed in job order whatever order the jobs end
+			// in, so that two runs of one sweep print the same.
+			lines := make([]*string, len(all))
+			printed := 0
+			var unfinished []string
 			sem := make(chan struct{}, jobs)
 			var wg sync.WaitGroup
 			for i := range all {
@@ -143,17 +149,31 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 					}
 					mu.Lock()
 					defer mu.Unlock()
+					line := ""
 					if err != nil {
 						if firstErr == nil {
 							firstErr = fmt.Errorf("job %s: %w", all[i].name, err)
 						}
-						return
+					} else {
+						line = fmt.Sprintf("%s: %d/%d flows, all P50/P99 %.2f/%.2f, max buffer %.2f MB\n",
+							all[i].name, res.Completed, res.Flows, res.All.P50, res.All.P99, float64(res.MaxBuffer)/1e6)
+						if res.Completed < res.Flows {
+							unfinished = append(unfinished, all[i].name)
+						}
 					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: %d/%d flows, all P50/P99 %.2f/%.2f, max buffer %.2f MB\n",
-						all[i].name, res.Completed, res.Flows, res.All.P50, res.All.P99, float64(res.MaxBuffer)/1e6)
+					lines[i] = &line
+					for printed < len(lines) && lines[printed] != nil {
+						fmt.Fprint(cmd.OutOrStdout(), *lines[printed])
+						printed++
+					}
 				}(i)
 			}
 			wg.Wait()
+			if firstErr == nil && len(unfinished) > 0 {
+				// As run exits 1 for such a job (and a Slurm task fails).
+				sort.Strings(unfinished)
+				return fmt.Errorf("%d job(s) left flows unfinished within the drain time: %s", len(unfinished), strings.Join(unfinished, ", "))
+			}
 			return firstErr
 		},
 	}
