@@ -4,12 +4,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/opensfc/sfc/dissect"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gopacket/gopacket"
 
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/layers"
 )
 
@@ -21,6 +22,28 @@ const DefaultLinkSpeed = 100e9
 type linkSpeeds struct {
 	all    uint64
 	byName map[string]uint64
+	// flagOf names the flag that gave each byName entry, and used the
+	// entries an interface asked for (unmatched reports the others).
+	flagOf map[string]string
+	used   map[string]bool
+}
+
+// unmatched returns a usage error naming the --link-speed or --speed
+// entries (by interface name or index) that no interface of the inputs
+// had: a typo would otherwise leave pause times at the default speed
+// without a word.
+func (l linkSpeeds) unmatched() error {
+	var bad []string
+	for name := range l.byName {
+		if !l.used[name] {
+			bad = append(bad, "--"+l.flagOf[name]+" "+dissect.Escape(name)+"=...")
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return usagef("%s: no interface of the input has that name or index", strings.Join(bad, ", "))
 }
 
 // given returns the speed the flags give interface i named name: the
@@ -28,9 +51,11 @@ type linkSpeeds struct {
 // given for every interface; ok is false when none does.
 func (l linkSpeeds) given(i int, name string) (bps uint64, ok bool) {
 	if s, ok := l.byName[name]; ok {
+		l.used[name] = true
 		return s, true
 	}
 	if s, ok := l.byName[strconv.Itoa(i)]; ok {
+		l.used[strconv.Itoa(i)] = true
 		return s, true
 	}
 	return l.all, l.all != 0
@@ -89,9 +114,9 @@ func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 			return l, fmt.Errorf("--%s %s: no interface before '='", spec.flag, dissect.Escape(s))
 		}
 		if l.byName == nil {
-			l.byName = map[string]uint64{}
+			l.byName, l.flagOf, l.used = map[string]uint64{}, map[string]string{}, map[string]bool{}
 		}
-		l.byName[iface] = bps
+		l.byName[iface], l.flagOf[iface] = bps, spec.flag
 	}
 	return l, nil
 }

@@ -193,6 +193,7 @@ type printer struct {
 	// readSoFar counts the frames of the files read before the current
 	// one (source.base).
 	readSoFar int
+	opened    int // inputs opened as captures
 	w         *bufio.Writer
 	speeds    linkSpeeds
 	buf       []byte

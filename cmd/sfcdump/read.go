@@ -105,6 +105,12 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 			code = max(code, ee.code)
 		}
 	}
+	if pr.opened > 0 && !pr.interrupted.Load() {
+		if err := pr.speeds.unmatched(); err != nil {
+			report(errOut, err)
+			code = max(code, 2)
+		}
+	}
 	// The -w file is put in place when every input was read, when the run
 	// was interrupted (the frames so far are wanted), and for a capture
 	// broken part-way when it replaces nothing (salvage into a new file).
@@ -142,6 +148,7 @@ func readOne(pr *printer, index int, file string) error {
 	}
 	defer r.Close()
 	defer func() { pr.readSoFar += r.Frames() }()
+	pr.opened++
 	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
 		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType },
@@ -149,6 +156,13 @@ func readOne(pr *printer, index int, file string) error {
 	// A pipe or standard input is read frame by frame: a batch would hold
 	// frames read but not shown while the writer pauses, and Ctrl-C then
 	// would lose them.
+	// Every interface asks for its speed at the end, also one without
+	// frames, so that a --link-speed naming none is found (speedsUsed).
+	defer func() {
+		if n := r.NInterfaces(); n > 0 {
+			pr.view(src, n-1)
+		}
+	}()
 	if _, size := r.Progress(); size > 0 && parallelism() > 0 {
 		err := pr.readParallel(src, r, parallelism())
 		var fe *pcapio.FrameError

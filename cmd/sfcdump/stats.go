@@ -62,6 +62,7 @@ type scanner struct {
 	p      *layers.Parser
 	frame  dissect.Frame
 	errOut io.Writer
+	opened int // files that could be opened as captures
 }
 
 func newScanner(o *scanOptions, errOut io.Writer) (*scanner, error) {
@@ -120,6 +121,12 @@ func (s *scanner) scan(files []string, fn func(f *dissect.Frame, iface string)) 
 		report(s.errOut, err)
 		code = max(code, ee.code)
 	}
+	if s.opened > 0 {
+		if err := s.speeds.unmatched(); err != nil {
+			report(s.errOut, err)
+			code = max(code, 2)
+		}
+	}
 	if code != 0 {
 		return &exitError{code, errSilent}
 	}
@@ -132,6 +139,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		return &exitError{2, err}
 	}
 	defer r.Close()
+	s.opened++
 	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed }}
 	var speeds []uint64
 	_, size := r.Progress()
@@ -156,6 +164,11 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		}
 		fr, err := r.Next()
 		if err == io.EOF {
+			// Every interface asks for its speed, also one without
+			// frames, so that a --link-speed naming none is found.
+			for i := 0; i < r.NInterfaces(); i++ {
+				src.speedOf(s.speeds, i)
+			}
 			return nil
 		}
 		if err != nil {
@@ -214,6 +227,11 @@ the order given; PFC rows are keyed by interface name.`,
 			}
 			c := stats.New()
 			scanErr := sc.scan(args, c.Add)
+			if sc.opened == 0 {
+				// No input was a capture: no report, not an empty one a
+				// script would take for a capture without frames.
+				return scanErr
+			}
 			r := c.Finish()
 			out := cmd.OutOrStdout()
 			if asJSON {

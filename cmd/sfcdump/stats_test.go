@@ -219,3 +219,47 @@ func TestStatsProgress(t *testing.T) {
 		t.Errorf("bad --progress: exit %d, %q", code, errs)
 	}
 }
+
+// TestStatsNoCapture: when no input is a capture, stats prints the error
+// and exits 2 with nothing on stdout, as text or JSON: an empty report
+// would read as a capture without frames. With one good input beside a
+// bad one, the good one's report is printed and the exit is still 2.
+func TestStatsNoCapture(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o644)
+	for _, args := range [][]string{{"stats", empty}, {"stats", "--json", empty}, {"stats", "--json", empty, "/nonexistent.pcap"}} {
+		out, errs, code := sfcdump(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "not a pcap") && !strings.Contains(errs, "no such file") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	out, _, code := sfcdump(t, "stats", "--json", sampleCap, empty)
+	if code != 2 || !strings.Contains(out, `"frames"`) {
+		t.Errorf("a good and a bad input: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestLinkSpeedNamesAnInterface: --link-speed (or --speed) naming an
+// interface that no input has, by name or index, is a usage error (exit
+// 2) after the run, in read and stats: a typo would otherwise leave the
+// pause times at the default speed without a word. Names and indexes the
+// capture has, with or without frames, are fine.
+func TestLinkSpeedNamesAnInterface(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"read", "--link-speed", "port9=25G", sampleCap}, 2},
+		{[]string{"read", "--speed", "7=25G", sampleCap}, 2},
+		{[]string{"stats", "--link-speed", "portX=25G", sampleCap}, 2},
+		{[]string{"read", "--link-speed", "port1=25G", "--link-speed", "0=40G", sampleCap}, 0},
+		{[]string{"read", "-c", "1", "--link-speed", "port0=25G", sampleCap}, 0},
+		{[]string{"stats", "--link-speed", "port0=25G", sampleCap}, 0},
+		{[]string{"read", "--link-speed", "25G", sampleCap}, 0},
+	} {
+		_, errs, code := sfcdump(t, tc.args...)
+		if code != tc.code || (code == 2) != strings.Contains(errs, "no interface of the input has that name or index") {
+			t.Errorf("%v: exit %d, stderr %q; want %d", tc.args, code, errs, tc.code)
+		}
+	}
+}
