@@ -327,8 +327,13 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	fl := s.flow(key)
 	s.prune(fl, r.t-k.win)
 	trig, found := k.trig.lookup(sig.Quote)
-	s.fieldRules(r, m, &sig, hasTLV, trig, found)
+	wrongPort := s.fieldRules(r, m, &sig, hasTLV, trig, found)
 	k.checksums(fam+"-FIELDS", r, m)
+	if wrongPort {
+		// Unjustified (fieldRules said so); the reference's signal on the
+		// right port stays unmatched and is reported missing.
+		return
+	}
 
 	// Justified (rule 7): the reference decision this signal stands for:
 	// the one for the very packet it quotes, else the nearest in reach.
@@ -627,7 +632,10 @@ func abs64(x int64) int64 {
 // fieldRules checks what a signal must say whatever the device's timing:
 // swapped addresses, its port and DSCP, version and flags, the quote is
 // the start of a packet the device received, it leaves toward the sender.
-func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV bool, trig trigEntry, found bool) {
+// It reports whether the signal left on another port than the sender's
+// (then it stands for no reference signal: rule 5 matches signals of the
+// same port).
+func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV bool, trig trigEntry, found bool) (wrongPort bool) {
 	k := s.k
 	port := k.c.PortName(r.port)
 	fam := k.sfcFam()
@@ -650,6 +658,7 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 	if out := k.m.Dev.Route(sig.Flow.Src); out >= 0 && out != r.port {
 		k.dev(Deviation{Check: fam + "-JUSTIFIED", Frame: r.no, Port: port, Time: r.t, Field: "egress port", Expected: k.c.PortName(out), Actual: port,
 			Detail: "a signal on the wrong port: it leaves toward the quoted packet's source"})
+		wrongPort = true
 	}
 	if pt := k.c.Port(r.port); pt != nil && pt.PeerMAC != (device.MAC{}) && !bytes.Equal(r.data[0:6], pt.PeerMAC[:]) {
 		bad("eth.dst", pt.PeerMAC.String(), net.HardwareAddr(r.data[0:6]).String(), "the neighbour's MAC of the egress port")
@@ -681,7 +690,7 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 	case device.KindCIM:
 		c, _, err := cim.Decode(r.data, k.cp.CIMPort)
 		if err != nil {
-			return
+			return wrongPort
 		}
 		if s.cim && hasTLV != s.tlv {
 			bad("cim.ext", fmt.Sprint(s.tlv), fmt.Sprint(hasTLV), "the SFC pause TLV as configured (cim_tlv)")
@@ -710,6 +719,7 @@ func (s *sfcState) fieldRules(r *record, m *device.Meta, sig *bts.Signal, hasTLV
 			bad("cim.origin", "queue, cache or estimate", sig.Origin.String(), "")
 		}
 	}
+	return wrongPort
 }
 
 // expire checks the completeness of reference decisions the device's

@@ -5,6 +5,7 @@ package conformance_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,4 +176,27 @@ func checkDev(t *testing.T, vdir string, c *capture, post ...func(path string)) 
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestBTSWrongPortIsMissing: a BTS sent on another port than the sender's
+// is unjustified there, and the reference's BTS on the sender's port is
+// missing (rule 5 matches signals of the same port), as for PFC. In this
+// vector the sender's port carries nothing else, so rule 9 makes the
+// missing BTS not judged (INCONCLUSIVE) rather than FAIL; either way it
+// is no longer counted as sent.
+func TestBTSWrongPortIsMissing(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	i := nth(t, exp, 0, isBTS)
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	c.frames[i].iface = (c.frames[i].iface + 1) % len(exp.names)
+	rep := checkDev(t, vdir, c)
+	first := rep.Check("SFC-BTS-FIRST")
+	just := rep.Check("SFC-BTS-JUSTIFIED")
+	if rep.Verdict != conformance.Fail || just == nil || just.Verdict != conformance.Fail {
+		t.Fatalf("the first BTS on another port: want SFC-BTS-JUSTIFIED to FAIL:\n%s", failText(rep))
+	}
+	if first == nil || first.Verdict == conformance.Pass || first.Verdict == conformance.Inconclusive && first.NotJudged == 0 {
+		t.Errorf("the reference's BTS on port %s is not missing:\n%s", exp.names[exp.frames[i].iface], failText(rep))
+	}
 }
