@@ -447,6 +447,16 @@ func (d *Device) Depth(port, q int) int64 {
 // decided them). The callback must not call back into the device.
 func (d *Device) OnOutput(f func(Out)) { d.out = f }
 
+// AlsoOnOutput adds f to what every frame the device sends is given to,
+// after the callbacks set before (OnOutput replaces them all).
+func (d *Device) AlsoOnOutput(f func(Out)) {
+	if prev := d.out; prev != nil {
+		d.out = func(o Out) { prev(o); f(o) }
+		return
+	}
+	d.out = f
+}
+
 // Attach plugs schemes into the device; hooks run in attach order.
 func (d *Device) Attach(schemes ...Scheme) error {
 	for _, s := range schemes {

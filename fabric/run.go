@@ -205,7 +205,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	}
 	var tables *sfcTables
 	if sc.FC == FCSFC || sc.FC == FCSFCP {
-		tables = newSFCTables(sc.SFC.BaseRTT / 2)
+		tables = newSFCTables(sc.SFC.BaseRTT/2, sc.SFC.Cache)
 		for _, s := range n.ToRs {
 			tables.watch(s.Dev)
 		}
@@ -214,7 +214,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	pbs := &PBFSStats{}
 	if sc.PBFS.On {
 		for ti, s := range n.ToRs {
-			s.Dev.OnOutput(func(o device.Out) {
+			s.Dev.AlsoOnOutput(func(o device.Out) {
 				if !o.Generated || o.Kind != device.KindPostcard {
 					return
 				}
@@ -229,7 +229,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	}
 	if sc.FC == FCFloodgate {
 		for _, s := range n.Switches {
-			s.Dev.OnOutput(func(o device.Out) {
+			s.Dev.AlsoOnOutput(func(o device.Out) {
 				if o.Generated && o.Kind == device.KindExperimental {
 					fgOctets += device.WireBits(len(o.Frame)) / 8
 				}

@@ -117,3 +117,32 @@ func TestLoadScenarioFlowsFile(t *testing.T) {
 		t.Errorf("absolute path changed to %q", abs.Workload.FlowsFile)
 	}
 }
+
+// TestSFCTablesBesideOtherWatchers: the SFC tables are measured whatever
+// else watches the ToRs' output (PB-FS counts postcards there too: its
+// watcher used to replace the tables', which then read 0 with 12 BTS
+// sent), and the pause cache reads 0 when the ToRs keep none.
+func TestSFCTablesBesideOtherWatchers(t *testing.T) {
+	sc := Scenario{Name: "tables", Seed: 7, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 2, HostsPerToR: 4},
+		Switch: SwitchConfig{Buffer: 4 * device.MB, DynamicThreshold: true}, FC: FCSFC,
+		Transport: TransportConfig{CC: CCDCQCN, Recovery: GBN},
+		Workload:  Workload{CDF: "hadoop", Load: 0.5, Duration: 500_000, Degree: 4, Size: 100_000, Incasts: 2, IncastEvery: 100_000},
+		PBFS:      PBFSConfig{On: true}}
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BTS == 0 || r.SFC == nil || r.SFC.FilterPeak == 0 {
+		t.Errorf("with PB-FS: %d BTS, tables %+v; want a filter peak", r.BTS, r.SFC)
+	}
+	sc = Scenario{Name: "nocache", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 2, HostsPerToR: 8},
+		Switch: SwitchConfig{Buffer: 8 * device.MB, DynamicThreshold: true}, FC: FCSFC,
+		Transport: TransportConfig{CC: CCHPCC, Recovery: IRN},
+		Workload:  Workload{Degree: 12, Size: 250_000, Incasts: 4, IncastEvery: 100_000}}
+	if r, err = Run(sc, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r.BTS == 0 || r.SFC == nil || r.SFC.CachePeak != 0 {
+		t.Errorf("cache off, %d BTS: tables %+v; want no cache entry", r.BTS, r.SFC)
+	}
+}

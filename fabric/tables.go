@@ -30,17 +30,20 @@ type cacheKey struct {
 
 type sfcTables struct {
 	reset      int64
+	cacheOn    bool // the ToRs keep a pause cache: without one, nothing fills it
 	filterPeak int64
 	cachePeak  int64
 }
 
-func newSFCTables(reset int64) *sfcTables { return &sfcTables{reset: max(reset, 1)} }
+func newSFCTables(reset int64, cache bool) *sfcTables {
+	return &sfcTables{reset: max(reset, 1), cacheOn: cache}
+}
 
 // watch observes one ToR's output.
 func (t *sfcTables) watch(d *device.Device) {
 	period, count := int64(-1), int64(0)
 	cache := map[cacheKey]int64{}
-	d.OnOutput(func(o device.Out) {
+	d.AlsoOnOutput(func(o device.Out) {
 		if o.Kind != device.KindBTS {
 			return
 		}
@@ -50,6 +53,9 @@ func (t *sfcTables) watch(d *device.Device) {
 			}
 			count++
 			t.filterPeak = max(t.filterPeak, count)
+			return
+		}
+		if !t.cacheOn {
 			return
 		}
 		sig, err := bts.Decode(o.Frame, 0)
