@@ -3,6 +3,8 @@
 package fabric
 
 import (
+	"fmt"
+
 	"github.com/opensfc/sfc/bfc"
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/device"
@@ -75,6 +77,18 @@ type Setup struct {
 
 // Apply attaches the schemes to every device of n.
 func (s *Setup) Apply(n *Net) error {
+	if e := s.ECN; e != nil {
+		// RED marks with probability Pmax × (depth − Kmin)/(Kmax − Kmin).
+		if err := device.CheckRange("ecn", "kmin", e.Kmin, 0, 1<<40, " octets"); err != nil {
+			return err
+		}
+		if err := device.CheckRange("ecn", "kmax", e.Kmax, e.Kmin, 1<<40, " octets"); err != nil {
+			return err
+		}
+		if !(e.Pmax > 0 && e.Pmax <= 1) {
+			return &device.ParamError{Scope: "ecn", Name: "pmax", Value: fmt.Sprint(e.Pmax), Allowed: "a probability in (0, 1]"}
+		}
+	}
 	for i, sw := range n.Switches {
 		d := sw.Dev
 		var schemes []device.Scheme

@@ -236,6 +236,55 @@ func (c *TransportConfig) defaults(lineRate, baseRTT int64) error {
 	if tm.HAI == 0 {
 		tm.HAI = 5 * tm.AI
 	}
+	return c.check(lineRate)
+}
+
+// check range-checks the transport's parameters once defaulted: a
+// timeout below the base RTT's scale, a gain above 1 or a threshold
+// pair out of order makes a run wrong or endless (rto_high 1 ns made
+// 1.5·10^9 timeouts for 208 flows) rather than failing.
+func (c *TransportConfig) check(lineRate int64) error {
+	ints := []struct {
+		name      string
+		v, lo, hi int64
+		unit      string
+	}{
+		{"base_rtt", c.BaseRTT, 100, MaxTime, " ns"},
+		{"rto_low", c.RTOLow, device.Microsecond, MaxTime, " ns"},
+		{"rto_high", c.RTOHigh, c.RTOLow, MaxTime, " ns"},
+		{"rto_n", int64(c.RTON), 1, 1 << 20, " packets"},
+		{"nak_interval", c.NAKInterval, 1, MaxTime, " ns"},
+		{"onramp_threshold", c.OnRampThreshold, 1, MaxTime, " ns"},
+		{"dcqcn.alpha_interval", c.DCQCN.AlphaInterval, 1, MaxTime, " ns"},
+		{"dcqcn.dec_interval", c.DCQCN.DecInterval, 1, MaxTime, " ns"},
+		{"dcqcn.inc_timer", c.DCQCN.IncTimer, 1, MaxTime, " ns"},
+		{"dcqcn.cnp_interval", c.DCQCN.CNPInterval, 1, MaxTime, " ns"},
+		{"dcqcn.fast_recovery", int64(c.DCQCN.FastRecovery), 1, 1000, " rounds"},
+		{"dcqcn.ai", c.DCQCN.AI, 1, lineRate, " bit/s"},
+		{"dcqcn.hai", c.DCQCN.HAI, 1, lineRate, " bit/s"},
+		{"dcqcn.min_rate", c.DCQCN.MinRate, 1_000, lineRate, " bit/s"},
+		{"hpcc.max_stage", int64(c.HPCC.MaxStage), 1, 1000, ""},
+		{"hpcc.ai", c.HPCC.AI, 1, lineRate, " bit/s"},
+		{"dctcp.ai", c.DCTCP.AI, 1, lineRate, " bit/s"},
+		{"timely.t_low", c.TIMELY.TLow, 1, MaxTime, " ns"},
+		{"timely.t_high", c.TIMELY.THigh, c.TIMELY.TLow + 1, MaxTime, " ns"},
+		{"timely.min_rtt", c.TIMELY.MinRTT, 1, MaxTime, " ns"},
+		{"timely.ai", c.TIMELY.AI, 1, lineRate, " bit/s"},
+		{"timely.hai", c.TIMELY.HAI, 1, lineRate, " bit/s"},
+	}
+	for _, x := range ints {
+		if err := device.CheckRange("transport", x.name, x.v, x.lo, x.hi, x.unit); err != nil {
+			return err
+		}
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"dcqcn.g", c.DCQCN.G}, {"hpcc.eta", c.HPCC.Eta}, {"dctcp.g", c.DCTCP.G}, {"timely.alpha", c.TIMELY.Alpha}, {"timely.beta", c.TIMELY.Beta}} {
+		if !(x.v > 0 && x.v <= 1) { // NaN fails too
+			return &device.ParamError{Scope: "transport", Name: x.name, Value: fmt.Sprint(x.v), Allowed: "a fraction in (0, 1]"}
+		}
+	}
 	return nil
 }
 

@@ -166,3 +166,39 @@ func TestWholeNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportAndECNRanges: the CC, recovery and ECN parameters are
+// range-checked once defaulted (gains in (0, 1], rto_high ≥ rto_low ≥ 1 µs,
+// t_high > t_low, kmax ≥ kmin, rates up to the line rate), each error
+// naming the parameter: out of range they made runs wrong or endless.
+func TestTransportAndECNRanges(t *testing.T) {
+	base := Scenario{Name: "r", Seed: 1, Topology: Topo{Kind: LeafSpine, ToRs: 2, Spines: 1, HostsPerToR: 2},
+		Workload: Workload{Flows: []Flow{{Src: 0, Dst: 1, Size: 1000}}}}
+	for _, tc := range []struct {
+		name string
+		set  func(s *Scenario)
+	}{
+		{"rto_high", func(s *Scenario) { s.Transport.RTOLow, s.Transport.RTOHigh = 5_000_000, 1 }},
+		{"rto_low", func(s *Scenario) { s.Transport.RTOLow = 10 }},
+		{"dcqcn.g", func(s *Scenario) { s.Transport.CC, s.Transport.DCQCN.G = CCDCQCN, 5 }},
+		{"dcqcn.min_rate", func(s *Scenario) { s.Transport.DCQCN.MinRate = 1 }},
+		{"dcqcn.ai", func(s *Scenario) { s.Transport.DCQCN.AI = 1e15 }},
+		{"hpcc.eta", func(s *Scenario) { s.Transport.HPCC.Eta = 1.5 }},
+		{"dctcp.g", func(s *Scenario) { s.Transport.DCTCP.G = 7 }},
+		{"timely.beta", func(s *Scenario) { s.Transport.TIMELY.Beta = 50 }},
+		{"timely.t_high", func(s *Scenario) { s.Transport.TIMELY.TLow, s.Transport.TIMELY.THigh = 100_000, 10 }},
+		{"base_rtt", func(s *Scenario) { s.Transport.BaseRTT = 1 }},
+		{"kmax", func(s *Scenario) { s.ECN = &ECN{Kmin: 1_000_000, Kmax: 10, Pmax: 0.2} }},
+		{"pmax", func(s *Scenario) { s.ECN = &ECN{Kmin: 10, Kmax: 100, Pmax: 2} }},
+	} {
+		sc := base
+		tc.set(&sc)
+		var pe *device.ParamError
+		if _, err := Run(sc, nil); !errors.As(err, &pe) || pe.Name != tc.name {
+			t.Errorf("%s out of range: %v", tc.name, err)
+		}
+	}
+	if _, err := Run(base, nil); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
