@@ -85,11 +85,9 @@ same for any N. Exit status 1 when a criterion fails.`,
 func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64) (int, error) {
 	seeds := len(ss)
 	fr, err := fabric.Figures[name].Run(full, ss, progressLine(cmd.ErrOrStderr(), quiet))
+	clearProgress(cmd.ErrOrStderr(), quiet)
 	if err != nil {
 		return 0, err
-	}
-	if !quiet {
-		fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, err

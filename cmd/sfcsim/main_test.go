@@ -389,3 +389,18 @@ func TestSweepPrintsInJobOrder(t *testing.T) {
 		t.Errorf("-j 1 (exit %d, %s):\n%s\n-j 4 (exit %d, %s):\n%s", c1, e1, one, c4, e4, four)
 	}
 }
+
+// TestProgressNotATerminal: the progress line written to a file or pipe
+// is plain lines with the events/s rate, no carriage return or escape
+// sequence (CI logs keep them).
+func TestProgressNotATerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := progressLine(&b, false)
+	p(1_500_000, 3_000_000, 5, 10)
+	p(3_000_000, 6_000_000, 10, 10)
+	clearProgress(&b, false)
+	s := b.String()
+	if strings.ContainsAny(s, "\r\x1b") || strings.Count(s, "\n") != 2 || !strings.Contains(s, "M events/s") || !strings.Contains(s, "10/10 flows") {
+		t.Errorf("progress to a buffer: %q", s)
+	}
+}

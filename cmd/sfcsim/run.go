@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/device"
@@ -124,10 +125,36 @@ func progressLine(w io.Writer, quiet bool) fabric.Progress {
 		return nil
 	}
 	var last int64
+	lastT := time.Now()
+	tty := isTerminal(w)
 	return func(sim, events int64, done, total int) {
-		fmt.Fprintf(w, "\r%8.3f ms simulated, %d/%d flows, %.2f M events (%.2f M since last)   ", float64(sim)/1e6, done, total, float64(events)/1e6, float64(events-last)/1e6)
-		last = events
+		now := time.Now()
+		rate := float64(events-last) / max(now.Sub(lastT).Seconds(), 1e-9)
+		last, lastT = events, now
+		line := fmt.Sprintf("%8.3f ms simulated, %d/%d flows, %.2f M events, %.2f M events/s", float64(sim)/1e6, done, total, float64(events)/1e6, rate/1e6)
+		if tty {
+			fmt.Fprintf(w, "\r%s\033[K", line) // one line, rewritten
+		} else {
+			fmt.Fprintln(w, line) // a log: no control characters
+		}
 	}
+}
+
+// clearProgress erases the progress line from a terminal.
+func clearProgress(w io.Writer, quiet bool) {
+	if !quiet && isTerminal(w) {
+		fmt.Fprint(w, "\r\033[K")
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error {
@@ -140,14 +167,12 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 		}
 	}
 	res, err := fabric.Run(sc, progressLine(stderr, o.quiet))
+	clearProgress(stderr, o.quiet)
 	if err != nil {
 		if errors.Is(err, device.ErrParam) {
 			return &exitError{code: 2, err: err} // a scenario value out of range
 		}
 		return err
-	}
-	if !o.quiet {
-		fmt.Fprint(stderr, "\r\033[K")
 	}
 	res.Summary(stdout)
 	if o.out != "" {
