@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package pcapio opens packet captures for the project's tools: classic
-// pcap and pcapng (with per-frame interfaces and comments), gzip- or zstd-compressed
+// pcap (micro- or nanosecond, either byte order, and Kuznetsov's modified
+// pcap) and pcapng (with per-frame interfaces and comments), gzip- or zstd-compressed
 // or not, from a file or standard input, as one streaming Reader. It reads
 // frames one at a time into a reused buffer, so memory does not grow with
 // the length of the capture.

@@ -218,6 +218,7 @@ type Reader struct {
 	section bool // a pcapng section header was read
 	// classic pcap
 	fracNS  uint32 // nanoseconds per unit of the fraction field
+	recHdr  int    // octets of a record header: 16, or 24 in modified pcap
 	snaplen uint32
 	link    layers.LinkType
 	// pcapng: the interfaces of every section read so far, numbered
@@ -346,7 +347,7 @@ func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 
 func isPcapMagic(m []byte) bool {
 	switch uint32(m[0])<<24 | uint32(m[1])<<16 | uint32(m[2])<<8 | uint32(m[3]) {
-	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1:
+	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1, 0xa1b2cd34, 0x34cdb2a1:
 		return true
 	}
 	return false
@@ -358,6 +359,7 @@ func (r *Reader) openPcap() error {
 		return unexpected(err)
 	}
 	h := r.buf[r.pos : r.pos+24]
+	r.recHdr = 16
 	switch binary.LittleEndian.Uint32(h) {
 	case 0xa1b2c3d4:
 		r.be, r.fracNS = false, 1000
@@ -365,8 +367,15 @@ func (r *Reader) openPcap() error {
 		r.be, r.fracNS = true, 1000
 	case 0xa1b23c4d:
 		r.be, r.fracNS = false, 1
-	default:
+	case 0x4d3cb2a1:
 		r.be, r.fracNS = true, 1
+	case 0xa1b2cd34:
+		// Kuznetsov's modified pcap (tcpdump's old Linux patch; Wireshark
+		// reads it): each record header has 8 more octets (interface
+		// index, protocol, packet type), skipped.
+		r.be, r.fracNS, r.recHdr = false, 1000, 24
+	default: // 0x34cdb2a1
+		r.be, r.fracNS, r.recHdr = true, 1000, 24
 	}
 	if v := r.u16(h[4:]); v != 2 {
 		return fmt.Errorf("unknown major version %d", v)
@@ -624,11 +633,12 @@ func unexpected(err error) error {
 
 // pcapRecord parses a classic pcap record.
 func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
-	if r.end-r.pos < 16 {
+	hl := r.recHdr
+	if r.end-r.pos < hl {
 		if !refill {
 			return errMore
 		}
-		if err := r.fill(16); err != nil {
+		if err := r.fill(hl); err != nil {
 			return err
 		}
 	}
@@ -637,7 +647,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	if capLen > max(r.snaplen, maxSnap) {
 		return fmt.Errorf("capture length exceeds snap length: %d > %d", capLen, r.snaplen)
 	}
-	size := 16 + int(capLen)
+	size := hl + int(capLen)
 	if r.end-r.pos < size {
 		if !refill {
 			return errMore
@@ -651,7 +661,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Time = time.Unix(int64(r.u32(h)), int64(r.u32(h[4:])*r.fracNS)).UTC()
 	fr.Len = int(origLen)
 	fr.Interface = 0
-	fr.Data = r.buf[r.pos+16 : r.pos+size : r.pos+size]
+	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
 	fr.Comments = fr.Comments[:0]
 	fr.LinkType = r.link
 	fr.Warn = nil
