@@ -4,7 +4,9 @@ package dissect
 
 import (
 	"errors"
+
 	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -61,7 +63,47 @@ func (fd *Field) cutOff(c *Cut) bool {
 		// at the packet's end were not captured.
 		return fd.tail
 	}
+	if e, ok := fd.ends[c.Layer]; ok {
+		return e > c.Have
+	}
 	return fd.end > 0 && c.Layer == fd.layer && fd.end > c.Have
+}
+
+// setIPEnds gives the IP and UDP fields, ours and Wireshark's, where they
+// end in each header (layers.IPv4, IPv6 and UDP keep the fields a cut
+// header holds whole). Called by wireshark.go's init, once Wireshark's
+// own fields are registered.
+func setIPEnds() {
+	v4, v6, udp := glayers.LayerTypeIPv4, glayers.LayerTypeIPv6, glayers.LayerTypeUDP
+	field := func(name string) *Field {
+		fd, ok := LookupField(name)
+		if !ok {
+			panic("dissect: setIPEnds: no field " + name)
+		}
+		return fd
+	}
+	for name, e := range map[string][2]int{ // IPv4 end, IPv6 end (0: not a field of it)
+		"ip.version": {1, 1}, "ip.src": {16, 24}, "ip.dst": {20, 40}, "ip.dscp": {2, 2}, "ip.ecn": {2, 2},
+		"ip.ttl": {9, 8}, "ip.proto": {10, 7},
+		"ip.hdr_len": {1, 0}, "ip.addr": {20, 0}, "ip.dsfield": {2, 0}, "ip.dsfield.dscp": {2, 0}, "ip.dsfield.ecn": {2, 0},
+		"ip.len": {4, 0}, "ip.id": {6, 0}, "ip.flags": {8, 0}, "ip.flags.rb": {8, 0}, "ip.flags.df": {8, 0}, "ip.flags.mf": {8, 0},
+		"ip.frag_offset": {8, 0}, "ip.checksum": {12, 0},
+		"ipv6.version": {0, 1}, "ipv6.src": {0, 24}, "ipv6.dst": {0, 40}, "ipv6.addr": {0, 40}, "ipv6.tclass": {0, 2},
+		"ipv6.tclass.dscp": {0, 2}, "ipv6.tclass.ecn": {0, 2}, "ipv6.flow": {0, 4}, "ipv6.plen": {0, 6}, "ipv6.nxt": {0, 7}, "ipv6.hlim": {0, 8},
+	} {
+		fd := field(name)
+		fd.ends = map[gopacket.LayerType]int{}
+		if e[0] > 0 {
+			fd.ends[v4] = e[0]
+		}
+		if e[1] > 0 {
+			fd.ends[v6] = e[1]
+		}
+	}
+	for name, e := range map[string]int{"udp.sport": 2, "udp.dport": 4, "udp.port": 4, "udp.length": 6, "udp.checksum": 8} {
+		fd := field(name)
+		fd.layer, fd.end = udp, e
+	}
 }
 
 // initFieldEnds gives the fields of the fixed headers the layer they are

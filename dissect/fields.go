@@ -106,6 +106,9 @@ type Field struct {
 	// layer, and is absent when a cut leaves fewer (cut.go).
 	layer gopacket.LayerType
 	end   int
+	// ends is layer and end for a field of several layers (ip.src is
+	// IPv4's or IPv6's), by layer.
+	ends map[gopacket.LayerType]int
 	// tail marks a field at the end of the packet (the ICRC): absent when
 	// the capture kept less than the frame.
 	tail bool

@@ -85,11 +85,12 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 		dst = appendIPv4(dst, p.IPv4.SrcIP)
 		dst = append(dst, " > "...)
 		dst = appendIPv4(dst, p.IPv4.DstIP)
-	case has&decIPv4 != 0:
+	// An IP header cut before its addresses shows the MACs instead.
+	case has&decIPv4 != 0 && len(p.IPv4.DstIP) > 0:
 		dst = addrOf(p.IPv4.SrcIP).AppendTo(dst)
 		dst = append(dst, " > "...)
 		dst = addrOf(p.IPv4.DstIP).AppendTo(dst)
-	case has&decIPv6 != 0:
+	case has&decIPv6 != 0 && len(p.IPv6.DstIP) > 0:
 		dst = addrOf(p.IPv6.SrcIP).AppendTo(dst)
 		dst = append(dst, " > "...)
 		dst = addrOf(p.IPv6.DstIP).AppendTo(dst)
@@ -255,10 +256,12 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 			dst = append(dst, "us"...)
 		}
 	case has&decUDP != 0:
+		// A header cut short names only the ports it holds ("?" else).
+		n := len(p.UDP.Contents)
 		dst = append(dst, "UDP "...)
-		dst = AppendUint(dst, uint64(p.UDP.SrcPort))
+		dst = appendPortOr(dst, uint64(p.UDP.SrcPort), !p.UDP.Partial || n >= 2)
 		dst = append(dst, " > "...)
-		dst = AppendUint(dst, uint64(p.UDP.DstPort))
+		dst = appendPortOr(dst, uint64(p.UDP.DstPort), !p.UDP.Partial || n >= 4)
 	case has&(decIPv4|decIPv6) != 0:
 		dst = appendIPSummary(dst, p, has)
 	case has&decEth != 0:
@@ -273,6 +276,10 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 // ("ESP spi 0x4242 seq 1, encrypted"), else its protocol ("IP proto 6").
 func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 	proto, _ := p.IPProtocol()
+	// A header cut before its protocol field says so, not "proto 0".
+	if has&decIPv4 != 0 && p.IPv4.Partial && len(p.IPv4.Contents) < 10 || has&decIPv6 != 0 && p.IPv6.Partial && len(p.IPv6.Contents) < 7 {
+		return append(dst, "IP (header cut short)"...)
+	}
 	if has&decIPv6Ext != 0 {
 		for i := range p.IPv6Ext.N {
 			h := &p.IPv6Ext.Headers[i]
@@ -293,6 +300,14 @@ func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 	}
 	dst = append(dst, "IP proto "...)
 	return AppendUint(dst, uint64(proto))
+}
+
+// appendPortOr appends port, or "?" when the capture does not hold it.
+func appendPortOr(dst []byte, port uint64, ok bool) []byte {
+	if !ok {
+		return append(dst, '?')
+	}
+	return AppendUint(dst, port)
 }
 
 func appendFragment(dst []byte, off uint64, more bool, id uint64, proto uint8) []byte {

@@ -244,6 +244,8 @@ func init() {
 	wsByField[icrc.Name] = icrc
 	wsNames = append(wsNames, WiresharkName{Name: icrc.Name, Field: icrc})
 
+	setIPEnds()
+
 	// Protocol slices.
 	FrameProto.raw = frameBytes
 	byProto["eth"].raw = func(f *Frame) []byte { return f.P.Eth.Contents }

@@ -184,6 +184,15 @@ func (p *Parser) Decode(frame []byte) error {
 			// what is wrong but not where.
 			err = &LayerError{Layer: p.Failed, At: p.FailedAt, Err: err}
 		}
+		// An IP or UDP header cut short keeps the fields it holds whole:
+		// the layer is listed, its missing fields are past the cut
+		// (dissect's field ends), as Wireshark shows them.
+		switch {
+		case p.Failed == layers.LayerTypeIPv4 && p.IPv4.Partial,
+			p.Failed == layers.LayerTypeIPv6 && p.IPv6.Partial,
+			p.Failed == layers.LayerTypeUDP && p.UDP.Partial:
+			p.Decoded = append(p.Decoded, p.Failed)
+		}
 	}
 	var netHdr []byte
 	for _, t := range p.Decoded {

@@ -18,6 +18,69 @@ import (
 // Parser does. Every field and method of layers.UDP is promoted.
 type UDP struct {
 	layers.UDP
+	// Partial says the last decode found the header cut short: the fields
+	// it holds whole are set, the others zero (partialEnd says where
+	// each ends), and the decode returned ErrTruncated.
+	Partial bool
+}
+
+// DecodeFromBytes decodes as gopacket does; a header cut short keeps
+// the ports (and length) it holds whole, with Partial set and an
+// ErrTruncated naming the first field missing.
+func (u *UDP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if len(data) >= 8 || len(data) == 0 {
+		u.Partial = false
+		return u.UDP.DecodeFromBytes(data, df)
+	}
+	u.UDP, u.Partial = layers.UDP{}, true
+	n := len(data)
+	if n >= 2 {
+		u.SrcPort = layers.UDPPort(binary.BigEndian.Uint16(data))
+	}
+	if n >= 4 {
+		u.DstPort = layers.UDPPort(binary.BigEndian.Uint16(data[2:]))
+	}
+	if n >= 6 {
+		u.Length = binary.BigEndian.Uint16(data[4:])
+	}
+	u.Contents, u.Payload = data, nil
+	df.SetTruncated()
+	return cutAt("udp", udpFieldEnds, n, 8)
+}
+
+// fieldEnd is where a fixed header's field ends, for naming the first
+// one a cut leaves out.
+type fieldEnd struct {
+	name string
+	end  int
+}
+
+var (
+	udpFieldEnds  = []fieldEnd{{"srcport", 2}, {"dstport", 4}, {"length", 6}, {"checksum", 8}}
+	ipv4FieldEnds = []fieldEnd{{"version", 1}, {"dsfield", 2}, {"len", 4}, {"id", 6}, {"flags", 8}, {"ttl", 9}, {"proto", 10},
+		{"checksum", 12}, {"src", 16}, {"dst", 20}, {"options", 1 << 30}}
+	ipv6FieldEnds = []fieldEnd{{"version", 1}, {"tclass", 2}, {"flow", 4}, {"plen", 6}, {"nxt", 7}, {"hlim", 8},
+		{"src", 24}, {"dst", 40}}
+)
+
+// firstMissing names the first field of ends that n octets do not hold,
+// and the offset where it starts.
+func firstMissing(n int, ends []fieldEnd) (string, int) {
+	off := 0
+	for _, f := range ends {
+		if f.end > n {
+			return f.name, off
+		}
+		off = f.end
+	}
+	return "header", off
+}
+
+// cutAt is truncated for a fixed header of need octets cut at n, naming
+// the first field it lacks.
+func cutAt(layer string, ends []fieldEnd, n, need int) error {
+	name, off := firstMissing(n, ends)
+	return truncated(layer, name, off, need, n)
 }
 
 // NextLayerType returns the layer type of the destination port, else of
@@ -72,16 +135,62 @@ func setUDPPort(port uint16, lt gopacket.LayerType) {
 // promoted.
 type IPv4 struct {
 	layers.IPv4
+	// Partial says the last decode found the header cut short: the fields
+	// it holds whole are set, the others zero, and the decode returned
+	// ErrTruncated naming the first field missing.
+	Partial bool
 }
 
 // DecodeFromBytes rejects a version other than 4 (ErrVersion), then
 // decodes as gopacket does.
 func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) > 0 && data[0]>>4 != 4 {
-		ip.IPv4 = layers.IPv4{}
+		ip.IPv4, ip.Partial = layers.IPv4{}, false
 		return errAt("ipv4", "version", 0, ErrVersion, "version nibble is not 4")
 	}
-	return ip.IPv4.DecodeFromBytes(data, df)
+	n := len(data)
+	if n == 0 || n >= 20 && n >= int(data[0]&0x0f)*4 || data[0]&0x0f < 5 {
+		ip.Partial = false
+		return ip.IPv4.DecodeFromBytes(data, df)
+	}
+	// A header cut short (by the capture, or by an IHL past the data):
+	// the fields it holds whole, as Wireshark shows them.
+	l := &ip.IPv4
+	*l, ip.Partial = layers.IPv4{}, true
+	if n >= 1 {
+		l.Version, l.IHL = 4, data[0]&0x0f
+	}
+	if n >= 2 {
+		l.TOS = data[1]
+	}
+	if n >= 4 {
+		l.Length = binary.BigEndian.Uint16(data[2:])
+	}
+	if n >= 6 {
+		l.Id = binary.BigEndian.Uint16(data[4:])
+	}
+	if n >= 8 {
+		ff := binary.BigEndian.Uint16(data[6:])
+		l.Flags, l.FragOffset = layers.IPv4Flag(ff>>13), ff&0x1fff
+	}
+	if n >= 9 {
+		l.TTL = data[8]
+	}
+	if n >= 10 {
+		l.Protocol = layers.IPProtocol(data[9])
+	}
+	if n >= 12 {
+		l.Checksum = binary.BigEndian.Uint16(data[10:])
+	}
+	if n >= 16 {
+		l.SrcIP = data[12:16:16]
+	}
+	if n >= 20 {
+		l.DstIP = data[16:20:20]
+	}
+	l.Contents, l.Payload = data, nil
+	df.SetTruncated()
+	return cutAt("ipv4", ipv4FieldEnds, n, max(20, int(l.IHL)*4))
 }
 
 // IPv6 is gopacket's IPv6 layer that also checks the version nibble, as
@@ -98,6 +207,9 @@ type IPv6 struct {
 	Ext *IPv6Ext
 	// ext says the last decode left an extension header chain to Ext.
 	ext bool
+	// Partial says the last decode found the fixed header cut short, as
+	// IPv4.Partial.
+	Partial bool
 }
 
 // DecodeFromBytes rejects a version other than 6 (ErrVersion), then
@@ -105,10 +217,40 @@ type IPv6 struct {
 // Hop-by-Hop header to Ext (HopByHop stays nil).
 func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) > 0 && data[0]>>4 != 6 {
-		ip.IPv6, ip.ext = layers.IPv6{}, false
+		ip.IPv6, ip.ext, ip.Partial = layers.IPv6{}, false, false
 		return errAt("ipv6", "version", 0, ErrVersion, "version nibble is not 6")
 	}
-	if ip.Ext == nil || len(data) < 40 || !IsIPv6Ext(data[6]) {
+	ip.Partial = false
+	if n := len(data); n > 0 && n < 40 {
+		// The fixed header cut short: the fields it holds whole.
+		l := &ip.IPv6
+		*l, ip.ext, ip.Partial = layers.IPv6{}, false, true
+		if n >= 1 {
+			l.Version = 6
+		}
+		if n >= 2 {
+			l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
+		}
+		if n >= 4 {
+			l.FlowLabel = binary.BigEndian.Uint32(data[0:4]) & 0x000FFFFF
+		}
+		if n >= 6 {
+			l.Length = binary.BigEndian.Uint16(data[4:6])
+		}
+		if n >= 7 {
+			l.NextHeader = layers.IPProtocol(data[6])
+		}
+		if n >= 8 {
+			l.HopLimit = data[7]
+		}
+		if n >= 24 {
+			l.SrcIP = data[8:24:24]
+		}
+		l.Contents, l.Payload = data, nil
+		df.SetTruncated()
+		return cutAt("ipv6", ipv6FieldEnds, n, 40)
+	}
+	if ip.Ext == nil || !IsIPv6Ext(data[6]) {
 		ip.ext = false
 		return ip.IPv6.DecodeFromBytes(data, df)
 	}

@@ -157,7 +157,7 @@ func readOne(pr *printer, index int, file string) error {
 	// frames read but not shown while the writer pauses, and Ctrl-C then
 	// would lose them.
 	// Every interface asks for its speed at the end, also one without
-	// frames, so that a --link-speed naming none is found (speedsUsed).
+	// frames, so that a --link-speed naming none is found (linkSpeeds.unmatched).
 	defer func() {
 		if n := r.NInterfaces(); n > 0 {
 			pr.view(src, n-1)
