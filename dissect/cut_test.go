@@ -550,3 +550,35 @@ func TestQuantaNSNoOverflow(t *testing.T) {
 		t.Errorf("QuantaNS(0xFFFF, 25G) = %d", got)
 	}
 }
+
+// TestQinQTags: a frame with two VLAN tags has both, outer first, in
+// eth.vlan and eth.pcp; Wireshark's vlan.id and vlan.priority are its
+// 802.1Q (0x8100) tags, so an 802.1ad S-tag (0x88A8) is left out of them,
+// as tshark leaves it to ieee8021ad.
+func TestQinQTags(t *testing.T) {
+	cnp := "45c0003c00000000401165ef0a0000010a000002 c00012b700280000 8100ffff400000d200000000 00000000000000000000000000000000 5c763923"
+	for _, tc := range []struct {
+		name, hex        string
+		vlan, pcp, wsIDs []uint64
+	}{
+		{"8100 8100", "020000000002 020000000001 8100 6005 8100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{5, 6}},
+		{"88a8 8100", "020000000002 020000000001 88a8 6005 8100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{6}},
+		{"8100", "020000000002 020000000001 8100 e064 0800 " + cnp, []uint64{100}, []uint64{7}, []uint64{100}},
+	} {
+		f := decodeFrame(mustHex(t, tc.hex), 0, 100e9)
+		f.Len = f.CapLen
+		if f.Err != nil {
+			t.Fatalf("%s: %v", tc.name, f.Err)
+		}
+		for name, want := range map[string][]uint64{"eth.vlan": tc.vlan, "eth.pcp": tc.pcp, "vlan.id": tc.wsIDs} {
+			fd, _ := LookupField(name)
+			var got []uint64
+			for _, v := range fd.Values(f, nil) {
+				got = append(got, v.U)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %s = %v, want %v", tc.name, name, got, want)
+			}
+		}
+	}
+}

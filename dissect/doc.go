@@ -34,7 +34,7 @@
 //	cim.msdu                                                  KindBytes: the encapsulated MSDU
 //	bth.payload                                               KindBytes: the RoCEv2 payload
 //	udp.payload                                               KindBytes: the UDP payload
-//	eth.vlan, eth.pcp                                         the 802.1Q tag, when present
+//	eth.vlan, eth.pcp                                         every VLAN tag, outer first (QinQ: two)
 //
 // Wireshark 4.0's names for the fields both tools decode (infiniband.bth.*,
 // macc.*, ipv6.*, udp.srcport, eth.addr, ...) are known to LookupField and

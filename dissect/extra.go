@@ -75,10 +75,9 @@ var extraFields = []struct {
 	{"cim", &Field{Short: "msdu", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.CIM.MSDU) })}},
 	{"bth", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.BTH.Payload) })}},
 	{"udp", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.UDP.Payload) })}},
-	{"eth", &Field{Short: "vlan", get: when(func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeDot1Q) },
-		func(p *layers.Parser) Value { return u(uint64(p.Dot1Q.VLANIdentifier)) })}},
-	{"eth", &Field{Short: "pcp", get: when(func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeDot1Q) },
-		func(p *layers.Parser) Value { return u(uint64(p.Dot1Q.Priority)) })}},
+	// Every VLAN tag's, outer first (QinQ has two).
+	{"eth", &Field{Short: "vlan", get: vlanTags(0, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })}},
+	{"eth", &Field{Short: "pcp", get: vlanTags(0, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })}},
 }
 
 // ExtraFields returns the names of the fields known to filters and -T
@@ -204,4 +203,23 @@ func QuantaNS(quanta uint64, bps uint64) uint64 {
 	}
 	ns, _ := bits.Div64(hi, lo, bps)
 	return ns
+}
+
+// vlanTags is the getter of a VLAN tag field: v of each tag of the frame,
+// outer first, or of the tags whose TPID is tpid when it is not 0
+// (Wireshark's vlan.* are the 0x8100 tags; an 802.1ad S-tag is its
+// ieee8021ad).
+func vlanTags(tpid glayers.EthernetType, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Value) []Value {
+	return func(f *Frame, dst []Value) []Value {
+		p := f.P
+		if !p.Has(glayers.LayerTypeDot1Q) {
+			return dst
+		}
+		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+			if t := &p.Dot1Q.Tags[i]; tpid == 0 || t.TPID == tpid {
+				dst = append(dst, u(v(t)))
+			}
+		}
+		return dst
+	}
 }

@@ -181,10 +181,22 @@ func init() {
 
 	// Ethernet and 802.1Q.
 	own(byProto["eth"], union("addr", KindMAC, "eth.dst", "eth.src")) // header order, as tshark prints them
-	wsByProto["vlan"] = &Proto{Name: "vlan", present: has(glayers.LayerTypeDot1Q), Fields: []*Field{byName["eth.vlan"], byName["eth.pcp"]}}
+	// vlan.* are the 802.1Q (0x8100) tags, outer first: a QinQ frame of two
+	// has two values, as tshark gives them.
+	vlan := &Proto{Name: "vlan", present: func(f *Frame) bool {
+		p := f.P
+		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+			if p.Has(glayers.LayerTypeDot1Q) && p.Dot1Q.Tags[i].TPID == glayers.EthernetTypeDot1Q {
+				return true
+			}
+		}
+		return false
+	}}
+	wsByProto["vlan"] = vlan
 	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
-	alias("vlan.id", "eth.vlan")
-	alias("vlan.priority", "eth.pcp")
+	own(vlan, &Field{Short: "id", get: vlanTags(glayers.EthernetTypeDot1Q, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })},
+		&Field{Short: "priority", get: vlanTags(glayers.EthernetTypeDot1Q, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })})
+	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"]}
 
 	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
 	// IPv4's own.

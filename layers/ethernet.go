@@ -45,6 +45,33 @@ func (e *Ethernet) NextLayerType() gopacket.LayerType {
 // field and method of layers.Dot1Q is promoted. Parser uses it.
 type Dot1Q struct {
 	layers.Dot1Q
+	// Tags are the frame's VLAN tags, outer first (QinQ stacks them; the
+	// promoted fields are the last one decoded, the inner), at most
+	// len(Tags); NTags counts them all. Parser resets them per frame and
+	// fills in each tag's TPID.
+	Tags  [4]VLANTag
+	NTags int
+}
+
+// VLANTag is one 802.1Q (or 802.1ad) tag of a frame.
+type VLANTag struct {
+	TPID     layers.EthernetType // 0x8100, 0x88A8, ... (the EtherType before the tag)
+	Priority uint8
+	DEI      bool
+	ID       uint16
+	next     layers.EthernetType // the EtherType after the tag
+}
+
+// DecodeFromBytes decodes one tag as gopacket does and records it in Tags.
+func (d *Dot1Q) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	if err := d.Dot1Q.DecodeFromBytes(data, df); err != nil {
+		return err
+	}
+	if d.NTags < len(d.Tags) {
+		d.Tags[d.NTags] = VLANTag{Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier, next: d.Type}
+	}
+	d.NTags++
+	return nil
 }
 
 // NextLayerType returns our format's layer type for a MAC Control or

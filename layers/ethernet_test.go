@@ -94,7 +94,7 @@ func TestEthernetNextLayerType(t *testing.T) {
 		if got, want := e.NextLayerType(), e.Ethernet.NextLayerType(); got != want {
 			t.Errorf("Ethernet %v: next %v, want %v", et, got, want)
 		}
-		d := Dot1Q{layers.Dot1Q{Type: et, BaseLayer: layers.BaseLayer{Payload: body}}}
+		d := Dot1Q{Dot1Q: layers.Dot1Q{Type: et, BaseLayer: layers.BaseLayer{Payload: body}}}
 		if got, want := d.NextLayerType(), d.Dot1Q.NextLayerType(); got != want {
 			t.Errorf("Dot1Q %v: next %v, want %v", et, got, want)
 		}

@@ -158,7 +158,25 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
+	p.Dot1Q.NTags = 0
 	err := p.dlp.DecodeLayers(frame, &p.Decoded)
+	if p.Dot1Q.NTags > 0 {
+		// Each tag's TPID is the EtherType before it: the link header's
+		// for the first, the tag before's for the others.
+		tp := layers.EthernetTypeDot1Q
+		switch p.first {
+		case layers.LayerTypeEthernet:
+			tp = p.Eth.EthernetType
+		case layers.LayerTypeLinuxSLL:
+			tp = p.SLL.EthernetType
+		case layers.LayerTypeLinuxSLL2:
+			tp = p.SLL2.ProtocolType
+		}
+		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+			t := &p.Dot1Q.Tags[i]
+			t.TPID, tp = tp, t.next
+		}
+	}
 	p.Truncated = p.dlp.Truncated
 	p.Failed = gopacket.LayerTypeZero
 	if p.FailedLen|p.FailedAt != 0 { // a load, not two stores, in the common case
