@@ -24,12 +24,13 @@ type HopBuffers struct {
 
 // Bin is the slowdown statistics of the flows in one size bin.
 type Bin struct {
-	Lo, Hi int64 // sizes in the bin, inclusive
-	N      int
-	Mean   float64
-	P50    float64
-	P95    float64
-	P99    float64
+	Lo   int64   `json:"lo"` // sizes in the bin, inclusive
+	Hi   int64   `json:"hi"`
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
 }
 
 // SwitchStat is one switch's buffer over the run.
@@ -100,10 +101,17 @@ type Result struct {
 	// in which they received any data (the SFC paper's Fig. 7c). ACKs,
 	// CNPs and pause signals do not count: a window with only those would
 	// be a sample of a few hundred Mb/s and set the low percentiles.
-	RxThroughput                  [3]float64 `json:"rx_throughput_bps"`
-	Retx, Timeouts, NAKs, CNPs    int64
+	RxThroughput [3]float64 `json:"rx_throughput_bps"`
+	// Retx packets sent more than once, Timeouts, NAKs and CNPs sent,
+	// ECN-marked frames, and the data and control (ACK, NAK, CNP)
+	// packets the NICs sent.
+	Retx                          int64 `json:"retx"`
+	Timeouts                      int64 `json:"timeouts"`
+	NAKs                          int64 `json:"naks"`
+	CNPs                          int64 `json:"cnps"`
 	ECNMarked                     int64 `json:"ecn_marked"`
-	DataPackets, ControlPackets   int64
+	DataPackets                   int64 `json:"data_packets"`
+	ControlPackets                int64 `json:"control_packets"`
 	flowsDone                     []FlowResult
 	unfinished                    []Flow // flows that did not complete within the drain
 	nsw                           int
@@ -165,7 +173,7 @@ func (r *Result) summarize(nbins int) {
 	}
 	sort.SliceStable(bg, func(i, j int) bool { return bg[i].Size < bg[j].Size })
 	r.All = binOf(bg)
-	r.Bins = nil
+	r.Bins = []Bin{} // [] in JSON when there is no background flow, not null
 	for i, lo := 0, 0; i < nbins && lo < len(bg); i++ {
 		hi := (i + 1) * len(bg) / nbins
 		for hi < len(bg) && hi > lo && bg[hi].Size == bg[hi-1].Size {
@@ -198,6 +206,32 @@ func (r *Result) WriteJSON(path string) error {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(r)
+	})
+}
+
+// WriteBuffer writes every switch's shared buffer over time to path as
+// CSV: a column time_ns (a sample every SampleEvery from time 0) and one
+// column of octets per switch, named as in Switches.
+func (r *Result) WriteBuffer(path string) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		c := csv.NewWriter(w)
+		head := []string{"time_ns"}
+		for _, s := range r.Switches {
+			head = append(head, s.Name)
+		}
+		_ = c.Write(head)
+		if r.nsw > 0 {
+			row := make([]string, 1+r.nsw)
+			for k := 0; (k+1)*r.nsw <= len(r.bufSamples); k++ {
+				row[0] = strconv.FormatInt(int64(k)*r.sampleEvery, 10)
+				for i, v := range r.bufSamples[k*r.nsw : (k+1)*r.nsw] {
+					row[1+i] = strconv.FormatInt(v, 10)
+				}
+				_ = c.Write(row)
+			}
+		}
+		c.Flush()
+		return c.Error()
 	})
 }
 

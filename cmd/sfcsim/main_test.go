@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,10 +80,32 @@ func TestRunScenario(t *testing.T) {
 	if !strings.Contains(out, "small-hpcc (seed 1)") || !strings.Contains(out, "max switch buffer") {
 		t.Errorf("summary %q", out)
 	}
-	for _, f := range []string{"small-hpcc.json", "small-hpcc.csv", "small-hpcc.fct.csv", "flows.txt"} {
+	for _, f := range []string{"small-hpcc.json", "small-hpcc.csv", "small-hpcc.fct.csv", "small-hpcc.buffer.csv", "flows.txt"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// The buffer over time: a row per sample, a column per switch, whose
+	// largest value is the switch's sampled peak in the JSON.
+	b, _ := os.ReadFile(filepath.Join(dir, "small-hpcc.buffer.csv"))
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var res struct {
+		SampleEvery int64 `json:"sample_every"`
+		Switches    []struct {
+			Name string `json:"name"`
+			P99  int64  `json:"p99"`
+		} `json:"switches"`
+	}
+	j, _ := os.ReadFile(filepath.Join(dir, "small-hpcc.json"))
+	if err := json.Unmarshal(j, &res); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Split(rows[0], ",")
+	if len(rows) < 10 || head[0] != "time_ns" || len(head) != 1+len(res.Switches) || head[1] != res.Switches[0].Name {
+		t.Fatalf("buffer.csv header %q, %d rows; switches %v", rows[0], len(rows), res.Switches)
+	}
+	if r2 := strings.Split(rows[2], ","); len(r2) != len(head) || r2[0] != "10000" {
+		t.Errorf("buffer.csv row 2 %q: want the second sample at 10000 ns", rows[2])
 	}
 }
 

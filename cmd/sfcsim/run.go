@@ -34,7 +34,9 @@ It prints the slowdown per size bin and the buffer, pause and drop counters, and
 with --out writes DIR/NAME.json (everything), DIR/NAME.csv (per-bin slowdowns)
 and DIR/NAME.fct.csv (every flow: id, src, dst, size, start_ns, fct_ns,
 ideal_ns, slowdown, retx, tag, completed; a flow not completed within the drain
-has completed false and no FCT, and the run exits 1). A progress line (simulated time, events/s)
+has completed false and no FCT, and the run exits 1) and DIR/NAME.buffer.csv
+(every switch's shared buffer over time: time_ns, then a column of octets per
+switch, a row every sample_every). A progress line (simulated time, events/s)
 goes to stderr on long runs.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -80,7 +82,7 @@ goes to stderr on long runs.`,
 			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), *sc, o)
 		},
 	}
-	c.Flags().StringVarP(&o.out, "out", "o", "", "directory for NAME.json, NAME.csv, NAME.fct.csv")
+	c.Flags().StringVarP(&o.out, "out", "o", "", "directory for NAME.json, NAME.csv, NAME.fct.csv, NAME.buffer.csv")
 	c.Flags().Uint64Var(&o.seed, "seed", 0, "override the scenario's seed")
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no progress line")
 	c.Flags().StringVar(&o.flowsOut, "flows-out", "", "write the generated flows (HPCC flow-file format) to this file")
@@ -92,7 +94,7 @@ func (o runOpts) outputs(name string) []string {
 	var out []string
 	if o.out != "" {
 		base := filepath.Join(o.out, name)
-		out = append(out, base+".json", base+".csv", base+".fct.csv")
+		out = append(out, base+".json", base+".csv", base+".fct.csv", base+".buffer.csv")
 	}
 	if o.flowsOut != "" {
 		out = append(out, o.flowsOut)
@@ -184,6 +186,7 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 			func(p string) error { return res.WriteJSON(p + ".json") },
 			func(p string) error { return res.WriteCSV(p + ".csv") },
 			func(p string) error { return res.WriteFCT(p + ".fct.csv") },
+			func(p string) error { return res.WriteBuffer(p + ".buffer.csv") },
 		} {
 			if err := w(base); err != nil {
 				return err
