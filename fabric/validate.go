@@ -5,6 +5,7 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -200,6 +201,40 @@ func yamlField(t reflect.Type, k string) (reflect.Type, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Locate gives a *ScenarioError that names no file (one Run found, such
+// as an incast degree beyond the fabric's hosts) the scenario file path
+// and the line of its key there; other errors come back as they are.
+func Locate(path string, err error) error {
+	var root yaml.Node
+	line := func(key string) int {
+		if root.Kind == 0 {
+			if data, rerr := os.ReadFile(path); rerr != nil || yaml.Unmarshal(data, &root) != nil {
+				return 0
+			}
+		}
+		return lineOf(&root, key)
+	}
+	switch e := err.(type) {
+	case *ScenarioError:
+		if e.File != "" {
+			return err
+		}
+		c := *e
+		c.File, c.Line = path, line(c.Key)
+		return &c
+	case *device.ParamError:
+		// A parameter a model or the topology refused (transport cc,
+		// topology kind, ecn kmax...): its key is scope.name or name.
+		for _, k := range []string{e.Scope + "." + e.Name, e.Name} {
+			if n := line(k); n > 0 {
+				return fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return err
 }
 
 // lineOf returns the line of the value at a dotted key path, or 0.

@@ -343,8 +343,17 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 		}
 	}
 	if w.Degree > 0 {
-		if w.Degree >= hosts || w.Size <= 0 || w.Remote && w.Rack > 0 && w.Degree > hosts-w.Rack {
-			return nil, fmt.Errorf("workload: incast degree %d needs more hosts than %d and a size", w.Degree, hosts)
+		// Each fault named by its key (a ScenarioError: exit 2, with the
+		// line when the scenario came from a file).
+		switch {
+		case w.Size <= 0:
+			return nil, &ScenarioError{Key: "workload.size", Msg: fmt.Sprintf("%d: an incast (degree %d) needs a flow size of at least 1 octet", w.Size, w.Degree)}
+		case w.Degree >= hosts:
+			return nil, &ScenarioError{Key: "workload.degree", Msg: fmt.Sprintf("%d senders need more hosts than the fabric's %d (one receives)", w.Degree, hosts)}
+		case w.Remote && w.Rack > 0 && w.Degree > hosts-w.Rack:
+			return nil, &ScenarioError{Key: "workload.degree", Msg: fmt.Sprintf("%d remote senders need more hosts outside the receiver's rack than %d", w.Degree, hosts-w.Rack)}
+		case w.Receiver != nil && *w.Receiver >= hosts:
+			return nil, &ScenarioError{Key: "workload.receiver", Msg: fmt.Sprintf("host %d: the fabric has hosts 0..%d", *w.Receiver, hosts-1)}
 		}
 		var starts []float64
 		switch {

@@ -427,3 +427,25 @@ func TestProgressNotATerminal(t *testing.T) {
 		t.Errorf("progress to a buffer: %q", s)
 	}
 }
+
+// TestRunErrorsNameTheLine: what only the built fabric can judge (a
+// receiver or incast degree beyond its hosts, an incast of size 0) and a
+// parameter a model refuses (an unknown CC) are usage errors (exit 2)
+// naming the file, line and key, not runtime errors without a place.
+func TestRunErrorsNameTheLine(t *testing.T) {
+	dir := t.TempDir()
+	const topo = "topology: {kind: leafspine, tors: 2, spines: 1, hosts_per_tor: 4}\n"
+	for _, tc := range []struct{ yaml, want string }{
+		{topo + "workload:\n  degree: 2\n  size: 1000\n  receiver: 50\n", ":5: workload.receiver: host 50"},
+		{topo + "workload:\n  degree: 100\n  size: 1000\n", ":3: workload.degree: 100 senders"},
+		{topo + "workload:\n  degree: 3\n", ": workload.size: 0"}, // no size in the file: no line
+		{topo + "transport:\n  cc: cubic\n", ":3: transport: parameter cc = cubic"},
+	} {
+		p := filepath.Join(dir, "s.yaml")
+		os.WriteFile(p, []byte(tc.yaml), 0o644)
+		code, _, stderr := sfcsim("run", "-q", p)
+		if code != 2 || !strings.Contains(stderr, p+tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.yaml, code, stderr, p+tc.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type runOpts struct {
 	seed     uint64
 	quiet    bool
 	flowsOut string
+	path     string // the scenario file, for errors' lines
 }
 
 func newRunCmd() *cobra.Command {
@@ -79,6 +80,7 @@ goes to stderr on long runs.`,
 					return err // before the run, not after it
 				}
 			}
+			o.path = args[0]
 			return runScenario(cmd.OutOrStdout(), cmd.ErrOrStderr(), *sc, o)
 		},
 	}
@@ -163,7 +165,7 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 	if o.flowsOut != "" {
 		if err := writeFlows(o.flowsOut, sc); err != nil {
 			if errors.Is(err, device.ErrParam) {
-				return &exitError{code: 2, err: err} // as fabric.Run's below
+				return &exitError{code: 2, err: fabric.Locate(o.path, err)} // as fabric.Run's below
 			}
 			return err
 		}
@@ -172,7 +174,7 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 	clearProgress(stderr, o.quiet)
 	if err != nil {
 		if errors.Is(err, device.ErrParam) {
-			return &exitError{code: 2, err: err} // a scenario value out of range
+			return &exitError{code: 2, err: fabric.Locate(o.path, err)} // a scenario value out of range
 		}
 		return err
 	}
