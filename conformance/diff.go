@@ -160,6 +160,15 @@ func (df *differ) diff(expected, actual []byte, max int, vol volatile) []FieldDi
 			}
 		}
 	}
+	// Fields the protocols' lists leave out, by the names masks use: the
+	// VLAN tags and the IPv6 flow label (once named only by their octet).
+	for _, x := range extraDiffFields {
+		df.va = x.fd.Values(&df.fa, df.va[:0])
+		df.vb = x.fd.Values(&df.fb, df.vb[:0])
+		if a, b := render(df.va), render(df.vb); a != b {
+			out = append(out, FieldDiff{x.name, a, b})
+		}
+	}
 	out = append(out, df.headerDiffs(expected, actual, vol)...)
 	if len(out) == 0 {
 		switch {
@@ -179,6 +188,29 @@ func (df *differ) diff(expected, actual []byte, max int, vol volatile) []FieldDi
 	}
 	return out
 }
+
+// extraDiffFields are compared besides dissect.Protos' fields, under the
+// names MaskFields gives them.
+var extraDiffFields = func() []struct {
+	name string
+	fd   *dissect.Field
+} {
+	var out []struct {
+		name string
+		fd   *dissect.Field
+	}
+	for _, x := range [][2]string{{"eth.vlan", "eth.vlan"}, {"eth.pcp", "eth.pcp"}, {"ip.flow_label", "ipv6.flow"}} {
+		fd, ok := dissect.LookupField(x[1])
+		if !ok {
+			panic("conformance: no field " + x[1])
+		}
+		out = append(out, struct {
+			name string
+			fd   *dissect.Field
+		}{x[0], fd})
+	}
+	return out
+}()
 
 func skipField(name string, vol volatile) bool {
 	switch name {

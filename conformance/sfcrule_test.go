@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
 )
 
 func failText(rep *conformance.Report) string {
@@ -198,5 +199,31 @@ func TestBTSWrongPortIsMissing(t *testing.T) {
 	}
 	if first == nil || first.Verdict == conformance.Pass || first.Verdict == conformance.Inconclusive && first.NotJudged == 0 {
 		t.Errorf("the reference's BTS on port %s is not missing:\n%s", exp.names[exp.frames[i].iface], failText(rep))
+	}
+}
+
+// TestDataAlteredNamesTagAndFlowLabel: a forwarded data frame whose VLAN
+// id or IPv6 flow label changed is DATA-ALTERED naming eth.vlan or
+// ip.flow_label (the names masks use), not frame.octet[N].
+func TestDataAlteredNamesTagAndFlowLabel(t *testing.T) {
+	for _, tc := range []struct {
+		vector, field string
+		change        func(b []byte, m *device.Meta)
+	}{
+		{"sfc/incast-vlan", "eth.vlan", func(b []byte, m *device.Meta) { b[15] ^= 0x01 }},
+		{"sfc/incast-ipv6", "ip.flow_label", func(b []byte, m *device.Meta) { b[m.L3+3] ^= 0x01 }},
+	} {
+		vdir := filepath.Join(pcaps, tc.vector)
+		exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+		c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+		i := nth(t, c, 1, func(m *device.Meta, f capFrame) bool { return m.Kind == device.KindData })
+		c.frames[i].data = slices.Clone(c.frames[i].data)
+		m := meta(c.frames[i].data)
+		tc.change(c.frames[i].data, &m)
+		rep := checkDev(t, vdir, c)
+		d := rep.Check("DATA-ALTERED")
+		if d == nil || d.Verdict != conformance.Fail || d.Deviations[0].Field != tc.field {
+			t.Errorf("%s: want DATA-ALTERED naming %s:\n%s", tc.vector, tc.field, failText(rep))
+		}
 	}
 }
