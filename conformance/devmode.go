@@ -183,6 +183,10 @@ type devChecker struct {
 	// (lateSlack: the input's unit less 1 ns, earlySlack: the device
 	// capture's), which only pairing and the undecidable band use.
 	tol0, early0, lateSlack, earlySlack int64
+	// seenFrame and seen are the device frame the last deviations were
+	// about and their rule and field (dev reports each pair once).
+	seenFrame int
+	seen      []string
 	depthTol                            map[int]int64
 	maxDepthTol                         int64
 	lag                                 int64
@@ -707,6 +711,18 @@ func keyOf(m *device.Meta, port int) dataKey {
 func (k *devChecker) dev(d Deviation) {
 	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable && !isDataRule(d.Check) {
 		return
+	}
+	// One fault, one deviation: a field of a frame that two checks of one
+	// rule find wrong (a signal's DSCP is not the configured one, and not
+	// the reference's) is reported once, by the first.
+	if d.Frame > 0 {
+		key := d.Check + "\x00" + d.Field
+		if d.Frame != k.seenFrame {
+			k.seenFrame, k.seen = d.Frame, k.seen[:0]
+		} else if slices.Contains(k.seen, key) {
+			return
+		}
+		k.seen = append(k.seen, key)
 	}
 	if explainedByDrops(&d) && k.rep.byName[d.Check] != nil {
 		k.undecidedOf(d.Port).hold(d, k.rep.maxShown)

@@ -227,3 +227,27 @@ func TestDataAlteredNamesTagAndFlowLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestOneDeviationPerField: a signal's DSCP that is neither the configured
+// one nor the reference's is one deviation of its rule, not two.
+func TestOneDeviationPerField(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	i := nth(t, c, 0, isBTS)
+	c.frames[i].data = slices.Clone(c.frames[i].data)
+	m := meta(c.frames[i].data)
+	c.frames[i].data[m.L3+1] ^= 0x04 << 2 // DSCP
+	fixChecksums(c.frames[i].data)
+	rep := checkDev(t, vdir, c)
+	f := rep.Check("SFC-BTS-FIELDS")
+	n := 0
+	for _, d := range f.Deviations {
+		if d.Field == "ip.dscp" {
+			n++
+		}
+	}
+	if f.Verdict != conformance.Fail || n != 1 || f.Count != int64(len(f.Deviations)) {
+		t.Errorf("a BTS with another DSCP: %d ip.dscp deviation(s), want 1:\n%s", n, failText(rep))
+	}
+}
