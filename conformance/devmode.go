@@ -185,11 +185,11 @@ type devChecker struct {
 	tol0, early0, lateSlack, earlySlack int64
 	// seenFrame and seen are the device frame the last deviations were
 	// about and their rule and field (dev reports each pair once).
-	seenFrame int
-	seen      []string
-	depthTol                            map[int]int64
-	maxDepthTol                         int64
-	lag                                 int64
+	seenFrame   int
+	seen        []string
+	depthTol    map[int]int64
+	maxDepthTol int64
+	lag         int64
 
 	refNo   int
 	hasHost bool
