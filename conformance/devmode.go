@@ -1115,6 +1115,24 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		k.checkICRC(r, m, nil)
 		return
 	}
+	// A RoCEv2 packet with another PSN than the flow's next one is another
+	// packet (one the reference drops, say), not that one altered: an
+	// extra frame, and the flow's next frame stays pending (matched by a
+	// later device frame, or missing). Taken as an alteration it shifted
+	// the pairing of every later frame of the flow (15 DATA-ALTERED for
+	// one extra frame).
+	var hm device.Meta
+	device.Parse(head.data, &hm, &k.cp)
+	if a, okA := rocePSN(head.data, &hm); okA {
+		if b, okB := rocePSN(r.data, m); okB && a != b {
+			k.rep.checked(ruleDataExtra, 1)
+			k.dev(Deviation{Check: ruleDataExtra, Frame: r.no, Port: port, Time: r.t, Field: "bth.psn",
+				Expected: fmt.Sprintf("%d (the flow's next frame on this port)", a), Actual: fmt.Sprint(b),
+				Detail: "a packet of a scenario flow the reference does not send on this port"})
+			k.checkICRC(r, m, nil)
+			return
+		}
+	}
 	if k.df == nil {
 		k.df = newDiffer(k.c.Device.Codepoints)
 	}
@@ -1457,4 +1475,12 @@ func (k *devChecker) sameBytes(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return equalMasked(k.vol, &k.ma, &k.mb, a, b, &k.cp)
+}
+
+// rocePSN returns the BTH PSN of a RoCEv2 frame parsed as m.
+func rocePSN(frame []byte, m *device.Meta) (uint32, bool) {
+	if !m.HasQP || m.Payload <= 0 || m.Payload+12 > len(frame) {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(frame[m.Payload+8:]) & 0xffffff, true
 }

@@ -3,11 +3,13 @@
 package conformance_test
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/device"
@@ -249,5 +251,28 @@ func TestOneDeviationPerField(t *testing.T) {
 	}
 	if f.Verdict != conformance.Fail || n != 1 || f.Count != int64(len(f.Deviations)) {
 		t.Errorf("a BTS with another DSCP: %d ip.dscp deviation(s), want 1:\n%s", n, failText(rep))
+	}
+}
+
+// TestExtraPacketInSequence: a RoCEv2 packet the reference does not send
+// (another PSN), forwarded in the middle of its flow, is one DATA-EXTRA;
+// the flow's later frames still match (no DATA-ALTERED cascade).
+func TestExtraPacketInSequence(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
+	exp := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	c := &capture{names: exp.names, frames: slices.Clone(exp.frames)}
+	i := nth(t, c, 3, isData)
+	f := c.frames[i]
+	extra := slices.Clone(f.data)
+	m := meta(extra)
+	extra[m.Payload+9] ^= 0x40 // the PSN, 4M off
+	end := m.L3 + m.IPLen
+	crc, _ := layersICRC(extra[m.L3:end])
+	binary.LittleEndian.PutUint32(extra[end-4:], crc)
+	c.frames = append(c.frames, capFrame{f.iface, f.t.Add(-time.Nanosecond), extra})
+	rep := checkDev(t, vdir, c)
+	x, alt := rep.Check("DATA-EXTRA"), rep.Check("DATA-ALTERED")
+	if x == nil || x.Verdict != conformance.Fail || x.Count != 1 || alt.Verdict != conformance.Pass {
+		t.Errorf("one extra packet in its flow: want one DATA-EXTRA and no DATA-ALTERED:\n%s", failText(rep))
 	}
 }
