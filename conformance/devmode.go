@@ -452,9 +452,17 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRe
 	// reordered, not as altered.
 	k.lag = k.tol + k.early + 2 + min(k.win, reorderReach)
 	// A NIC's host side is checked only when the device capture has it.
+	// From the interfaces scanned at open (ds.names, ds.sections): the
+	// stream's reader may already run in its prefetch goroutine.
 	if c.Role == device.RoleNIC {
-		for i := 0; i < ds.r.NInterfaces(); i++ {
-			if in := ds.r.Interface(i); c.portOf(in.ID, in.Name, ds.r.IsPcapng()) == device.HostPort {
+		for i, name := range ds.names {
+			id := 0 // the interface's id within its section
+			for j := 0; j < i; j++ {
+				if ds.sections[j] == ds.sections[i] {
+					id++
+				}
+			}
+			if c.portOf(id, name, true) == device.HostPort {
 				k.hasHost = true
 			}
 		}
@@ -528,7 +536,7 @@ func (k *devChecker) timingOf(id string, r *record, refNo int, refT int64, field
 // perhaps not in fact, the captures' timestamp units being coarser than
 // the margin: not judged, INCONCLUSIVE (the capture cannot show it).
 func (k *devChecker) unresolved(d Deviation) {
-	if k.fc != nil && k.fc.masks[d.Field] {
+	if k.fc != nil && k.fc.masks[d.Field] && !isDataRule(d.Check) {
 		return
 	}
 	d.Detail += ": not judged, the frame may have been within the tolerance; capture with nanosecond timestamps (pcapng if_tsresol 9) to judge it"

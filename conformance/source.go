@@ -106,6 +106,7 @@ type stream struct {
 	digest hash.Hash
 	drops  *dropScan
 	ifFCS  []int // each interface's FCS octets (pcapio.Interface.FCSLen)
+	res    int64 // the coarsest timestamp unit of its interfaces, ns
 	// cutAt, when the file ends in the middle of a record and cutOK, is
 	// the number of the last whole frame: the capture ends there.
 	cutOK bool
@@ -122,14 +123,10 @@ type epochRef struct {
 }
 
 // resolution returns the coarsest timestamp unit of the stream's
-// interfaces in ns (1 for nanosecond captures).
-func (s *stream) resolution() int64 {
-	res := int64(1)
-	for i := 0; i < max(s.r.NInterfaces(), 1); i++ {
-		res = max(res, s.r.Interface(i).Resolution)
-	}
-	return res
-}
+// interfaces in ns (1 for nanosecond captures), as the interface blocks
+// before the first frame declare them (read apart, at open: the stream's
+// own reader may be running in its prefetch goroutine).
+func (s *stream) resolution() int64 { return max(s.res, 1) }
 
 // openStream opens path for case c. Model time 0 is the case's epoch, or
 // ep when set, or else the first frame of this capture (which sets ep).
@@ -172,7 +169,7 @@ func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool)
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
 	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge, drops: drops}
-	s.names, s.sections = interfaceNames(path)
+	s.names, s.sections, s.res = interfaceNames(path)
 	for i := range s.names {
 		s.merge.see(i) // frames wait for every declared interface
 	}
@@ -532,10 +529,11 @@ func (q *mergeQ) pop() *record {
 
 // interfaceNames reads the interface names of a pcapng capture declared
 // before its first frame (where writers put them), and their sections.
-func interfaceNames(path string) (names []string, sections []int) {
+func interfaceNames(path string) (names []string, sections []int, res int64) {
+	res = 1
 	r, err := pcapio.Open(path)
 	if err != nil {
-		return nil, nil
+		return nil, nil, res
 	}
 	defer r.Close()
 	r.Next()
@@ -543,8 +541,12 @@ func interfaceNames(path string) (names []string, sections []int) {
 		in := r.Interface(i)
 		names = append(names, in.Name)
 		sections = append(sections, in.Section)
+		res = max(res, in.Resolution)
 	}
-	return names, sections
+	if !r.IsPcapng() {
+		res = max(res, r.Interface(0).Resolution)
+	}
+	return names, sections, res
 }
 
 // Digest returns "sha256:" and the SHA-256 of the octets read so far (all

@@ -141,9 +141,10 @@ func initFieldEnds() {
 	set(layers.LayerTypePostcard, map[string]int{"postcard.version": 1, "postcard.port": 4, "postcard.switch_id": 10,
 		"postcard.rate_mbps": 16, "postcard.window_ns": 20, "postcard.ip_bytes": 24, "postcard.q1_bytes": 28,
 		"postcard.recent_bytes": 32, "postcard.recent_marked_bytes": 36, "postcard.quote_len": 36})
-	// bits_set counts the whole filter: any cut in the layer leaves it out.
+	// bits_set counts the whole filter: any cut in the layer leaves it out
+	// (a frame snapped after its filter keeps it: the getter asks for a
+	// whole filter).
 	set(layers.LayerTypeBFC, map[string]int{"bfc.version": 4, "bfc.hashes": 5, "bfc.filter_len": 8, "bfc.seq": 12, "bfc.bits_set": 1 << 30})
-	byName["bfc.bits_set"].tail = true
 	set(layers.LayerTypeFGCredit, map[string]int{"fgcredit.version": 4, "fgcredit.family": 5, "fgcredit.count": 8})
 	set(layers.LayerTypeFGPause, map[string]int{"fgpause.version": 4, "fgpause.family": 5, "fgpause.count": 8})
 	set(layers.LayerTypeCIM, map[string]int{"cim.version": 1, "cim.add": 1, "cim.ext": 1, "cim.da": 7, "cim.sa": 13,

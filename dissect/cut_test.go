@@ -160,6 +160,12 @@ func TestTruncatedEntries(t *testing.T) {
 	if d, p := dst.Values(f, nil), pause.Values(f, nil); len(d) != 1 || d[0].A.String() != "10.0.0.2" || len(p) != 1 || p[0].U != 500 {
 		t.Errorf("entries of the cut frame: dst %v, pause %v; want the first whole entry, 10.0.0.2 500us", d, p)
 	}
+	// A whole BFC frame whose capture lacks only the FCS keeps bits_set.
+	whole := append(mustHex(t, "0180c200000e 020000000002 88b5 4643 0102 04 00 0080 0000002a"), make([]byte, 128)...)
+	whole[30] = 0xff
+	if vs := mustField(t, "bfc.bits_set").Values(decodeFrame(whole, len(whole)+4, 100e9), nil); len(vs) != 1 || vs[0].U != 8 {
+		t.Errorf("bfc.bits_set of a whole filter, FCS not captured: %v, want 8", vs)
+	}
 	bfc := mustHex(t, "0180c200000e 020000000002 88b5 4643 0102 04 00 0080 0000002a ffff0000")
 	f = decodeFrame(bfc, len(bfc)+124, 100e9)
 	for name, want := range map[string]int{"bfc.version": 2, "bfc.hashes": 4, "bfc.filter_len": 128, "bfc.seq": 42, "bfc.bits_set": -1} {
@@ -581,4 +587,13 @@ func TestQinQTags(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustField(t *testing.T, name string) *Field {
+	t.Helper()
+	fd, ok := LookupField(name)
+	if !ok {
+		t.Fatalf("no field %s", name)
+	}
+	return fd
 }

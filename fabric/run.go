@@ -59,6 +59,9 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
+	if len(data) > MaxScenarioSize {
+		return nil, fmt.Errorf("scenario larger than %d octets", MaxScenarioSize)
+	}
 	// A fraction where the field is a whole number (tors: 2.5) would be
 	// cut to 2 by the decoder without a word.
 	var root yaml.Node
@@ -70,8 +73,8 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario
-	if err := dec.Decode(&s); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("scenario: %w", err)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err) // io.EOF: an empty document
 	}
 	return &s, nil
 }

@@ -202,3 +202,15 @@ func TestTransportAndECNRanges(t *testing.T) {
 		t.Errorf("defaults: %v", err)
 	}
 }
+
+// TestReadScenarioBounds: an empty scenario and one over MaxScenarioSize
+// are errors, not a zero scenario or a silently cut one.
+func TestReadScenarioBounds(t *testing.T) {
+	if _, err := ReadScenario(strings.NewReader("")); err == nil {
+		t.Error("empty scenario accepted")
+	}
+	big := "name: x\n# " + strings.Repeat("x", MaxScenarioSize) + "\n"
+	if _, err := ReadScenario(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a scenario over %d octets: %v", MaxScenarioSize, err)
+	}
+}

@@ -250,7 +250,7 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return cutAt("ipv6", ipv6FieldEnds, n, 40)
 	}
-	if ip.Ext == nil || !IsIPv6Ext(data[6]) {
+	if ip.Ext == nil || len(data) < 40 || !IsIPv6Ext(data[6]) {
 		ip.ext = false
 		return ip.IPv6.DecodeFromBytes(data, df)
 	}

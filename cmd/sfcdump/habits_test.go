@@ -891,3 +891,40 @@ func TestReadInterruptedStdout(t *testing.T) {
 		})
 	}
 }
+
+// blockedWriter blocks every write until release is closed, as a pipe
+// whose reader stopped reading.
+type blockedWriter struct{ release chan struct{} }
+
+func (w blockedWriter) Write(p []byte) (int, error) { <-w.release; return len(p), nil }
+
+// TestReadInterruptedBlockedStdout: Ctrl-C while standard output itself
+// is blocked still ends the process (130) within the salvage's bounds,
+// saying what was not written, rather than hanging on the flush.
+func TestReadInterruptedBlockedStdout(t *testing.T) {
+	pw := pipedStdin(t)
+	exited := make(chan int, 1)
+	oldExit, oldWait := exitProcess, salvageWait
+	exitProcess = func(code int) { exited <- code }
+	salvageWait = 200 * time.Millisecond
+	defer func() { exitProcess, salvageWait = oldExit, oldWait }()
+	data, _ := os.ReadFile(sampleCap)
+	out := blockedWriter{make(chan struct{})}
+	var errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"read", "-r", "-"}, out, &errb) }()
+	pw.Write(data)
+	time.Sleep(300 * time.Millisecond)
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-exited:
+		if code != 130 || !strings.Contains(string(errb.Bytes()), "standard output is blocked") {
+			t.Errorf("exit %d, stderr %q", code, errb.Bytes())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no exit 5 s after Ctrl-C with standard output blocked")
+	}
+	close(out.release)
+	pw.Close()
+	<-done
+}

@@ -368,11 +368,17 @@ func (pr *printer) notifyInterrupt(errOut io.Writer) (stop func()) {
 // that stopped reading holds a write), it gives up after a while and
 // exits 130 with what could not be written said on stderr.
 func (pr *printer) salvage(errOut io.Writer) {
+	// Standard output may be blocked (a reader that stopped reading):
+	// taking the lock from a writer stuck in it, or flushing into it,
+	// would hang the process for good. Both are given salvageWait.
+	blocked := func() {
+		report(errOut, errors.New("interrupted; standard output is blocked, so what was decoded last (and an unfinished -w capture) is not written"))
+		exitProcess(130)
+	}
 	deadline := time.Now().Add(salvageWait)
 	for !pr.outMu.TryLock() {
 		if time.Now().After(deadline) {
-			report(errOut, errors.New("interrupted; standard output is blocked, so what was decoded last is not written"))
-			exitProcess(130)
+			blocked()
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -381,13 +387,21 @@ func (pr *printer) salvage(errOut io.Writer) {
 	if pr.closed {
 		return
 	}
-	ferr := pr.w.Flush()
+	flushed := make(chan error, 1)
+	go func() { flushed <- pr.w.Flush() }()
+	var ferr error
+	select {
+	case ferr = <-flushed:
+	case <-time.After(salvageWait):
+		blocked()
+		return
+	}
 	if err := pr.finishOutput(true); err != nil || ferr != nil {
 		report(errOut, errors.Join(ferr, err))
 		exitProcess(1)
 		return
 	}
-	msg := fmt.Sprintf("interrupted while waiting for input: %d frames", pr.printed)
+	msg := "interrupted while waiting for input"
 	if pr.outAtomic != nil {
 		msg = fmt.Sprintf("interrupted while waiting for input: %d frames, all written to %s", pr.written, pr.outPath)
 	}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package layers
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+)
+
+// TestShortIPAndUDP: IPv4, IPv6 and UDP headers of 0 to their full length
+// decode without a panic, directly and as raw-IP frames; a cut one keeps
+// the fields it holds whole (Partial) and names the first missing field.
+func TestShortIPAndUDP(t *testing.T) {
+	v4 := []byte{0x45, 0xc0, 0x00, 0x3c, 0x12, 0x34, 0x40, 0x00, 0x40, 0x11, 0x65, 0xef, 10, 0, 0, 1, 10, 0, 0, 2}
+	v6 := append([]byte{0x6b, 0x80, 0x00, 0x00, 0x00, 0x30, 0x11, 0x40}, make([]byte, 32)...)
+	udp := []byte{0xc0, 0x00, 0x12, 0xb7, 0x00, 0x28, 0x00, 0x00}
+	p := NewParser()
+	for n := 0; n <= len(v6); n++ {
+		if n <= len(v4) {
+			var ip IPv4
+			err := ip.DecodeFromBytes(v4[:n], gopacket.NilDecodeFeedback)
+			if n > 0 && n < 20 && (!ip.Partial || err == nil) || n >= 9 && n < 20 && ip.TTL != 64 {
+				t.Errorf("IPv4 cut at %d: partial %v, ttl %d, %v", n, ip.Partial, ip.TTL, err)
+			}
+			p.DecodeLink(layers.LinkTypeIPv4, v4[:n])
+		}
+		var ip6 IPv6
+		ip6.Ext = &IPv6Ext{}
+		err := ip6.DecodeFromBytes(v6[:n], gopacket.NilDecodeFeedback)
+		if n > 0 && n < 40 && (!ip6.Partial || err == nil) || n >= 8 && n < 40 && ip6.HopLimit != 0x40 {
+			t.Errorf("IPv6 cut at %d: partial %v, hlim %d, %v", n, ip6.Partial, ip6.HopLimit, err)
+		}
+		p.DecodeLink(layers.LinkTypeIPv6, v6[:n])
+		if n <= len(udp) {
+			var u UDP
+			err := u.DecodeFromBytes(udp[:n], gopacket.NilDecodeFeedback)
+			if n > 0 && n < 8 && (!u.Partial || err == nil) || n >= 4 && n < 8 && u.DstPort != 4791 {
+				t.Errorf("UDP cut at %d: partial %v, dport %d, %v", n, u.Partial, u.DstPort, err)
+			}
+		}
+	}
+	var de *DecodeError
+	var ip IPv4
+	if err := ip.DecodeFromBytes(v4[:13], gopacket.NilDecodeFeedback); !errors.As(err, &de) || de.Field != "src" || de.Offset != 12 {
+		t.Errorf("IPv4 cut at 13: %v; want the src at offset 12 missing", err)
+	}
+}
