@@ -120,6 +120,9 @@ type Result struct {
 	payload, firstStart, lastDone int64
 }
 
+// SampleEvery returns the run's buffer sampling period in ns.
+func (r *Result) SampleEvery() int64 { return r.sampleEvery }
+
 // BufferSeries returns switch i's (in Net.Switches order) shared buffer
 // sampled every SampleEvery from time 0.
 func (r *Result) BufferSeries(i int) []int64 {

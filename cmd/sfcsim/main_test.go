@@ -80,7 +80,8 @@ func TestRunScenario(t *testing.T) {
 	if !strings.Contains(out, "small-hpcc (seed 1)") || !strings.Contains(out, "max switch buffer") {
 		t.Errorf("summary %q", out)
 	}
-	for _, f := range []string{"small-hpcc.json", "small-hpcc.csv", "small-hpcc.fct.csv", "small-hpcc.buffer.csv", "flows.txt"} {
+	for _, f := range []string{"small-hpcc.json", "small-hpcc.csv", "small-hpcc.fct.csv", "small-hpcc.buffer.csv", "flows.txt",
+		"small-hpcc.fct.svg", "small-hpcc.fct.png", "small-hpcc.buffer.svg", "small-hpcc.buffer.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}

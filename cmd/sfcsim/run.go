@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -37,7 +38,9 @@ and DIR/NAME.fct.csv (every flow: id, src, dst, size, start_ns, fct_ns,
 ideal_ns, slowdown, retx, tag, completed; a flow not completed within the drain
 has completed false and no FCT, and the run exits 1) and DIR/NAME.buffer.csv
 (every switch's shared buffer over time: time_ns, then a column of octets per
-switch, a row every sample_every). A progress line (simulated time, events/s)
+switch, a row every sample_every), and plots, SVG and PNG: NAME.fct (the FCT
+slowdown's P50, P95 and P99 per size bin) and NAME.buffer (the buffer over time
+of the eight switches with the highest peaks). A progress line (simulated time, events/s)
 goes to stderr on long runs.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -97,6 +100,9 @@ func (o runOpts) outputs(name string) []string {
 	if o.out != "" {
 		base := filepath.Join(o.out, name)
 		out = append(out, base+".json", base+".csv", base+".fct.csv", base+".buffer.csv")
+		for _, plot := range []string{".fct", ".buffer"} {
+			out = append(out, base+plot+".svg", base+plot+".png")
+		}
 	}
 	if o.flowsOut != "" {
 		out = append(out, o.flowsOut)
@@ -189,6 +195,7 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 			func(p string) error { return res.WriteCSV(p + ".csv") },
 			func(p string) error { return res.WriteFCT(p + ".fct.csv") },
 			func(p string) error { return res.WriteBuffer(p + ".buffer.csv") },
+			func(p string) error { return plotRun(res, p) },
 		} {
 			if err := w(base); err != nil {
 				return err
@@ -250,4 +257,57 @@ func samePath(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// plotRun draws a run's FCT slowdown by size bin (P50, P95, P99; none
+// without background flows) into base.fct.svg and .png, and the shared
+// buffer over time of the eight switches with the highest peaks into
+// base.buffer.svg and .png.
+func plotRun(res *fabric.Result, base string) error {
+	if len(res.Bins) > 0 {
+		fr := &fabric.FigResult{Title: res.Name + ": FCT slowdown by flow size", XLabel: "size bin (equal-count, small to large)", YLabel: "FCT slowdown"}
+		for _, q := range []struct {
+			label string
+			v     func(b fabric.Bin) float64
+		}{{"P50", func(b fabric.Bin) float64 { return b.P50 }}, {"P95", func(b fabric.Bin) float64 { return b.P95 }}, {"P99", func(b fabric.Bin) float64 { return b.P99 }}} {
+			s := fabric.Series{Label: q.label}
+			for i, b := range res.Bins {
+				s.X, s.Y = append(s.X, float64(i+1)), append(s.Y, q.v(b))
+			}
+			fr.Series = append(fr.Series, s)
+		}
+		for _, ext := range []string{".svg", ".png"} {
+			if err := plotFig(fr, base+".fct"+ext); err != nil {
+				return err
+			}
+		}
+	}
+	idx := make([]int, len(res.Switches))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return res.Switches[idx[a]].Peak > res.Switches[idx[b]].Peak })
+	fr := &fabric.FigResult{Title: res.Name + ": shared buffer over time", XLabel: "time (ms)", YLabel: "buffer (MB)"}
+	every := float64(res.SampleEvery())
+	for _, i := range idx[:min(8, len(idx))] {
+		v := res.BufferSeries(i)
+		// At most 2,000 points a line: the largest of each stretch, so
+		// that no peak is lost.
+		step := max(1, (len(v)+1999)/2000)
+		s := fabric.Series{Label: res.Switches[i].Name}
+		for j := 0; j < len(v); j += step {
+			m := v[j]
+			for _, x := range v[j:min(j+step, len(v))] {
+				m = max(m, x)
+			}
+			s.X, s.Y = append(s.X, float64(j)*every/1e6), append(s.Y, float64(m)/1e6)
+		}
+		fr.Series = append(fr.Series, s)
+	}
+	for _, ext := range []string{".svg", ".png"} {
+		if err := plotFig(fr, base+".buffer"+ext); err != nil {
+			return err
+		}
+	}
+	return nil
 }
