@@ -393,6 +393,8 @@ func (pr *printer) salvage(errOut io.Writer) {
 	select {
 	case ferr = <-flushed:
 	case <-time.After(salvageWait):
+		// The flush still runs: nothing may touch the outputs after.
+		pr.closed = true
 		blocked()
 		return
 	}
