@@ -158,7 +158,7 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
-	p.Dot1Q.NTags = 0
+	p.Dot1Q.NTags, p.UDP.Partial = 0, false
 	err := p.dlp.DecodeLayers(frame, &p.Decoded)
 	if p.Dot1Q.NTags > 0 {
 		// Each tag's TPID is the EtherType before it: the link header's
@@ -195,6 +195,11 @@ func (p *Parser) Decode(frame []byte) error {
 		p.FailedLen, p.FailedAt = len(data), cap(frame)-cap(data)
 		if p.FailedAt < 0 || p.FailedAt > len(frame) {
 			p.FailedAt = len(frame) - len(data)
+		}
+		if p.Failed == layers.LayerTypeUDP && len(data) > 0 && len(data) < 8 {
+			// gopacket refuses a UDP header cut short; the fields it
+			// holds whole are kept (below).
+			err, p.Truncated = p.UDP.partial(data, p.dlp), true
 		}
 		var de *DecodeError
 		if !errors.As(err, &de) {

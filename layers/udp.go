@@ -24,14 +24,12 @@ type UDP struct {
 	Partial bool
 }
 
-// DecodeFromBytes decodes as gopacket does; a header cut short keeps
-// the ports (and length) it holds whole, with Partial set and an
-// ErrTruncated naming the first field missing.
-func (u *UDP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) >= 8 || len(data) == 0 {
-		u.Partial = false
-		return u.UDP.DecodeFromBytes(data, df)
-	}
+// partial decodes a header cut short (1 to 7 octets), which gopacket's
+// decoder refuses: the ports (and length) it holds whole, with Partial
+// set, and an ErrTruncated naming the first field missing. Parser calls
+// it after gopacket's decode failed, so that a whole header's decode
+// takes no extra call.
+func (u *UDP) partial(data []byte, df gopacket.DecodeFeedback) error {
 	u.UDP, u.Partial = layers.UDP{}, true
 	n := len(data)
 	if n >= 2 {

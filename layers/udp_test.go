@@ -35,10 +35,16 @@ func TestShortIPAndUDP(t *testing.T) {
 		}
 		p.DecodeLink(layers.LinkTypeIPv6, v6[:n])
 		if n <= len(udp) {
-			var u UDP
-			err := u.DecodeFromBytes(udp[:n], gopacket.NilDecodeFeedback)
-			if n > 0 && n < 8 && (!u.Partial || err == nil) || n >= 4 && n < 8 && u.DstPort != 4791 {
-				t.Errorf("UDP cut at %d: partial %v, dport %d, %v", n, u.Partial, u.DstPort, err)
+			// A UDP header cut short, behind a whole IPv4 header.
+			frame := append(append([]byte(nil), v4...), udp[:n]...)
+			frame[3] = byte(20 + n)
+			frame[10], frame[11] = 0, 0
+			err := p.DecodeLink(layers.LinkTypeIPv4, frame)
+			if n > 0 && n < 8 && (!p.Has(layers.LayerTypeUDP) || !p.UDP.Partial || err == nil) || n >= 4 && n < 8 && p.UDP.DstPort != 4791 {
+				t.Errorf("UDP cut at %d: has %v, partial %v, dport %d, %v", n, p.Has(layers.LayerTypeUDP), p.UDP.Partial, p.UDP.DstPort, err)
+			}
+			if n == 8 && (p.UDP.Partial || !p.Has(layers.LayerTypeUDP)) {
+				t.Errorf("a whole UDP header: partial %v", p.UDP.Partial)
 			}
 		}
 	}
