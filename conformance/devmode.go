@@ -506,6 +506,9 @@ func (k *devChecker) timing(id string, r *record, refNo int, refT int64, field s
 // not excuse it (explainedByDrops).
 func (k *devChecker) timingOf(id string, r *record, refNo int, refT int64, field string, definite bool) {
 	dt := r.t - refT
+	if dt <= k.tol0 && -dt <= k.early0 {
+		return // the common case: no deviation to build
+	}
 	d := Deviation{Check: id, Frame: r.no, Ref: refNo, Port: k.c.PortName(r.port), Time: r.t, Field: field + " time", Actual: fmtTime(r.t), definite: definite}
 	switch {
 	case dt > k.tol0:
