@@ -29,7 +29,7 @@
 //	eth.dst[0] & 1                      on octets too (slices, byte strings, MACs)
 //	ip.src & 0.0.0.255 == 0.0.0.1       and on addresses
 //	udp.payload matches "(?i)hel+o"     regular expressions (also ~), on octets
-//	ip.addr !== 10.0.0.1                any_ne; === is all_eq
+//	ip.addr !== 10.0.0.1                any_ne (also ~=); === is all_eq
 //	udp.srcport == udp.dstport          a field against another
 //	count(fgcredit.dst) >= 2            functions: count() and len()
 //	len(udp.payload) > 40
@@ -47,7 +47,7 @@
 //	set     = "{" element { [","] element } "}"     element = value | value ".." value
 //	          (spaces around ".." or none, as in Wireshark 4.0)
 //	value   = literal | FIELD [ slice ]
-//	op      = "==" | "!=" | "===" | "!==" | "<" | "<=" | ">" | ">="
+//	op      = "==" | "!=" | "===" | "!==" | "~=" | "<" | "<=" | ">" | ">="
 //	          | "contains" | "matches" | "~"
 //	          (also eq ne any_eq all_ne all_eq any_ne lt le gt ge)
 //

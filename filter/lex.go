@@ -104,6 +104,10 @@ func lex(s string) ([]token, error) {
 			}
 			out = append(out, token{kind: tCmp, pos: i, text: two, cmp: cmp})
 			i += 2
+		case two == "~=":
+			// Wireshark 4.0's any_ne, as !==.
+			out = append(out, token{kind: tCmp, pos: i, text: two, cmp: cmpAnyNe})
+			i += 2
 		case c == '~':
 			out = append(out, token{kind: tCmp, pos: i, text: "~", cmp: cmpMatches})
 			i++

@@ -65,6 +65,7 @@ var differential = []string{
 	"ip.addr != 10.0.0.1",
 	"ip.addr === 10.0.0.1 || ip.dsfield.dscp === 26",
 	"ip.addr !== 10.0.0.2",
+	"ip.addr ~= 10.0.0.1",
 	"ip.dsfield.dscp == 26 || ip.dsfield.ecn != 0",
 	"ip.len > 100 && ip.flags.df == 0",
 	"ip.hdr_len == 20 && ip.id >= 0",
