@@ -124,6 +124,9 @@ const (
 	// WarnEncrypted: an IPv6 extension header chain ends in ESP; what
 	// follows is encrypted and not decoded (a note rather than a fault).
 	WarnEncrypted
+	// WarnHopByHopOrder: a Hop-by-Hop Options header that does not
+	// immediately follow the IPv6 header (RFC 8200 §4.3).
+	WarnHopByHopOrder
 )
 
 var warningText = [...]string{
@@ -138,6 +141,7 @@ var warningText = [...]string{
 	"MAC Control frame shorter than 46 octets",
 	"version 1: its stages are degenerate (all hashed from the VFID with CRC-32C)",
 	"ESP: the rest of the packet is encrypted, not decoded",
+	"Hop-by-Hop Options header not first (RFC 8200 §4.3)",
 }
 
 // Has reports whether every warning in x is in w.

@@ -188,6 +188,9 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			e.Proto = nh
 			return errAt("ipv6", IPv6ExtName(nh), off, ErrBadValue, fmt.Sprintf("more than %d extension headers", MaxIPv6ExtHeaders))
 		}
+		if nh == IPv6HopByHop && e.N > 0 {
+			e.Warnings |= WarnHopByHopOrder
+		}
 		h := &e.Headers[e.N]
 		*h = IPv6ExtHeader{Type: nh, Offset: off}
 		d := data[off:]
@@ -202,7 +205,8 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			h.SPI, h.Seq = binary.BigEndian.Uint32(d), binary.BigEndian.Uint32(d[4:])
 			h.Length = len(d)
 			e.N++
-			e.ESP, e.Proto, e.Warnings = true, nh, WarnEncrypted
+			e.ESP, e.Proto = true, nh
+			e.Warnings |= WarnEncrypted
 			e.Contents, e.Payload = data[:off], data[off:]
 			return nil
 		case IPv6Fragment:

@@ -316,3 +316,30 @@ func BenchmarkParserIPv6Ext(b *testing.B) {
 		})
 	}
 }
+
+// TestHopByHopNotFirst: a Hop-by-Hop header after another extension
+// header decodes, with WarnHopByHopOrder (RFC 8200 §4.3); first, it has
+// none.
+func TestHopByHopNotFirst(t *testing.T) {
+	ip6 := func(nh byte, rest ...byte) []byte {
+		h := []byte{0x60, 0, 0, 0, 0, byte(len(rest)), nh, 64}
+		h = append(h, make([]byte, 32)...)
+		return append(h, rest...)
+	}
+	udp := []byte{0xc0, 0x00, 0x13, 0x88, 0, 8, 0, 0}
+	opts := func(nh byte) []byte { return []byte{nh, 0, 1, 4, 0, 0, 0, 0} } // PadN
+	p := NewParser()
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		warn  bool
+	}{
+		{"dstopts then hop-by-hop", ip6(IPv6DestOpts, append(append(opts(IPv6HopByHop), opts(17)...), udp...)...), true},
+		{"hop-by-hop then dstopts", ip6(IPv6HopByHop, append(append(opts(IPv6DestOpts), opts(17)...), udp...)...), false},
+	} {
+		err := p.DecodeLink(layers.LinkTypeIPv6, tc.frame)
+		if err != nil || !p.Has(layers.LayerTypeUDP) || p.IPv6Ext.Warnings.Has(WarnHopByHopOrder) != tc.warn {
+			t.Errorf("%s: %v, decoded %v, warnings %v; want the warning %v", tc.name, err, p.Decoded, p.IPv6Ext.Warnings, tc.warn)
+		}
+	}
+}
