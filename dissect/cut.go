@@ -129,7 +129,9 @@ func initFieldEnds() {
 		pfc["pfc.pause_ns_c"+c] = 6 + 2*i
 	}
 	set(layers.LayerTypePFC, pfc)
-	for _, name := range []string{"bth.icrc", "bth.icrc_ok"} {
+	// The quote runs to the packet's end: cut by the capture, its length
+	// on the wire is unknown.
+	for _, name := range []string{"bth.icrc", "bth.icrc_ok", "bts.quote_len", "postcard.quote_len"} {
 		byName[name].tail = true
 	}
 	set(layers.LayerTypeBTH, map[string]int{"bth.opcode": 1, "bth.se": 2, "bth.m": 2, "bth.padcnt": 2, "bth.tver": 2,

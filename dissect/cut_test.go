@@ -597,3 +597,28 @@ func mustField(t *testing.T, name string) *Field {
 	}
 	return fd
 }
+
+// TestQuoteLenOfCutQuote: a BTS or postcard that the capture cut inside
+// its quote has no quote_len (its length on the wire is unknown); whole,
+// it has its quote's.
+func TestQuoteLenOfCutQuote(t *testing.T) {
+	for _, sf := range sample.Frames() {
+		proto := ""
+		switch {
+		case strings.HasPrefix(sf.Name, "BTS from the congestion point"):
+			proto = "bts"
+		case sf.Name == "PB-FS CC-postcard, IPv4":
+			proto = "postcard"
+		default:
+			continue
+		}
+		fd := mustField(t, proto+".quote_len")
+		if vs := fd.Values(decodeFrame(sf.Data, len(sf.Data), 100e9), nil); len(vs) != 1 || vs[0].U == 0 {
+			t.Errorf("%s whole: quote_len %v", sf.Name, vs)
+		}
+		cut := sf.Data[:len(sf.Data)-10]
+		if vs := fd.Values(decodeFrame(cut, len(sf.Data), 100e9), nil); len(vs) != 0 {
+			t.Errorf("%s cut in its quote: quote_len %v, want none", sf.Name, vs)
+		}
+	}
+}
