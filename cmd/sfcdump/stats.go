@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/internal/term"
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/stats"
@@ -94,15 +94,8 @@ func newScanner(o *scanOptions, errOut io.Writer) (*scanner, error) {
 	return s, nil
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether w is a terminal (term.IsTerminal).
+var isTerminal = term.IsTerminal
 
 // scan calls fn for every frame of every file that passes the filter. A
 // file that cannot be opened or breaks part-way is reported on stderr and

@@ -15,6 +15,7 @@ import (
 	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/fabric"
+	"github.com/opensfc/sfc/internal/term"
 	"github.com/spf13/cobra"
 )
 
@@ -157,15 +158,8 @@ func clearProgress(w io.Writer, quiet bool) {
 	}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether w is a terminal (term.IsTerminal).
+var isTerminal = term.IsTerminal
 
 func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error {
 	if o.flowsOut != "" {

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package term answers the one question the commands ask of their
+// outputs: is it a terminal (to draw a progress line, or to refuse a
+// binary capture on it)?
+package term
+
+import (
+	"io"
+	"os"
+)
+
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
