@@ -70,6 +70,23 @@ func (t *Topo) defaults() {
 	}
 }
 
+// MaxHosts bounds the hosts of a fabric (each is a NIC with its
+// transport): 65,536, a hundred times the largest setup of the papers.
+const MaxHosts = 1 << 16
+
+// size returns the fabric's hosts and switches as Build makes them.
+func (t *Topo) size() (hosts, switches int) {
+	switch t.Kind {
+	case Dumbbell:
+		return t.Left + t.Right, 2
+	case LeafSpine:
+		return t.ToRs * t.HostsPerToR, t.ToRs + t.Spines
+	case FatTree:
+		return t.K * t.K / 2 * t.HostsPerToR, 5 * t.K * t.K / 4
+	}
+	return 0, 0
+}
+
 func (t *Topo) check() error {
 	rng := func(name string, v, lo, hi int) error {
 		return device.CheckRange("topology", name, int64(v), int64(lo), int64(hi), "")
@@ -98,6 +115,12 @@ func (t *Topo) check() error {
 	}
 	if err != nil {
 		return err
+	}
+	// A fabric's size bounds its memory before anything runs: a fat tree
+	// of k 64 with 255 hosts per edge switch is half a million hosts and
+	// took 3 GB to build before any other check could refuse it.
+	if h, _ := t.size(); h > MaxHosts {
+		return &device.ParamError{Scope: "topology", Name: "hosts", Value: fmt.Sprint(h), Allowed: fmt.Sprintf("at most %d hosts in all (hosts_per_tor × edge switches)", MaxHosts)}
 	}
 	for _, l := range []struct {
 		n string

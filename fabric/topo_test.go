@@ -5,6 +5,7 @@ package fabric
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/opensfc/sfc/device"
 )
@@ -91,5 +92,31 @@ func TestECMPSpreads(t *testing.T) {
 		if tx := n.ToRs[0].Dev.Port(id).TxFrames; tx == 0 {
 			t.Errorf("uplink %d carried nothing", u)
 		}
+	}
+}
+
+// TestTopoSize: size counts the hosts and switches Build makes, and a
+// fabric of more than MaxHosts hosts is refused before it is built.
+func TestTopoSize(t *testing.T) {
+	for _, tp := range []Topo{
+		{Kind: Dumbbell, Left: 3, Right: 5},
+		{Kind: LeafSpine, ToRs: 4, Spines: 3, HostsPerToR: 6},
+		{Kind: FatTree, K: 4},
+		{Kind: FatTree, K: 6, HostsPerToR: 2},
+	} {
+		n, err := Build(tp, SwitchConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp.defaults()
+		if h, s := tp.size(); h != len(n.Hosts) || s != len(n.Switches) {
+			t.Errorf("%+v: size %d hosts, %d switches; Build made %d, %d", tp, h, s, len(n.Hosts), len(n.Switches))
+		}
+	}
+	start := time.Now()
+	_, err := Build(Topo{Kind: FatTree, K: 64, HostsPerToR: 255}, SwitchConfig{})
+	var pe *device.ParamError
+	if !errors.As(err, &pe) || pe.Name != "hosts" || time.Since(start) > time.Second {
+		t.Errorf("a fat tree of 522,240 hosts: %v after %v", err, time.Since(start))
 	}
 }
