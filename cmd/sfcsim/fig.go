@@ -100,10 +100,8 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
 		return 0, err
 	}
-	for _, ext := range []string{".svg", ".png"} {
-		if err := plotFig(fr, base+ext); err != nil {
-			return 0, err
-		}
+	if err := plotFiles(fr, base); err != nil {
+		return 0, err
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "%s (%s scale, %d seeds): %s\n", fr.Name, fr.Scale, seeds, fr.Title)
@@ -124,6 +122,16 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	}
 	fmt.Fprintf(w, "wrote %s.json, %s.svg, %s.png\n", base, base, base)
 	return failed, nil
+}
+
+// plotFiles draws fr into base.svg and base.png.
+func plotFiles(fr *fabric.FigResult, base string) error {
+	for _, ext := range []string{".svg", ".png"} {
+		if err := plotFig(fr, base+ext); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func plotFig(fr *fabric.FigResult, path string) error {

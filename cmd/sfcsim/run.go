@@ -270,10 +270,8 @@ func plotRun(res *fabric.Result, base string) error {
 			}
 			fr.Series = append(fr.Series, s)
 		}
-		for _, ext := range []string{".svg", ".png"} {
-			if err := plotFig(fr, base+".fct"+ext); err != nil {
-				return err
-			}
+		if err := plotFiles(fr, base+".fct"); err != nil {
+			return err
 		}
 	}
 	idx := make([]int, len(res.Switches))
@@ -298,10 +296,5 @@ func plotRun(res *fabric.Result, base string) error {
 		}
 		fr.Series = append(fr.Series, s)
 	}
-	for _, ext := range []string{".svg", ".png"} {
-		if err := plotFig(fr, base+".buffer"+ext); err != nil {
-			return err
-		}
-	}
-	return nil
+	return plotFiles(fr, base+".buffer")
 }
