@@ -455,19 +455,11 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRe
 	// From the interfaces scanned at open (ds.names, ds.sections): the
 	// stream's reader may already run in its prefetch goroutine.
 	if c.Role == device.RoleNIC {
+		inSection := map[int]int{} // interfaces seen so far per section
 		for i, name := range ds.names {
-			id := 0 // the interface's id within its section
-			for j := 0; j < i; j++ {
-				if ds.sections[j] == ds.sections[i] {
-					id++
-				}
-			}
-			if c.portOf(id, name, true) == device.HostPort {
-				k.hasHost = true
-			}
-		}
-		for i, name := range ds.names {
-			if c.portOf(i, name, true) == device.HostPort {
+			id := inSection[ds.sections[i]] // the interface's id within its section
+			inSection[ds.sections[i]]++
+			if c.portOf(id, name, true) == device.HostPort || c.portOf(i, name, true) == device.HostPort {
 				k.hasHost = true
 			}
 		}
@@ -539,7 +531,7 @@ func (k *devChecker) timingOf(id string, r *record, refNo int, refT int64, field
 // perhaps not in fact, the captures' timestamp units being coarser than
 // the margin: not judged, INCONCLUSIVE (the capture cannot show it).
 func (k *devChecker) unresolved(d Deviation) {
-	if k.fc != nil && k.fc.masks[d.Field] && !isDataRule(d.Check) {
+	if k.masked(&d) {
 		return
 	}
 	d.Detail += ": not judged, the frame may have been within the tolerance; capture with nanosecond timestamps (pcapng if_tsresol 9) to judge it"
@@ -714,13 +706,20 @@ func keyOf(m *device.Meta, port int) dataKey {
 	return k
 }
 
+// masked reports whether d is about a field of a signal frame that the
+// vector or the command line masks (rule 3); masks never reach rule 8's
+// checks of forwarded frames.
+func (k *devChecker) masked(d *Deviation) bool {
+	return k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable && !isDataRule(d.Check)
+}
+
 // dev records a deviation, unless it is about a field of a signal frame
 // the vector or the command line masks (rule 3). Masks are for signal
 // frames only: a forwarded data frame's fields are rule 8's, which allows
 // no more than its routing rewrites (a mask on ip.dscp for the device's
 // BTS must not let it remark the tenant's data).
 func (k *devChecker) dev(d Deviation) {
-	if k.fc != nil && k.fc.masks[d.Field] && !d.unmaskable && !isDataRule(d.Check) {
+	if k.masked(&d) {
 		return
 	}
 	// One fault, one deviation: a field of a frame that two checks of one
