@@ -210,6 +210,36 @@ type IPv6 struct {
 	Partial bool
 }
 
+// ipv6Fixed sets the fields of IPv6's fixed header that data holds whole
+// (all of them from 40 octets on).
+func ipv6Fixed(l *layers.IPv6, data []byte) {
+	n := len(data)
+	if n >= 1 {
+		l.Version = 6
+	}
+	if n >= 2 {
+		l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
+	}
+	if n >= 4 {
+		l.FlowLabel = binary.BigEndian.Uint32(data[0:4]) & 0x000FFFFF
+	}
+	if n >= 6 {
+		l.Length = binary.BigEndian.Uint16(data[4:6])
+	}
+	if n >= 7 {
+		l.NextHeader = layers.IPProtocol(data[6])
+	}
+	if n >= 8 {
+		l.HopLimit = data[7]
+	}
+	if n >= 24 {
+		l.SrcIP = data[8:24:24]
+	}
+	if n >= 40 {
+		l.DstIP = data[24:40:40]
+	}
+}
+
 // DecodeFromBytes rejects a version other than 6 (ErrVersion), then
 // decodes the fixed header as gopacket does. With Ext set it leaves a
 // Hop-by-Hop header to Ext (HopByHop stays nil).
@@ -221,30 +251,9 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	ip.Partial = false
 	if n := len(data); n > 0 && n < 40 {
 		// The fixed header cut short: the fields it holds whole.
-		l := &ip.IPv6
-		*l, ip.ext, ip.Partial = layers.IPv6{}, false, true
-		if n >= 1 {
-			l.Version = 6
-		}
-		if n >= 2 {
-			l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
-		}
-		if n >= 4 {
-			l.FlowLabel = binary.BigEndian.Uint32(data[0:4]) & 0x000FFFFF
-		}
-		if n >= 6 {
-			l.Length = binary.BigEndian.Uint16(data[4:6])
-		}
-		if n >= 7 {
-			l.NextHeader = layers.IPProtocol(data[6])
-		}
-		if n >= 8 {
-			l.HopLimit = data[7]
-		}
-		if n >= 24 {
-			l.SrcIP = data[8:24:24]
-		}
-		l.Contents, l.Payload = data, nil
+		ip.IPv6, ip.ext, ip.Partial = layers.IPv6{}, false, true
+		ipv6Fixed(&ip.IPv6, data)
+		ip.Contents, ip.Payload = data, nil
 		df.SetTruncated()
 		return cutAt("ipv6", ipv6FieldEnds, n, 40)
 	}
@@ -254,13 +263,7 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	ip.ext = true
 	l := &ip.IPv6
-	l.Version = 6
-	l.TrafficClass = uint8(binary.BigEndian.Uint16(data[0:2]) >> 4)
-	l.FlowLabel = binary.BigEndian.Uint32(data[0:4]) & 0x000FFFFF
-	l.Length = binary.BigEndian.Uint16(data[4:6])
-	l.NextHeader = layers.IPProtocol(data[6])
-	l.HopLimit = data[7]
-	l.SrcIP, l.DstIP = data[8:24:24], data[24:40:40]
+	ipv6Fixed(l, data)
 	l.HopByHop = nil
 	l.Contents, l.Payload = data[:40], data[40:]
 	// The payload length covers the extension headers (RFC 8200 §3); 0
