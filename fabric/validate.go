@@ -337,8 +337,8 @@ func (s *Scenario) Validate() error {
 	if w.Incasts > 1 {
 		span = max(span, int64(w.Incasts-1)*w.IncastEvery+w.Sync+drain)
 	}
-	if span/every > MaxSamples {
-		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples per switch over %d ns of arrivals and drain (at most %d)", every, span/every, span, MaxSamples)}
+	if err := checkSamples(span, every, 1); err != nil {
+		return err // per switch: the switches are counted once built (Run)
 	}
 	if len(w.Flows) == 0 && w.FlowsFile == "" && w.Load > 0 {
 		if w.CDF == "" {
@@ -354,13 +354,16 @@ func (s *Scenario) Validate() error {
 	return nil
 }
 
-// checkSamples bounds the buffer samples a run takes, once its flows are
-// known (flows files and inline flows included, whose last start Validate
-// cannot see): span/every per switch, and over all switches.
+// checkSamples bounds the buffer samples a run takes over span ns from
+// time 0 to the last arrival plus the drain: span/every per switch, and
+// over all switches. Validate checks a generated workload's span per
+// switch; Run checks again once the flows are known (flows files and
+// inline flows, whose last start Validate cannot see) and the switches
+// counted.
 func checkSamples(span, every int64, switches int) error {
 	per := span / every
 	if per > MaxSamples {
-		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples per switch over %d ns from time 0 to the last flow's start plus the drain (at most %d): a longer sample_every, or flows that start earlier", every, per, span, MaxSamples)}
+		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples per switch over %d ns of arrivals and drain (at most %d): a longer sample_every, or arrivals that end earlier", every, per, span, MaxSamples)}
 	}
 	if total := per * int64(switches); total > MaxTotalSamples {
 		return &ScenarioError{Key: "sample_every", Msg: fmt.Sprintf("%d ns gives %d buffer samples over %d switches and %d ns of arrivals and drain (at most %d in all): a longer sample_every", every, total, switches, span, MaxTotalSamples)}
