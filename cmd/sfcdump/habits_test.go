@@ -637,10 +637,7 @@ func TestWriteStdoutRefusesTerminal(t *testing.T) {
 // leaves no temporary file.
 func TestReadInterruptedBlockedPipe(t *testing.T) {
 	pw := pipedStdin(t)
-	exited := make(chan int, 1)
-	oldExit := exitProcess
-	exitProcess = func(code int) { exited <- code }
-	defer func() { exitProcess = oldExit }()
+	exited := catchExit(t)
 	data, _ := os.ReadFile(sampleCap)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "held.pcapng")
@@ -657,13 +654,8 @@ func TestReadInterruptedBlockedPipe(t *testing.T) {
 	awaitOutput(dir)
 	time.Sleep(200 * time.Millisecond) // all 21 frames read; the read waits
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-exited:
-		if code != 130 {
-			t.Errorf("exit %d, want 130", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit 10 s after Ctrl-C while the pipe stays open")
+	if code := awaitExit(t, exited, 10*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130", code)
 	}
 	// The process would be gone here; the capture is already in place.
 	if got := countFrames(t, out); got != 21 {
@@ -857,10 +849,7 @@ func TestReadInterruptedStdout(t *testing.T) {
 	for _, args := range [][]string{{"read", "-r", "-"}, {"read", "-r", "-", "-q", "-w", "-"}} {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
 			pw := pipedStdin(t)
-			exited := make(chan int, 1)
-			oldExit := exitProcess
-			exitProcess = func(code int) { exited <- code }
-			defer func() { exitProcess = oldExit }()
+			exited := catchExit(t)
 			var out syncBuffer
 			var errb bytes.Buffer
 			done := make(chan int, 1)
@@ -868,13 +857,8 @@ func TestReadInterruptedStdout(t *testing.T) {
 			pw.Write(data)
 			time.Sleep(300 * time.Millisecond) // all 21 frames read; the read waits
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
-			select {
-			case code := <-exited:
-				if code != 130 {
-					t.Errorf("exit %d, want 130", code)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("no exit 10 s after Ctrl-C while the pipe stays open")
+			if code := awaitExit(t, exited, 10*time.Second); code != 130 {
+				t.Errorf("exit %d, want 130", code)
 			}
 			got := out.Bytes() // what the process leaves at its exit
 			if slices.Contains(args, "-w") {
@@ -903,11 +887,10 @@ func (w blockedWriter) Write(p []byte) (int, error) { <-w.release; return len(p)
 // saying what was not written, rather than hanging on the flush.
 func TestReadInterruptedBlockedStdout(t *testing.T) {
 	pw := pipedStdin(t)
-	exited := make(chan int, 1)
-	oldExit, oldWait := exitProcess, salvageWait
-	exitProcess = func(code int) { exited <- code }
+	exited := catchExit(t)
+	oldWait := salvageWait
 	salvageWait = 200 * time.Millisecond
-	defer func() { exitProcess, salvageWait = oldExit, oldWait }()
+	defer func() { salvageWait = oldWait }()
 	data, _ := os.ReadFile(sampleCap)
 	out := blockedWriter{make(chan struct{})}
 	var errb syncBuffer
@@ -916,15 +899,33 @@ func TestReadInterruptedBlockedStdout(t *testing.T) {
 	pw.Write(data)
 	time.Sleep(300 * time.Millisecond)
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	select {
-	case code := <-exited:
-		if code != 130 || !strings.Contains(string(errb.Bytes()), "standard output is blocked") {
-			t.Errorf("exit %d, stderr %q", code, errb.Bytes())
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no exit 5 s after Ctrl-C with standard output blocked")
+	if code := awaitExit(t, exited, 5*time.Second); code != 130 || !strings.Contains(string(errb.Bytes()), "standard output is blocked") {
+		t.Errorf("exit %d, stderr %q", code, errb.Bytes())
 	}
 	close(out.release)
 	pw.Close()
 	<-done
+}
+
+// catchExit makes the process exits of a salvage (exitProcess) come to
+// the returned channel for the rest of the test.
+func catchExit(t *testing.T) <-chan int {
+	exited := make(chan int, 1)
+	old := exitProcess
+	exitProcess = func(code int) { exited <- code }
+	t.Cleanup(func() { exitProcess = old })
+	return exited
+}
+
+// awaitExit returns the status of the exit caught by catchExit, failing
+// the test if none comes within d of Ctrl-C.
+func awaitExit(t *testing.T, exited <-chan int, d time.Duration) int {
+	t.Helper()
+	select {
+	case code := <-exited:
+		return code
+	case <-time.After(d):
+		t.Fatalf("no exit %v after Ctrl-C", d)
+		return 0
+	}
 }
