@@ -88,20 +88,19 @@ func (c *collisions) OnDepart(d *device.Device, p *device.Packet) {
 	}
 }
 
-// bfcQueueSample appends the octets of every non-empty BFC physical queue
-// of the switches to v (the per-physical-queue occupancy of the BFC
+// bfcQueueSample counts the octets of every non-empty BFC physical queue
+// of the switches in q (the per-physical-queue occupancy of the BFC
 // paper's Fig. 10).
-func bfcQueueSample(n *Net, nq int, v []float64) []float64 {
+func bfcQueueSample(n *Net, nq int, q *quantiles) {
 	for _, s := range n.Switches {
 		for _, pt := range s.Dev.Ports() {
 			for qi := bfc.FirstPhysicalQueue; qi < bfc.FirstPhysicalQueue+nq && qi < len(pt.Queues); qi++ {
 				if b := pt.Queues[qi].Bytes; b > 0 {
-					v = append(v, float64(b))
+					q.add(b)
 				}
 			}
 		}
 	}
-	return v
 }
 
 // pausedPorts counts the ports (switch and NIC) with a data class paused

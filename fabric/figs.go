@@ -370,7 +370,10 @@ func runSFCFig5(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 			if r.Completed < r.Flows {
 				return nil, fmt.Errorf("%s: %d of %d flows unfinished", sc.Name, r.Flows-r.Completed, r.Flows)
 			}
-			series := r.BufferSeries(0) // tor0 holds the receiver
+			series, err := r.BufferSeries(0) // tor0 holds the receiver
+			if err != nil {
+				return nil, err
+			}
 			// The stable part: the middle half of the incast.
 			var last int
 			for i, v := range series {
@@ -571,7 +574,10 @@ func runSFCFig1(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 			if r.Completed < r.Flows {
 				return nil, fmt.Errorf("%s: %d of %d flows unfinished", sc.Name, r.Flows-r.Completed, r.Flows)
 			}
-			ser := r.BufferSeries(1) // the receiver's switch
+			ser, err := r.BufferSeries(1) // the receiver's switch
+			if err != nil {
+				return nil, err
+			}
 			var pk float64
 			var after []float64
 			for i, x := range ser {

@@ -97,7 +97,10 @@ func runHPCCReadme(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		util = append(util, float64(busy)/float64(end-start-rtt))
 		fair = append(fair, float64(hi)/float64(lo))
 		// The ToR (switch 0) sampled from the flows' start to the end.
-		tor := r.BufferSeries(0)
+		tor, err := r.BufferSeries(0)
+		if err != nil {
+			return nil, err
+		}
 		from, to := int(start/r.sampleEvery), min(len(tor), int(end/r.sampleEvery)+1)
 		if from >= to {
 			return nil, fmt.Errorf("hpcc-readme: no buffer sample between %d and %d ns", start, end)

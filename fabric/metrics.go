@@ -116,7 +116,8 @@ type Result struct {
 	unfinished                    []Flow // flows that did not complete within the drain
 	nsw                           int
 	sampleEvery                   int64
-	bufSamples                    []int64
+	bufQ                          []quantiles // per switch, in Switches order
+	bufLog                        *seriesLog  // every switch's buffer over time
 	payload, firstStart, lastDone int64
 }
 
@@ -124,13 +125,38 @@ type Result struct {
 func (r *Result) SampleEvery() int64 { return r.sampleEvery }
 
 // BufferSeries returns switch i's (in Net.Switches order) shared buffer
-// sampled every SampleEvery from time 0.
-func (r *Result) BufferSeries(i int) []int64 {
-	var v []int64
-	for j := i; r.nsw > 0 && j < len(r.bufSamples); j += r.nsw {
-		v = append(v, r.bufSamples[j])
+// sampled every SampleEvery from time 0. It reads the whole series (a
+// slice as long as the run over SampleEvery); EachBuffer streams it. The
+// error is the samples' temporary file failing to read back.
+func (r *Result) BufferSeries(i int) ([]int64, error) {
+	if i < 0 || i >= r.nsw {
+		return nil, fmt.Errorf("buffer series: no switch %d (the run has %d)", i, r.nsw)
 	}
-	return v
+	v := make([]int64, 0, r.BufferRows())
+	err := r.EachBuffer(func(_ int64, row []int64) error {
+		v = append(v, row[i])
+		return nil
+	})
+	return v, err
+}
+
+// BufferRows returns the number of buffer samples per switch: one every
+// SampleEvery from time 0.
+func (r *Result) BufferRows() int64 {
+	if r.bufLog == nil {
+		return 0
+	}
+	return r.bufLog.rows
+}
+
+// EachBuffer calls fn with every buffer sample in time order: t in ns
+// (a multiple of SampleEvery) and row the octets in each switch's shared
+// buffer, in Switches order. row is reused between calls; fn's error
+// stops the walk and is returned. The samples are read from memory or,
+// for a long run, from a temporary file, so the walk takes memory of one
+// row however long the run was.
+func (r *Result) EachBuffer(fn func(t int64, row []int64) error) error {
+	return r.bufLog.each(func(k int64, row []int64) error { return fn(k*r.sampleEvery, row) })
 }
 
 // FlowResults returns the completed flows.
@@ -192,10 +218,12 @@ func (r *Result) summarize(nbins int) {
 		b := binOf(inc)
 		r.Incast = &b
 	}
-	s := append([]int64(nil), r.bufSamples...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if n := len(s); n > 0 {
-		r.BufferPct = [4]int64{s[(n-1)/2], s[(n-1)*9/10], s[(n-1)*99/100], s[n-1]}
+	var all quantiles
+	for i := range r.bufQ {
+		all.merge(&r.bufQ[i])
+	}
+	if n := all.n; n > 0 {
+		r.BufferPct = [4]int64{all.rank((n - 1) / 2), all.rank((n - 1) * 9 / 10), all.rank((n - 1) * 99 / 100), all.rank(n - 1)}
 	}
 	if r.lastDone > r.firstStart {
 		r.Goodput = float64(r.payload) * 8e9 / float64(r.lastDone-r.firstStart)
@@ -223,15 +251,16 @@ func (r *Result) WriteBuffer(path string) error {
 			head = append(head, s.Name)
 		}
 		_ = c.Write(head)
-		if r.nsw > 0 {
-			row := make([]string, 1+r.nsw)
-			for k := 0; (k+1)*r.nsw <= len(r.bufSamples); k++ {
-				row[0] = strconv.FormatInt(int64(k)*r.sampleEvery, 10)
-				for i, v := range r.bufSamples[k*r.nsw : (k+1)*r.nsw] {
-					row[1+i] = strconv.FormatInt(v, 10)
-				}
-				_ = c.Write(row)
+		out := make([]string, 1+r.nsw)
+		err := r.EachBuffer(func(t int64, row []int64) error {
+			out[0] = strconv.FormatInt(t, 10)
+			for i, v := range row {
+				out[1+i] = strconv.FormatInt(v, 10)
 			}
+			return c.Write(out)
+		})
+		if err != nil {
+			return err
 		}
 		c.Flush()
 		return c.Error()
@@ -314,8 +343,6 @@ func (r *Result) Summary(w io.Writer) {
 		float64(r.MaxBuffer)/1e6, float64(r.BufferPct[0])/1e6, float64(r.BufferPct[2])/1e6, r.Drops, r.PauseFrames, r.BTS,
 		r.Retx, r.Timeouts, r.CNPs, r.ECNMarked, r.Goodput/1e9)
 }
-
-func sortF(v []float64) { sort.Float64s(v) }
 
 // BFCStats is what a BFC run measured beyond the common metrics.
 type BFCStats struct {

@@ -271,15 +271,22 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	// which it received anything (the SFC paper's Fig. 7c CDF).
 	const rxWindow = 100 * device.Microsecond
 	lastRx := make([]int64, len(n.Hosts))
-	var rxSamples, qSamples []float64
+	// Samples in memory that does not grow with the run (samples.go):
+	// received octets per window, BFC queue octets, and each switch's
+	// buffer (percentiles, and the series over time).
+	var rxOctets, bfcQueue quantiles
 	var pausedSamples, portSamples int64
+	res.bufQ = make([]quantiles, len(n.Switches))
+	res.bufLog = newSeriesLog(len(n.Switches))
+	row := make([]int64, len(n.Switches))
 	nextRx := int64(rxWindow)
 	advance := func(t int64) {
 		for nextSample <= t {
 			n.Sim.RunUntil(nextSample)
-			for _, s := range n.Switches {
+			for si, s := range n.Switches {
 				used := s.Dev.BufferUsed()
-				res.bufSamples = append(res.bufSamples, used)
+				row[si] = used
+				res.bufQ[si].add(used)
 				if s.Tier == 0 {
 					var down int64
 					for _, pt := range s.Dev.Ports() {
@@ -295,20 +302,21 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 					res.Hops.Core = max(res.Hops.Core, used)
 				}
 			}
+			res.bufLog.add(row)
 			if sc.FC != FCNone {
 				pp, np := pausedPorts(n, n.Sim.Now())
 				pausedSamples += int64(pp)
 				portSamples += int64(np)
 			}
 			if sc.FC == FCBFC {
-				qSamples = bfcQueueSample(n, bfcQ, qSamples)
+				bfcQueueSample(n, bfcQ, &bfcQueue)
 			}
 			nextSample += sc.SampleEvery
 			if n.Sim.Now() >= nextRx {
 				for i, h := range n.Hosts {
 					rx := h.Transport.DataRx
 					if d := rx - lastRx[i]; d > 0 {
-						rxSamples = append(rxSamples, float64(d)*8e9/float64(rxWindow))
+						rxOctets.add(d)
 					}
 					lastRx[i] = rx
 				}
@@ -422,12 +430,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	// Per-switch sampled P99.
 	ns := len(n.Switches)
 	for i := range res.Switches {
-		var v []float64
-		for j := i; j < len(res.bufSamples); j += ns {
-			v = append(v, float64(res.bufSamples[j]))
-		}
-		sortF(v)
-		res.Switches[i].P99 = int64(percentile(v, 0.99))
+		res.Switches[i].P99 = res.bufQ[i].percentile(0.99)
 	}
 	if sc.PBFS.On {
 		var total int64
@@ -453,8 +456,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		res.PausedShare = float64(pausedSamples) / float64(portSamples)
 	}
 	if sc.FC == FCBFC {
-		sortF(qSamples)
-		res.BFC = &BFCStats{QueueP99: int64(percentile(qSamples, 0.99)), Flows: len(st.BFCSeen), Collided: len(st.BFCCollided)}
+		res.BFC = &BFCStats{QueueP99: bfcQueue.percentile(0.99), Flows: len(st.BFCSeen), Collided: len(st.BFCCollided)}
 		if len(st.BFCSeen) > 0 {
 			res.BFC.CollisionShare = float64(len(st.BFCCollided)) / float64(len(st.BFCSeen))
 		}
@@ -464,8 +466,8 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			res.BFC.FirstPackets += b.FirstPackets
 		}
 	}
-	sortF(rxSamples)
-	res.RxThroughput = [3]float64{percentile(rxSamples, 0.1), percentile(rxSamples, 0.5), percentile(rxSamples, 0.9)}
+	rate := func(p float64) float64 { return float64(rxOctets.percentile(p)) * 8e9 / float64(rxWindow) }
+	res.RxThroughput = [3]float64{rate(0.1), rate(0.5), rate(0.9)}
 	res.nsw = ns
 	res.sampleEvery = sc.SampleEvery
 	res.summarize(sc.Bins)

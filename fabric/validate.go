@@ -15,9 +15,10 @@ import (
 )
 
 // Limits of a scenario's values (docs/decisions.md, "Scenario value
-// ranges"). They keep a run's memory and time bounded: the simulator
-// records one buffer sample per switch per SampleEvery, and generates
-// every flow before the run starts.
+// ranges"). They keep a run's memory, time and output bounded: the
+// simulator takes one buffer sample per switch per SampleEvery (held in
+// bounded memory, samples.go, but each a row of NAME.buffer.csv and a
+// step of the run), and generates every flow before the run starts.
 const (
 	// MinSampleEvery is the shortest buffer sampling period, 1 µs.
 	MinSampleEvery = device.Microsecond
@@ -25,7 +26,8 @@ const (
 	// plus drain, divided by the sampling period).
 	MaxSamples = 10_000_000
 	// MaxTotalSamples bounds the buffer samples of all switches together
-	// (about 30 octets each with the other per-period series).
+	// (1-2 octets each in the samples' temporary file, and a cell of
+	// NAME.buffer.csv).
 	MaxTotalSamples = 50_000_000
 	// MaxTime bounds every time (duration, drain, periods): 100 s.
 	MaxTime = 100 * 1000 * device.Millisecond

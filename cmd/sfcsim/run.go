@@ -280,21 +280,28 @@ func plotRun(res *fabric.Result, base string) error {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return res.Switches[idx[a]].Peak > res.Switches[idx[b]].Peak })
 	fr := &fabric.FigResult{Title: res.Name + ": shared buffer over time", XLabel: "time (ms)", YLabel: "buffer (MB)"}
-	every := float64(res.SampleEvery())
-	for _, i := range idx[:min(8, len(idx))] {
-		v := res.BufferSeries(i)
-		// At most 2,000 points a line: the largest of each stretch, so
-		// that no peak is lost.
-		step := max(1, (len(v)+1999)/2000)
-		s := fabric.Series{Label: res.Switches[i].Name}
-		for j := 0; j < len(v); j += step {
-			m := v[j]
-			for _, x := range v[j:min(j+step, len(v))] {
-				m = max(m, x)
+	// At most 2,000 points a line: the largest of each stretch, so that
+	// no peak is lost; read in one pass over the samples, however long.
+	top := idx[:min(8, len(idx))]
+	step := max(1, (res.BufferRows()+1999)/2000)
+	fr.Series = make([]fabric.Series, len(top))
+	for n, i := range top {
+		fr.Series[n].Label = res.Switches[i].Name
+	}
+	err := res.EachBuffer(func(t int64, row []int64) error {
+		start := (t/res.SampleEvery())%step == 0
+		for n, i := range top {
+			s, y := &fr.Series[n], float64(row[i])/1e6
+			if start {
+				s.X, s.Y = append(s.X, float64(t)/1e6), append(s.Y, y)
+			} else {
+				s.Y[len(s.Y)-1] = max(s.Y[len(s.Y)-1], y)
 			}
-			s.X, s.Y = append(s.X, float64(j)*every/1e6), append(s.Y, float64(m)/1e6)
 		}
-		fr.Series = append(fr.Series, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return plotFiles(fr, base+".buffer")
 }

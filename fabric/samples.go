@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package fabric
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"slices"
+)
+
+// The samples a run takes every SampleEvery (buffer per switch, BFC
+// queues, receive rates) grow with simulated time, not with the flows in
+// flight. They are kept in two forms whose memory does not grow with the
+// run's length:
+//
+//   - quantiles counts each distinct value, for the percentiles: exact
+//     while a set of samples takes at most maxExact distinct values, then
+//     each value rounded down to 9 significant bits (at most 0.4 % low),
+//     which bounds the distinct values to a few thousand whatever the run;
+//   - seriesLog keeps the per-switch buffer over time (buffer.csv, the
+//     figures' series, the plots) delta-encoded, and moves it to an
+//     unlinked temporary file once it passes spillAt octets in memory
+//     (1 MiB; about 1-2 octets a sample).
+
+const (
+	// maxExact is the distinct values a quantiles keeps exactly.
+	maxExact = 8192
+	// coarseBits is the significant bits a value keeps once its
+	// quantiles is coarse: relative error below 2^-(coarseBits-1).
+	coarseBits = 9
+)
+
+// spillAt is the octets of encoded samples a seriesLog keeps in memory
+// before it writes them to its temporary file (a variable for the tests).
+var spillAt = 1 << 20
+
+// quantiles counts non-negative integer samples for order statistics.
+type quantiles struct {
+	n      int64
+	zero   int64           // samples of value 0: most of an idle buffer's
+	counts map[int64]int64 // value (or its coarse floor) → samples
+	coarse bool
+	sorted []int64 // keys in order, made by rank, cleared by add
+}
+
+// coarsen rounds v down to coarseBits significant bits.
+func coarsen(v int64) int64 {
+	if v < 1<<coarseBits {
+		return v
+	}
+	e := bits.Len64(uint64(v)) - coarseBits
+	return v >> e << e
+}
+
+func (q *quantiles) add(v int64) {
+	q.n++
+	if v == 0 {
+		q.zero++
+		return
+	}
+	if q.counts == nil {
+		q.counts = make(map[int64]int64)
+	}
+	if q.coarse && v > 0 {
+		v = coarsen(v)
+	}
+	q.counts[v]++
+	q.sorted = nil
+	if !q.coarse && len(q.counts) > maxExact {
+		q.toCoarse()
+	}
+}
+
+// toCoarse rounds every value kept so far.
+func (q *quantiles) toCoarse() {
+	q.coarse = true
+	c := make(map[int64]int64, len(q.counts)/4)
+	for v, k := range q.counts {
+		if v > 0 {
+			v = coarsen(v)
+		}
+		c[v] += k
+	}
+	q.counts, q.sorted = c, nil
+}
+
+// merge adds o's samples to q.
+func (q *quantiles) merge(o *quantiles) {
+	if o.coarse && !q.coarse {
+		q.toCoarse()
+	}
+	q.n += o.n
+	q.zero += o.zero
+	if len(o.counts) > 0 && q.counts == nil {
+		q.counts = make(map[int64]int64, len(o.counts))
+	}
+	for v, k := range o.counts {
+		if q.coarse && v > 0 {
+			v = coarsen(v)
+		}
+		q.counts[v] += k
+	}
+	q.sorted = nil
+	if !q.coarse && len(q.counts) > maxExact {
+		q.toCoarse()
+	}
+}
+
+// rank returns the k-th smallest sample (from 0), 0 when there is none.
+func (q *quantiles) rank(k int64) int64 {
+	if q.n == 0 || k < 0 {
+		return 0
+	}
+	k = min(k, q.n-1)
+	if q.sorted == nil {
+		q.sorted = make([]int64, 0, len(q.counts))
+		for v := range q.counts {
+			q.sorted = append(q.sorted, v)
+		}
+		slices.Sort(q.sorted)
+	}
+	// Values below zero (none in practice) come before the zeros.
+	i := 0
+	for ; i < len(q.sorted) && q.sorted[i] < 0; i++ {
+		if k < q.counts[q.sorted[i]] {
+			return q.sorted[i]
+		}
+		k -= q.counts[q.sorted[i]]
+	}
+	if k < q.zero {
+		return 0
+	}
+	k -= q.zero
+	for ; i < len(q.sorted); i++ {
+		if k < q.counts[q.sorted[i]] {
+			return q.sorted[i]
+		}
+		k -= q.counts[q.sorted[i]]
+	}
+	return q.sorted[len(q.sorted)-1]
+}
+
+// percentile is the p-th percentile as percentile() takes it from a
+// sorted slice: the sample of rank ⌈p·n⌉ − 1.
+func (q *quantiles) percentile(p float64) int64 {
+	if q.n == 0 {
+		return 0
+	}
+	return q.rank(int64(math.Ceil(p*float64(q.n))) - 1)
+}
+
+// seriesLog is rows of one value per switch, one row per sample time,
+// delta-encoded (zigzag varints) in memory and, past spillAt octets, in a
+// temporary file removed from its directory as soon as it is made (the
+// space returns when the Result holding it is collected).
+type seriesLog struct {
+	width   int
+	rows    int64
+	prev    []int64
+	buf     []byte
+	f       *os.File
+	spilled int64
+	noSpill bool // the temporary file could not be made: kept in memory
+}
+
+func newSeriesLog(width int) *seriesLog {
+	return &seriesLog{width: width, prev: make([]int64, width)}
+}
+
+// add appends one row (len(row) == width).
+func (s *seriesLog) add(row []int64) {
+	for i, v := range row {
+		s.buf = binary.AppendVarint(s.buf, v-s.prev[i])
+		s.prev[i] = v
+	}
+	s.rows++
+	if len(s.buf) >= spillAt && !s.noSpill {
+		s.spill()
+	}
+}
+
+// spill moves the encoded rows to the temporary file; where there is none
+// to be had, they stay in memory (nothing is lost, only the bound).
+func (s *seriesLog) spill() {
+	if s.f == nil {
+		f, err := os.CreateTemp("", "sfcsim-samples-*")
+		if err != nil {
+			s.noSpill = true
+			return
+		}
+		_ = os.Remove(f.Name()) // unlinked: gone with the process
+		s.f = f
+	}
+	n, err := s.f.WriteAt(s.buf, s.spilled)
+	s.spilled += int64(n)
+	if err != nil {
+		// Keep what did not reach the file in memory, and the rest there.
+		s.buf = s.buf[:copy(s.buf, s.buf[n:])]
+		s.noSpill = true
+		return
+	}
+	s.buf = s.buf[:0]
+}
+
+// each calls fn with every row in order (row k sampled at k·SampleEvery);
+// row is reused between calls.
+func (s *seriesLog) each(fn func(k int64, row []int64) error) error {
+	if s == nil || s.rows == 0 {
+		return nil
+	}
+	var r io.Reader = bytes.NewReader(s.buf)
+	if s.spilled > 0 {
+		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.spilled), r)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	row := make([]int64, s.width)
+	clear(row)
+	for k := int64(0); k < s.rows; k++ {
+		for i := range row {
+			d, err := binary.ReadVarint(br)
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = io.ErrUnexpectedEOF
+				}
+				return fmt.Errorf("buffer samples: row %d: %w", k, err)
+			}
+			row[i] += d
+		}
+		if err := fn(k, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}

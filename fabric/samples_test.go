@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package fabric
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// sortedRank is the reference: the k-th smallest of v.
+func sortedRank(v []int64, k int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[min(max(k, 0), int64(len(s))-1)]
+}
+
+// TestQuantilesExact: while the samples take at most maxExact distinct
+// values, every rank and percentile is the sorted slice's, zeros and
+// repeats included (the buffer percentiles of every CI figure rest on it).
+func TestQuantilesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		n    int
+		gen  func() int64
+	}{
+		{"zeros", 100, func() int64 { return 0 }},
+		{"one", 1, func() int64 { return 7 }},
+		{"mostly idle", 5000, func() int64 {
+			if rng.IntN(4) > 0 {
+				return 0
+			}
+			return rng.Int64N(12 << 20)
+		}},
+		{"repeats", 20000, func() int64 { return 1078 * rng.Int64N(maxExact) }},
+	} {
+		var q quantiles
+		v := make([]int64, tc.n)
+		for i := range v {
+			v[i] = tc.gen()
+			q.add(v[i])
+		}
+		if q.coarse {
+			t.Fatalf("%s: coarse with %d distinct values", tc.name, len(q.counts))
+		}
+		n := int64(len(v))
+		for _, k := range []int64{0, (n - 1) / 2, (n - 1) * 9 / 10, (n - 1) * 99 / 100, n - 1, n + 5} {
+			if got, want := q.rank(k), sortedRank(v, k); got != want {
+				t.Errorf("%s: rank %d = %d, want %d", tc.name, k, got, want)
+			}
+		}
+		fs := make([]float64, len(v))
+		for i, x := range v {
+			fs[i] = float64(x)
+		}
+		slices.Sort(fs)
+		for _, p := range []float64{0.1, 0.5, 0.9, 0.99, 1} {
+			if got, want := q.percentile(p), int64(percentile(fs, p)); got != want {
+				t.Errorf("%s: percentile %g = %d, want %d", tc.name, p, got, want)
+			}
+		}
+	}
+	var empty quantiles
+	if empty.rank(0) != 0 || empty.percentile(0.99) != 0 {
+		t.Error("empty quantiles: want 0")
+	}
+}
+
+// TestQuantilesCoarse: past maxExact distinct values the memory stays
+// bounded (the distinct keys of values below 2^40 fit in a few thousand)
+// and each order statistic is the true one rounded down by at most
+// 2^-(coarseBits-1), never above it.
+func TestQuantilesCoarse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var q quantiles
+	v := make([]int64, 400_000)
+	for i := range v {
+		v[i] = rng.Int64N(1 << 40)
+		q.add(v[i])
+	}
+	if !q.coarse {
+		t.Fatal("not coarse after 400,000 distinct values")
+	}
+	if len(q.counts) > (40-coarseBits+2)<<(coarseBits-1) {
+		t.Errorf("%d distinct keys kept: not bounded", len(q.counts))
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	for _, k := range []int64{0, 1000, 200_000, 396_000, 399_999} {
+		got, want := q.rank(k), s[k]
+		if got > want || float64(want-got) > float64(want)*math.Ldexp(1, 1-coarseBits) {
+			t.Errorf("rank %d = %d, true %d: outside (−%g, 0]", k, got, want, math.Ldexp(1, 1-coarseBits))
+		}
+	}
+	// Small values stay exact when coarse.
+	for x := int64(0); x < 1<<coarseBits; x++ {
+		if coarsen(x) != x {
+			t.Fatalf("coarsen(%d) = %d", x, coarsen(x))
+		}
+	}
+}
+
+// TestQuantilesMerge: the pooled percentiles of several switches are
+// those of all their samples together, exact or coarse.
+func TestQuantilesMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var a, b, all quantiles
+	var v []int64
+	for i := 0; i < 3000; i++ {
+		x, y := rng.Int64N(1000), 2000+rng.Int64N(1000)
+		a.add(x)
+		b.add(y)
+		v = append(v, x, y)
+	}
+	all.merge(&a)
+	all.merge(&b)
+	for _, k := range []int64{0, 1500, 2999, 3000, 5999} {
+		if got, want := all.rank(k), sortedRank(v, k); got != want {
+			t.Errorf("merged rank %d = %d, want %d", k, got, want)
+		}
+	}
+	// A coarse one makes the merge coarse: the values are comparable.
+	var c quantiles
+	for i := 0; i < 3*maxExact; i++ {
+		c.add(1<<20 + int64(i)*7)
+	}
+	all.merge(&c)
+	if !all.coarse || all.n != 6000+3*maxExact {
+		t.Fatalf("merge with a coarse set: coarse %v n %d", all.coarse, all.n)
+	}
+	if got := all.rank(all.n - 1); got != coarsen(1<<20+int64(3*maxExact-1)*7) {
+		t.Errorf("largest after a coarse merge: %d", got)
+	}
+}
+
+// TestSeriesLogSpill: rows come back exactly, in order, from memory and
+// from the temporary file, and the memory held stays below spillAt.
+func TestSeriesLogSpill(t *testing.T) {
+	defer func(old int) { spillAt = old }(spillAt)
+	spillAt = 4096
+	rng := rand.New(rand.NewPCG(7, 8))
+	const width, rows = 5, 20_000
+	want := make([][]int64, rows)
+	s := newSeriesLog(width)
+	row := make([]int64, width)
+	maxBuf := 0
+	for k := range want {
+		for i := range row {
+			switch rng.IntN(3) {
+			case 0:
+				row[i] = 0
+			case 1:
+				row[i] = rng.Int64N(32 << 20)
+			}
+		}
+		want[k] = slices.Clone(row)
+		s.add(row)
+		maxBuf = max(maxBuf, len(s.buf))
+	}
+	if s.spilled == 0 || s.noSpill {
+		t.Fatalf("nothing spilled (noSpill %v)", s.noSpill)
+	}
+	if maxBuf >= spillAt+width*binaryMaxVarint {
+		t.Errorf("held %d octets in memory, spill at %d", maxBuf, spillAt)
+	}
+	var k int64
+	err := s.each(func(i int64, got []int64) error {
+		if i != k || !slices.Equal(got, want[k]) {
+			t.Fatalf("row %d (%d): %v, want %v", i, k, got, want[k])
+		}
+		k++
+		return nil
+	})
+	if err != nil || k != rows {
+		t.Fatalf("each: %d rows, %v", k, err)
+	}
+	// A second walk reads the same (the file is read, not consumed).
+	k = 0
+	if err := s.each(func(int64, []int64) error { k++; return nil }); err != nil || k != rows {
+		t.Fatalf("second walk: %d rows, %v", k, err)
+	}
+	// A cut file is an error naming the row, not a short series.
+	s.spilled -= 3
+	if err := s.each(func(int64, []int64) error { return nil }); err == nil {
+		t.Error("a cut samples file read as whole")
+	}
+}
+
+const binaryMaxVarint = 10
