@@ -4,10 +4,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +135,60 @@ func TestSweepSlurm(t *testing.T) {
 	code, out, stderr = sfcsim("sweep", "../../fabric/testdata/small.yaml", "--seeds", "2", "-j", "2", "-o", dir)
 	if code != 0 || strings.Count(out, "flows") != 2 {
 		t.Errorf("exit %d, out %q, err %q", code, out, stderr)
+	}
+}
+
+// TestSweepOutputs: a local sweep writes each job's files as run --out
+// does (a Slurm task runs run, so both ways give the same files), and
+// sweep.csv has one row per job, in job order, whatever -j, with the job's
+// values and its results equal to the job's own JSON.
+func TestSweepOutputs(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := sfcsim("sweep", "../../fabric/testdata/small.yaml", "--set", "transport.cc=hpcc,dcqcn", "--seeds", "2", "-j", "2", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	jobs := []struct{ name, cc, seed string }{
+		{"small_transport-cc=hpcc_seed1", "hpcc", "1"}, {"small_transport-cc=hpcc_seed2", "hpcc", "2"},
+		{"small_transport-cc=dcqcn_seed1", "dcqcn", "1"}, {"small_transport-cc=dcqcn_seed2", "dcqcn", "2"},
+	}
+	for _, jb := range jobs {
+		j := jb.name
+		for _, ext := range []string{".json", ".csv", ".fct.csv", ".buffer.csv", ".fct.svg", ".fct.png", ".buffer.svg", ".buffer.png"} {
+			if fi, err := os.Stat(filepath.Join(dir, j+ext)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s%s: %v", j, ext, err)
+			}
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"job", "transport.cc", "seed", "flows", "completed", "p50", "p95", "p99", "max_buffer", "drops", "pause_frames", "goodput_bps"}
+	if len(rows) != 5 || !slices.Equal(rows[0], want) {
+		t.Fatalf("sweep.csv: %q", rows)
+	}
+	for i, jb := range jobs {
+		r, j, cc, seed := rows[i+1], jb.name, jb.cc, jb.seed
+		var res struct {
+			Flows     int                   `json:"flows"`
+			Completed int                   `json:"completed"`
+			MaxBuffer int64                 `json:"max_buffer"`
+			All       struct{ P99 float64 } `json:"all"`
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, j+".json"))
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if r[0] != j || r[1] != cc || r[2] != seed || r[3] != strconv.Itoa(res.Flows) || r[4] != strconv.Itoa(res.Completed) ||
+			r[7] != strconv.FormatFloat(res.All.P99, 'g', -1, 64) || r[8] != strconv.FormatInt(res.MaxBuffer, 10) {
+			t.Errorf("row %d: %q, want job %s (cc %s seed %s) with its JSON's %+v", i+1, r, j, cc, seed, res)
+		}
 	}
 }
 

@@ -183,21 +183,30 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return err
 		}
-		base := filepath.Join(o.out, sc.Name)
-		for _, w := range []func(string) error{
-			func(p string) error { return res.WriteJSON(p + ".json") },
-			func(p string) error { return res.WriteCSV(p + ".csv") },
-			func(p string) error { return res.WriteFCT(p + ".fct.csv") },
-			func(p string) error { return res.WriteBuffer(p + ".buffer.csv") },
-			func(p string) error { return plotRun(res, p) },
-		} {
-			if err := w(base); err != nil {
-				return err
-			}
+		if err := writeResult(res, filepath.Join(o.out, sc.Name)); err != nil {
+			return err
 		}
 	}
 	if res.Completed < res.Flows {
 		return fmt.Errorf("%d of %d flows did not complete within the drain time", res.Flows-res.Completed, res.Flows)
+	}
+	return nil
+}
+
+// writeResult writes a run's files, as run --out and each sweep job
+// write them: base.json, base.csv, base.fct.csv, base.buffer.csv and the
+// plots base.fct and base.buffer (SVG and PNG).
+func writeResult(res *fabric.Result, base string) error {
+	for _, w := range []func(string) error{
+		func(p string) error { return res.WriteJSON(p + ".json") },
+		func(p string) error { return res.WriteCSV(p + ".csv") },
+		func(p string) error { return res.WriteFCT(p + ".fct.csv") },
+		func(p string) error { return res.WriteBuffer(p + ".buffer.csv") },
+		func(p string) error { return plotRun(res, p) },
+	} {
+		if err := w(base); err != nil {
+			return err
+		}
 	}
 	return nil
 }

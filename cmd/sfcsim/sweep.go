@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -34,7 +36,10 @@ seed and name cannot be set (the jobs run seeds 1..--seeds and are named
 after the file and their values). Values must be distinct and not empty.
 The scenario file and every job are checked before any job runs or is
 written (exit 2). At most 100000 jobs, --seeds ≤ 100, -j ≤ 256.
-Each job writes OUT/JOB.json and OUT/JOB.csv. With --emit slurm, sfcsim writes
+Each job writes the files run --out writes (OUT/JOB.json, .csv, .fct.csv,
+.buffer.csv and the .fct and .buffer plots), and OUT/sweep.csv has a row per
+job: its values, seed, flows, completed, the non-incast slowdown's P50, P95 and
+P99, max buffer, drops, PFC pauses and goodput. With --emit slurm, sfcsim writes
 OUT/jobs.txt (one "sfcsim run" line per job) and OUT/sweep.sbatch (a job array
 running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -132,6 +137,7 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			lines := make([]*string, len(all))
 			printed := 0
 			var unfinished []string
+			rows := make([][]string, len(all))
 			sem := make(chan struct{}, jobs)
 			var wg sync.WaitGroup
 			for i := range all {
@@ -142,14 +148,14 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 					defer func() { <-sem }()
 					res, err := fabric.Run(all[i].sc, nil)
 					if err == nil {
-						err = res.WriteJSON(filepath.Join(out, all[i].name+".json"))
-					}
-					if err == nil {
-						err = res.WriteCSV(filepath.Join(out, all[i].name+".csv"))
+						err = writeResult(res, filepath.Join(out, all[i].name))
 					}
 					mu.Lock()
 					defer mu.Unlock()
 					line := ""
+					if err == nil {
+						rows[i] = sweepRow(&all[i], res)
+					}
 					if err != nil {
 						if firstErr == nil {
 							firstErr = fmt.Errorf("job %s: %w", all[i].name, err)
@@ -169,6 +175,11 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 				}(i)
 			}
 			wg.Wait()
+			if firstErr == nil {
+				if err := writeSweepCSV(filepath.Join(out, "sweep.csv"), axes, rows); err != nil {
+					return err
+				}
+			}
 			if firstErr == nil && len(unfinished) > 0 {
 				// As run exits 1 for such a job (and a Slurm task fails).
 				sort.Strings(unfinished)
@@ -423,3 +434,39 @@ eval "$(sed -n "${SLURM_ARRAY_TASK_ID}p" jobs.txt)"
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// sweepRow is a job's line of sweep.csv (writeSweepCSV's columns).
+func sweepRow(j *job, res *fabric.Result) []string {
+	row := []string{j.name}
+	for _, kv := range j.sets {
+		row = append(row, kv[1])
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	d := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return append(row, strconv.Itoa(j.seed), strconv.Itoa(res.Flows), strconv.Itoa(res.Completed),
+		f(res.All.P50), f(res.All.P95), f(res.All.P99), d(res.MaxBuffer), d(res.Drops), d(res.PauseFrames), f(res.Goodput))
+}
+
+// writeSweepCSV writes one row per job, in job order, through a temporary
+// file: job, one column per --set key, seed, then the results.
+func writeSweepCSV(path string, axes []axis, rows [][]string) error {
+	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	c := csv.NewWriter(f)
+	head := []string{"job"}
+	for _, a := range axes {
+		head = append(head, a.key)
+	}
+	_ = c.Write(append(head, "seed", "flows", "completed", "p50", "p95", "p99", "max_buffer", "drops", "pause_frames", "goodput_bps"))
+	for _, r := range rows {
+		_ = c.Write(r)
+	}
+	c.Flush()
+	if err := c.Error(); err != nil {
+		return err
+	}
+	return f.Commit()
+}
