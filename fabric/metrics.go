@@ -273,7 +273,12 @@ func (r *Result) WriteCSV(path string) error {
 		c := csv.NewWriter(w)
 		_ = c.Write([]string{"bin", "size_lo", "size_hi", "flows", "mean", "p50", "p95", "p99"})
 		row := func(name string, b Bin) {
-			f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+			f := func(v float64) string {
+				if b.N == 0 {
+					return "" // no flow: no statistic (the all row of an incast-only run)
+				}
+				return strconv.FormatFloat(v, 'f', 4, 64)
+			}
 			_ = c.Write([]string{name, strconv.FormatInt(b.Lo, 10), strconv.FormatInt(b.Hi, 10), strconv.Itoa(b.N), f(b.Mean), f(b.P50), f(b.P95), f(b.P99)})
 		}
 		for i, b := range r.Bins {
@@ -334,7 +339,13 @@ func (r *Result) Summary(w io.Writer) {
 	for i, b := range r.Bins {
 		fmt.Fprintf(tw, "%d\t%d-%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", i, b.Lo, b.Hi, b.N, b.Mean, b.P50, b.P95, b.P99)
 	}
-	fmt.Fprintf(tw, "all\t\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.All.N, r.All.Mean, r.All.P50, r.All.P95, r.All.P99)
+	if r.All.N == 0 {
+		// No background flow: no statistic, rather than zeros that
+		// read as measured.
+		fmt.Fprintln(tw, "all\t\t0\t-\t-\t-\t-\t")
+	} else {
+		fmt.Fprintf(tw, "all\t\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.All.N, r.All.Mean, r.All.P50, r.All.P95, r.All.P99)
+	}
 	if b := r.Incast; b != nil {
 		fmt.Fprintf(tw, "incast\t%d-%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", b.Lo, b.Hi, b.N, b.Mean, b.P50, b.P95, b.P99)
 	}

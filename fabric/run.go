@@ -4,6 +4,7 @@ package fabric
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,7 +75,10 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 	dec.KnownFields(true)
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("scenario: %w", err) // io.EOF: an empty document
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the scenario is empty (no YAML document; see fabric/testdata/small.yaml)")
+		}
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	return &s, nil
 }

@@ -146,3 +146,37 @@ func TestSFCTablesBesideOtherWatchers(t *testing.T) {
 		t.Errorf("cache off, %d BTS: tables %+v; want no cache entry", r.BTS, r.SFC)
 	}
 }
+
+// TestNoBackgroundNoStatistic: a run with incast flows only has no
+// background slowdown; the summary and the CSV say so ("-", empty cells)
+// rather than print zeros that read as measured.
+func TestNoBackgroundNoStatistic(t *testing.T) {
+	sc := smallScenario(CCDCQCN, FCNone)
+	sc.Workload = Workload{Degree: 4, Size: 20_000, Incasts: 1, Duration: 1}
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.All.N != 0 || r.Incast == nil || r.Incast.N != 4 {
+		t.Fatalf("all %+v incast %+v", r.All, r.Incast)
+	}
+	var sb strings.Builder
+	r.Summary(&sb)
+	var all string
+	for _, l := range strings.Split(sb.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "all" {
+			all = strings.Join(f, " ")
+		}
+	}
+	if all != "all 0 - - - -" {
+		t.Errorf("summary's all row %q, want \"all 0 - - - -\":\n%s", all, sb.String())
+	}
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := r.WriteCSV(path); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "\nall,0,0,0,,,,\n") {
+		t.Errorf("CSV:\n%s", b)
+	}
+}

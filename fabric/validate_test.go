@@ -206,8 +206,10 @@ func TestTransportAndECNRanges(t *testing.T) {
 // TestReadScenarioBounds: an empty scenario and one over MaxScenarioSize
 // are errors, not a zero scenario or a silently cut one.
 func TestReadScenarioBounds(t *testing.T) {
-	if _, err := ReadScenario(strings.NewReader("")); err == nil {
-		t.Error("empty scenario accepted")
+	for _, doc := range []string{"", "# a comment only\n", "\n\n"} {
+		if _, err := ReadScenario(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), "the scenario is empty") {
+			t.Errorf("empty scenario %q: %v (want \"the scenario is empty\", not the decoder's EOF)", doc, err)
+		}
 	}
 	big := "name: x\n# " + strings.Repeat("x", MaxScenarioSize) + "\n"
 	if _, err := ReadScenario(strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "larger than") {

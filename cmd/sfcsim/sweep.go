@@ -443,8 +443,14 @@ func sweepRow(j *job, res *fabric.Result) []string {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	d := func(v int64) string { return strconv.FormatInt(v, 10) }
+	p := func(v float64) string {
+		if res.All.N == 0 {
+			return "" // no background flow: no slowdown statistic
+		}
+		return f(v)
+	}
 	return append(row, strconv.Itoa(j.seed), strconv.Itoa(res.Flows), strconv.Itoa(res.Completed),
-		f(res.All.P50), f(res.All.P95), f(res.All.P99), d(res.MaxBuffer), d(res.Drops), d(res.PauseFrames), f(res.Goodput))
+		p(res.All.P50), p(res.All.P95), p(res.All.P99), d(res.MaxBuffer), d(res.Drops), d(res.PauseFrames), f(res.Goodput))
 }
 
 // writeSweepCSV writes one row per job, in job order, through a temporary
