@@ -66,10 +66,10 @@
 //
 // Simulated time alone does not grow memory (samples.go): the samples taken
 // every SampleEvery are counted per distinct value for the percentiles
-// (exact up to 8,192 distinct values per set, then rounded down to 9
-// significant bits, within 0.4 %) and the buffer series is delta-encoded
-// and moved to an unlinked temporary file past 1 MiB, so idle gaps, long
-// drains and fine sampling cost disk, not heap (bench/sim
+// (exact up to 8,192 distinct values per switch and 131,072 pooled, then
+// rounded down to 9 significant bits, within 0.4 %) and the buffer series
+// is delta-encoded and moved to an unlinked temporary file past 1 MiB, so
+// idle gaps, long drains and fine sampling cost disk, not heap (bench/sim
 // TestMemoryFlatInRunLength). A NIC holds at most one posted packet per
 // flow and drops a finished flow's transport state
 // (TestMemoryFollowsFlowsInFlight). Two things stay proportional to the

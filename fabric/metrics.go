@@ -218,7 +218,7 @@ func (r *Result) summarize(nbins int) {
 		b := binOf(inc)
 		r.Incast = &b
 	}
-	var all quantiles
+	all := quantiles{limit: maxExactPooled}
 	for i := range r.bufQ {
 		all.merge(&r.bufQ[i])
 	}

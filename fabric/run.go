@@ -278,7 +278,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	// Samples in memory that does not grow with the run (samples.go):
 	// received octets per window, BFC queue octets, and each switch's
 	// buffer (percentiles, and the series over time).
-	var rxOctets, bfcQueue quantiles
+	rxOctets, bfcQueue := quantiles{limit: maxExactPooled}, quantiles{limit: maxExactPooled}
 	var pausedSamples, portSamples int64
 	res.bufQ = make([]quantiles, len(n.Switches))
 	res.bufLog = newSeriesLog(len(n.Switches))

@@ -21,7 +21,8 @@ import (
 // run's length:
 //
 //   - quantiles counts each distinct value, for the percentiles: exact
-//     while a set of samples takes at most maxExact distinct values, then
+//     while a set of samples takes at most maxExact distinct values (a
+//     switch's buffer; maxExactPooled for the pooled sets), then
 //     each value rounded down to 9 significant bits (at most 0.4 % low),
 //     which bounds the distinct values to a few thousand whatever the run;
 //   - seriesLog keeps the per-switch buffer over time (buffer.csv, the
@@ -30,8 +31,13 @@ import (
 //     (1 MiB; about 1-2 octets a sample).
 
 const (
-	// maxExact is the distinct values a quantiles keeps exactly.
+	// maxExact is the distinct values a quantiles keeps exactly, unless
+	// its limit says otherwise (one per switch: kept small).
 	maxExact = 8192
+	// maxExactPooled is the limit of the run's single pooled sets (BFC
+	// queues, receive windows): a few MB at most, exact for every
+	// figure at full scale.
+	maxExactPooled = 1 << 17
 	// coarseBits is the significant bits a value keeps once its
 	// quantiles is coarse: relative error below 2^-(coarseBits-1).
 	coarseBits = 9
@@ -48,6 +54,14 @@ type quantiles struct {
 	counts map[int64]int64 // value (or its coarse floor) → samples
 	coarse bool
 	sorted []int64 // keys in order, made by rank, cleared by add
+	limit  int     // distinct values kept exactly; 0 means maxExact
+}
+
+func (q *quantiles) exactLimit() int {
+	if q.limit > 0 {
+		return q.limit
+	}
+	return maxExact
 }
 
 // coarsen rounds v down to coarseBits significant bits.
@@ -73,7 +87,7 @@ func (q *quantiles) add(v int64) {
 	}
 	q.counts[v]++
 	q.sorted = nil
-	if !q.coarse && len(q.counts) > maxExact {
+	if !q.coarse && len(q.counts) > q.exactLimit() {
 		q.toCoarse()
 	}
 }
@@ -108,7 +122,7 @@ func (q *quantiles) merge(o *quantiles) {
 		q.counts[v] += k
 	}
 	q.sorted = nil
-	if !q.coarse && len(q.counts) > maxExact {
+	if !q.coarse && len(q.counts) > q.exactLimit() {
 		q.toCoarse()
 	}
 }

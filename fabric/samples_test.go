@@ -3,6 +3,7 @@
 package fabric
 
 import (
+	"github.com/opensfc/sfc/device"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -189,3 +190,44 @@ func TestSeriesLogSpill(t *testing.T) {
 }
 
 const binaryMaxVarint = 10
+
+// TestRunPercentilesExact: a run's buffer percentiles (pooled and per
+// switch) are the order statistics of the samples its series holds, as
+// sorting every sample gave before the samples left the heap.
+func TestRunPercentilesExact(t *testing.T) {
+	sc := smallScenario(CCDCQCN, FCNone)
+	sc.SampleEvery = 1000
+	sc.Workload.Duration = 4 * device.Millisecond
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []int64
+	per := make([][]float64, len(r.Switches))
+	err = r.EachBuffer(func(_ int64, row []int64) error {
+		for i, v := range row {
+			all = append(all, v)
+			per[i] = append(per[i], float64(v))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(all)
+	n := len(all)
+	distinct := len(slices.Compact(slices.Clone(all)))
+	if distinct <= maxExact {
+		t.Fatalf("only %d distinct values pooled: the test needs more than one switch's limit", distinct)
+	}
+	want := [4]int64{all[(n-1)/2], all[(n-1)*9/10], all[(n-1)*99/100], all[n-1]}
+	if r.BufferPct != want {
+		t.Errorf("BufferPct %v, sorted samples give %v", r.BufferPct, want)
+	}
+	for i, v := range per {
+		slices.Sort(v)
+		if got, want := r.Switches[i].P99, int64(percentile(v, 0.99)); got != want {
+			t.Errorf("switch %d P99 %d, sorted samples give %d", i, got, want)
+		}
+	}
+}
