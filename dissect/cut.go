@@ -28,6 +28,11 @@ type Cut struct {
 	// past Have are absent.
 	Layer gopacket.LayerType
 	Have  int
+	// Bogus says a length field, not the capture, ended the layer (an
+	// IPv4 header length under 20 octets): its fields past Have are
+	// absent as well, but the frame is whole, so it is not marked
+	// truncated.
+	Bogus bool
 }
 
 // CutOf reports whether f was cut short, and where. Fields cut off are
@@ -48,6 +53,12 @@ func CutOf(f *Frame) (Cut, bool) {
 			// falls in (de.Offset): a PFC cut at caplen 25 lacks octet
 			// 25, not 24, where its time_c3 starts.
 			return Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen}, true
+		}
+		if isDE && p.Failed == glayers.LayerTypeIPv4 && p.IPv4.Partial && errors.Is(de.Err, layers.ErrBadValue) {
+			// A bogus header length: the octets it was given are all
+			// there, but only the first (version, IHL) is believed.
+			n := len(p.IPv4.Contents)
+			return Cut{At: p.FailedAt + n, Layer: p.Failed, Have: n, Bogus: true}, true
 		}
 	}
 	if f.CapLen < f.Len {

@@ -146,6 +146,47 @@ func TestTruncatedFields(t *testing.T) {
 	}
 }
 
+// TestBogusIPv4HeaderLength: an IPv4 header length under 20 octets (IHL
+// 3) in a whole frame shows the ip layer with the version and the header
+// length, as tshark does ("Bogus IP header length (12, must be at least
+// 20)": -T fields gives 4 and 12 and nothing else), every other field
+// absent (null in JSON), and the frame malformed but not truncated.
+func TestBogusIPv4HeaderLength(t *testing.T) {
+	data := mustHex(t, "020000000002 020000000001 0800 4300003c1c4640004011b1e6c0a80001c0a80002 c35012b700280000"+strings.Repeat("00", 32))
+	f := decodeFrame(data, len(data), 100e9)
+	if f.Err == nil || !strings.Contains(f.Err.Error(), "bogus header length 12 octets") {
+		t.Fatalf("error %v", f.Err)
+	}
+	for name, want := range map[string]string{"ip.version": "4", "ip.hdr_len": "12", "ip.src": "", "ip.len": "", "ip.proto": "", "ip.ttl": "", "udp.srcport": ""} {
+		fd, ok := LookupField(name)
+		if !ok {
+			t.Fatalf("no field %s", name)
+		}
+		got := ""
+		for _, v := range fd.Values(f, nil) {
+			got += string(AppendValue(nil, v, false))
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	var e Encoder
+	var top struct{ Frame, IP map[string]any }
+	out := e.AppendJSON(nil, f)
+	if err := json.Unmarshal(out, &top); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if _, cut := top.Frame["truncated"]; cut || top.IP["version"] != 4.0 || top.IP["src"] != nil {
+		t.Errorf("JSON: %s", out)
+	}
+	if s := string(AppendSummary(nil, f)); !strings.Contains(s, "IP (bogus header length 12)") || strings.Contains(s, "truncated") {
+		t.Errorf("summary %q", s)
+	}
+	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "ip.version: 4") || strings.Contains(tree, "truncated") || strings.Contains(tree, "ip.ttl:") {
+		t.Errorf("tree:\n%s", tree)
+	}
+}
+
 // TestTruncatedEntries: a Floodgate frame the capture cut inside its
 // entries keeps the entries it holds whole (and stats counts them); a
 // BFC frame cut inside its filter keeps its header and has no bits_set.

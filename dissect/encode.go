@@ -241,7 +241,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	var c Cut
 	cut := false
 	if f.Err != nil || f.CapLen < f.Len {
-		if c, cut = CutOf(f); cut {
+		if c, cut = CutOf(f); cut && !c.Bogus {
 			dst = append(dst, `,"truncated":`...)
 			dst = strconv.AppendInt(dst, int64(c.At), 10)
 		}

@@ -277,6 +277,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 	proto, _ := p.IPProtocol()
 	// A header cut before its protocol field says so, not "proto 0".
+	if has&decIPv4 != 0 && p.IPv4.Partial && p.IPv4.IHL < 5 {
+		dst = append(dst, "IP (bogus header length "...)
+		dst = AppendUint(dst, uint64(p.IPv4.IHL)*4)
+		return append(dst, ')')
+	}
 	if has&decIPv4 != 0 && p.IPv4.Partial && len(p.IPv4.Contents) < 10 || has&decIPv6 != 0 && p.IPv6.Partial && len(p.IPv6.Contents) < 7 {
 		return append(dst, "IP (header cut short)"...)
 	}
@@ -333,7 +338,7 @@ var failedNames = map[gopacket.LayerType]string{
 // warnings).
 func appendTail(dst []byte, f *Frame, n int) []byte {
 	if f.Err != nil || f.CapLen < f.Len {
-		if c, ok := CutOf(f); ok {
+		if c, ok := CutOf(f); ok && !c.Bogus {
 			dst = append(dst, " [truncated at octet "...)
 			dst = strconv.AppendInt(dst, int64(c.At), 10)
 			dst = append(dst, ']')
@@ -410,7 +415,7 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		}
 	}
 	dst = AppendWarnings(dst, f, "    warning: ", "\n")
-	if cut {
+	if cut && !c.Bogus {
 		dst = append(dst, "    truncated at octet "...)
 		dst = strconv.AppendInt(dst, int64(c.At), 10)
 		dst = append(dst, '\n')

@@ -4,6 +4,7 @@ package layers
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -147,7 +148,19 @@ func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return errAt("ipv4", "version", 0, ErrVersion, "version nibble is not 4")
 	}
 	n := len(data)
-	if n == 0 || n >= 20 && n >= int(data[0]&0x0f)*4 || data[0]&0x0f < 5 {
+	if n > 0 && data[0]&0x0f < 5 {
+		// A header length under the 20 octets of the fixed header: the
+		// version and the length are all that can be believed, as
+		// Wireshark shows them ("Bogus IP header length"); the frame is
+		// whole, so Contents is the one octet that holds them and the
+		// error is ErrBadValue, not a truncation.
+		l := &ip.IPv4
+		*l, ip.Partial = layers.IPv4{}, true
+		l.Version, l.IHL = 4, data[0]&0x0f
+		l.Contents, l.Payload = data[:1:1], nil
+		return errAt("ipv4", "ihl", 0, ErrBadValue, fmt.Sprintf("bogus header length %d octets (IHL %d), at least 20", int(l.IHL)*4, l.IHL))
+	}
+	if n == 0 || n >= 20 && n >= int(data[0]&0x0f)*4 {
 		ip.Partial = false
 		return ip.IPv4.DecodeFromBytes(data, df)
 	}
