@@ -59,6 +59,11 @@ func (i Info) String() string {
 		if i.Modified {
 			s += "+dirty"
 		}
+	} else if i.Version == "(devel)" || i.Version == "unknown" {
+		// A checkout build with no VCS stamp (GOFLAGS=-buildvcs=false, or
+		// no git at build time) names no commit: say so, rather than
+		// leave a report that cannot be traced.
+		s += " rev unknown (not stamped: build with -buildvcs=true in a git checkout)"
 	}
 	return s + " " + i.Go
 }

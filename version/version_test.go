@@ -17,6 +17,11 @@ func TestString(t *testing.T) {
 	if got, want := i.String(), "m v1.2.3 go1.0"; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
+	// A checkout build without a VCS stamp says it cannot be traced.
+	i.Version = "(devel)"
+	if got, want := i.String(), "m (devel) rev unknown (not stamped: build with -buildvcs=true in a git checkout) go1.0"; got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
 }
 
 func TestGet(t *testing.T) {
