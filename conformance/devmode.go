@@ -928,20 +928,36 @@ func (k *devChecker) devFrame(r *record) {
 		return
 	}
 	signal := k.underTest(&m, r.data)
+	off := ""
+	if !signal && (k.c.Role != device.RoleNIC || r.port != device.HostPort) {
+		// (What a NIC hands its host is what it received, judged as
+		// delivered frames below, not as signals it sends.)
+		off = k.offKind(r, &m)
+	}
 	// Before time 0 (rule 1): within the early tolerance a frame is a
 	// clock offset, checked as usual; earlier, set-up chatter is ignored
 	// and a signal is unjustified.
-	if r.t < -k.early && !signal {
+	if r.t < -k.early && !signal && off == "" {
 		k.background(r, "before-t0")
 		return
 	}
 	if r.t < -k.early {
-		k.dev(Deviation{Check: k.justifiedRule(&m, r.data), Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
+		rule := k.justifiedRule(&m, r.data)
+		if off != "" {
+			rule = ruleSignalOff
+		}
+		k.dev(Deviation{Check: rule, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
 			Expected: fmt.Sprintf("no signal before time 0 (the first input frame) by more than %s", fmtTime(k.early)), Actual: describe(r.data, &k.cp),
 			Detail: "a signal before the test began is unjustified"})
 		return
 	}
-	if k.matchData(r, &m, signal) {
+	if k.matchData(r, &m, signal || off != "") {
+		return
+	}
+	if off != "" {
+		k.dev(Deviation{Check: ruleSignalOff, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
+			Expected: "no " + off + " (the case does not enable its scheme)", Actual: describe(r.data, &k.cp),
+			Detail: "a signal of a scheme that is off is unjustified; an ignore: filter names frames a vendor accepts"})
 		return
 	}
 	if signal {
@@ -979,6 +995,34 @@ func (k *devChecker) devFrame(r *record) {
 		}
 	}
 	k.background(r, backgroundKind(&m, r.data))
+}
+
+// offKind names a device frame that is a signal of a scheme the case
+// leaves off ("" for any other frame, which it counts as checked by
+// SIGNAL-OFF): a PFC or 802.3x PAUSE from a switch without PFC or SFC-P,
+// a BTS or CIM where no SFC runs, a BFC, Floodgate or CC-postcard frame
+// without its scheme. Rule 2 checks "signal frames of the schemes under
+// test" and makes the rest background, but an SFC-only switch that sends
+// PAUSE 0xFFFF stops every class of its neighbour: a lenient reading
+// would PASS it, so such a frame is unjustified (rule 7) unless the
+// vector's or the command line's ignore: filter names it, or the
+// reference forwards it as data (a remote BTS through a PFC-only switch).
+func (k *devChecker) offKind(r *record, m *device.Meta) string {
+	k.rep.checked(ruleSignalOff, 1)
+	switch m.Kind {
+	case device.KindBTS, device.KindCIM, device.KindPFC, device.KindPause, device.KindPostcard:
+		return m.Kind.String()
+	case device.KindExperimental:
+		switch subtype(r.data, m) {
+		case layers.SubtypeBFC:
+			return "BFC pause"
+		case layers.SubtypeFGCredit:
+			return "Floodgate credit"
+		case layers.SubtypeFGPause:
+			return "Floodgate dst-pause"
+		}
+	}
+	return ""
 }
 
 // justifiedRule is the JUSTIFIED rule of a device signal's family.
@@ -1303,6 +1347,7 @@ const (
 	ruleDataLoss    = "DATA-LOSS"
 	ruleDataDup     = "DATA-DUP"
 	ruleDataOrder   = "DATA-ORDER"
+	ruleSignalOff   = RuleSignalOff
 	ruleDataAltered = "DATA-ALTERED"
 	ruleDataExtra   = "DATA-EXTRA"
 	ruleDataTiming  = "DATA-TIMING"

@@ -655,6 +655,35 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 			break
 		}
 	}
+	// A signal of a scheme the case leaves off: an 802.3x PAUSE of
+	// 0xFFFF (every class stopped for 335 µs at 100G) from a device
+	// without PFC or SFC-P must FAIL SIGNAL-OFF (it was background), and
+	// pass once the vector's ignore filter names it (rule 2's ignore:).
+	if !v.c.Has(conformance.SchemePFC) && !v.c.Has(conformance.SchemeSFCP) {
+		for _, f := range v.exp.frames {
+			if v.c.Role == device.RoleNIC && v.exp.names[f.iface] == "host" {
+				continue
+			}
+			p := make([]byte, 60)
+			copy(p, []byte{0x01, 0x80, 0xc2, 0, 0, 0x01})
+			copy(p[6:12], f.data[6:12])
+			copy(p[12:], []byte{0x88, 0x08, 0x00, 0x01, 0xff, 0xff})
+			c := base()
+			c.frames = append(c.frames, capFrame{f.iface, f.t.Add(10 * time.Nanosecond), p})
+			add(conformance.RuleSignalOff, conformance.MutOffScheme, "an 802.3x PAUSE 0xffff from a device without PFC", c)
+			q := append([]byte(nil), p...)
+			q[14], q[15] = 0x01, 0x01 // PFC opcode 0x0101, class 0 enabled, time 0xffff
+			q[16], q[17], q[18] = 0x00, 0x01, 0xff
+			q[19] = 0xff
+			c = base()
+			c.frames = append(c.frames, capFrame{f.iface, f.t.Add(10 * time.Nanosecond), q})
+			add(conformance.RuleSignalOff, conformance.MutOffScheme, "a PFC XOFF of class 0 from a device without PFC", c)
+			c = base()
+			c.frames = append(c.frames, capFrame{f.iface, f.t.Add(10 * time.Nanosecond), append([]byte(nil), p...)})
+			out = append(out, mutation{kind: "ignored", what: "an 802.3x PAUSE the ignore filter names, from a device without PFC", dev: c, opt: conformance.Options{Ignore: "eth.type == 0x8808"}})
+			break
+		}
+	}
 	out = append(out, v.dataMutations(base)...)
 	out = append(out, v.captureMutations(base)...)
 	return out

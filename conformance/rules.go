@@ -73,7 +73,12 @@ const (
 	MutSuppress    = "suppress"      // a second signal within a reset period
 	MutCreditExtra = "credit-excess" // credits above the octets received
 	MutSpurious    = "spurious"      // an 802.3x PAUSE from a switch whose reference sends PFC frames only
+	MutOffScheme   = "off-scheme"    // a signal of a scheme the case leaves off (PFC or PAUSE from a switch without PFC)
 )
+
+// RuleSignalOff is the id of the rule that a signal frame of a scheme the
+// case leaves off breaks (a PAUSE from an SFC-only switch).
+const RuleSignalOff = "SIGNAL-OFF"
 
 // Families of rules: which schemes a rule applies to.
 const (
@@ -88,6 +93,7 @@ const (
 	famGen   = "gen"
 	famData  = "data"
 	famCap   = "capture"
+	famOff   = "off" // every vector: signals of the schemes it leaves off
 )
 
 const (
@@ -216,6 +222,8 @@ func buildRules() []Rule {
 			Check: "a matched generated frame is late by at most tolerances.time (one deviation `late by X`)", Mutations: []string{MutLate}},
 		Rule{ID: "GEN-JUSTIFIED", Normative: 7, family: famGen, Clause: "behaviour.md", Tolerance: tolTime,
 			Check: "every other generated device frame matches one the reference sends; one earlier than tolerances.early is unjustified", Mutations: []string{MutDuplicate, MutEarly}},
+		Rule{ID: ruleSignalOff, Normative: 7, family: famOff, Clause: "conformance.md rules 2 and 7 (signals of the schemes under test); behaviour.md of the scheme the case leaves off", Tolerance: "none; an ignore: filter (vector or --ignore) names the frames a vendor accepts",
+			Check: "the device sends no signal frame of a scheme the case does not enable (a PFC or PAUSE from a switch without PFC or SFC-P, a BTS or CIM without SFC, a BFC, Floodgate or CC-postcard frame without its scheme): each is unjustified, not background", Mutations: []string{MutOffScheme}},
 		Rule{ID: "DATA-LOSS", Normative: 8, family: famData, Clause: "behaviour.md §0 (forwarding); §4 lossless", Tolerance: "tolerances.window (default 100us)",
 			Check: "no data frame of a scenario flow the reference forwards is dropped", Mutations: []string{MutDataDrop}},
 		Rule{ID: "DATA-DUP", Normative: 8, family: famData, Clause: "behaviour.md §0", Tolerance: tolExact,
@@ -279,7 +287,7 @@ func isDataRule(id string) bool {
 func explainedByDrops(d *Deviation) bool {
 	id := d.Check
 	switch {
-	case d.definite, strings.HasPrefix(id, "CAP-"), strings.HasSuffix(id, "-FIELDS"), strings.HasSuffix(id, "-JUSTIFIED"), strings.HasSuffix(id, "-SUPPRESS"):
+	case d.definite, strings.HasPrefix(id, "CAP-"), strings.HasSuffix(id, "-FIELDS"), strings.HasSuffix(id, "-JUSTIFIED"), strings.HasSuffix(id, "-SUPPRESS"), id == ruleSignalOff:
 		return false
 	}
 	switch id {
