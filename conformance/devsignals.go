@@ -244,6 +244,31 @@ func (s *sfcState) at(f *Firing) int64 {
 	return t
 }
 
+// quoteCause checks that the packet a device signal quotes could have
+// caused it (rule 3: the quote is a field; behaviour.md §1 step 3: a
+// signal is built only for a packet that finds the queue over Q_th, hits
+// the pause cache or fires the estimator). The switch may signal another
+// packet of the flow than the reference's, one its own suppression phase
+// let through, but only one the reference's rule fires for (or finds
+// within tolerances.queue_depth of Q_th): a quote of a packet that found
+// the queue below that, which no phase can explain, is an SFC-*-FIELDS
+// deviation, even where the signal's time is within tolerance.
+func (s *sfcState) quoteCause(r *record, m *device.Meta, fl *sfcFlow, trig trigEntry) {
+	for i := range fl.fires {
+		if fl.fires[i].Time == trig.t {
+			return
+		}
+	}
+	field := "bts.quote"
+	if m.Kind == device.KindCIM {
+		field = "cim.msdu"
+	}
+	s.k.dev(Deviation{Check: s.k.sfcFam() + "-FIELDS", Frame: r.no, Port: s.k.c.PortName(r.port), Time: r.t, Field: field,
+		Expected: "a packet the reference's rule fires for (queue over Q_th, a pause-cache hit or the estimator)",
+		Actual:   fmt.Sprintf("input frame %d, which arrived at %s and found the queue below Q_th", trig.no, fmtTime(trig.t)),
+		Detail:   "no suppression phase explains a signal for a packet the rule does not fire for", definite: true})
+}
+
 // refFire takes a decision (or a near miss) of the reference switch.
 func (s *sfcState) refFire(f Firing) {
 	if f.ToPFC {
@@ -333,6 +358,9 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 		// Unjustified (fieldRules said so); the reference's signal on the
 		// right port stays unmatched and is reported missing.
 		return
+	}
+	if found && trig.t >= r.t-k.win {
+		s.quoteCause(r, m, fl, trig)
 	}
 
 	// Justified (rule 7): the reference decision this signal stands for:

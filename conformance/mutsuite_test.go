@@ -397,6 +397,49 @@ func (v *vecInfo) secondSignal(c *capture, i int) (*capture, bool) {
 	return nil, false
 }
 
+// quoteUncaused replaces SFC frame i by the same signal quoting the
+// latest earlier packet of its flow for which the reference reports no
+// decision (it found the queue below Q_th).
+func (v *vecInfo) quoteUncaused(c *capture, i int) (*capture, bool) {
+	orig := v.exp.frames[i]
+	s, ok := sfcVals(orig.data)
+	if !ok {
+		return nil, false
+	}
+	key := s.FlowKey()
+	epoch := v.in.frames[0].t
+	if v.c.HasEpoch {
+		epoch = v.c.Epoch
+	}
+	reported := map[time.Time]bool{}
+	for _, f := range v.fires {
+		reported[epoch.Add(time.Duration(f.Time))] = true
+	}
+	m0 := meta(orig.data)
+	for j := len(v.in.frames) - 1; j >= 0; j-- {
+		in := v.in.frames[j]
+		if !in.t.Before(orig.t) || orig.t.Sub(in.t) > 20*time.Microsecond || reported[in.t] {
+			continue
+		}
+		if im := meta(in.data); im.Flow() != key {
+			continue
+		}
+		var nb []byte
+		var err error
+		if m0.Kind == device.KindBTS {
+			nb, err = bts.Build(nil, in.data, s, bts.BuildOptions{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6])})
+		} else {
+			nb, err = cim.Build(nil, in.data, &s, cim.Options{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6]), L2: !m0.IP()})
+		}
+		if err != nil || len(nb) != len(orig.data) {
+			continue // another quote length would fail on its length too
+		}
+		c.frames[i].data = nb
+		return c, true
+	}
+	return nil, false
+}
+
 // reset is the case's suppression reset period.
 func (v *vecInfo) reset() time.Duration {
 	if p, ok := v.c.Params["reset"]; ok {
@@ -630,6 +673,15 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 		}
 	}
 	if v.hasFires {
+		// A signal quoting an earlier packet of its flow, one that found
+		// the queue below Q_th (no phase of any filter explains it), at
+		// the reference signal's time and with its values.
+		for _, i := range v.idx(famSFC) {
+			if c, ok := v.quoteUncaused(base(), i); ok {
+				add(v.prefix+"-FIELDS", conformance.MutField, fmt.Sprintf("sfc frame %d quotes a packet that found the queue below Q_th", i), c)
+				break
+			}
+		}
 		for _, i := range v.idx(famSFC) {
 			if c, ok := v.secondSignal(base(), i); ok {
 				add(v.prefix+"-SUPPRESS", conformance.MutSuppress, fmt.Sprintf("a second signal for the flow of frame %d within its reset period", i), c)
