@@ -28,7 +28,9 @@ const DefaultPerm fs.FileMode = 0o644
 // Commit; the link itself is kept and its target replaced. An existing
 // path that is not a regular file (/dev/null, a named pipe, a terminal)
 // is opened and written in place, as there is nothing to rename onto.
-// perm is the mode of a new file; an existing file keeps its mode.
+// perm is the mode of a new file; an existing file keeps its mode, and
+// one the caller may not open for writing is refused (fs.ErrPermission)
+// and left as it was.
 func Create(path string, perm fs.FileMode) (*File, error) {
 	if path == "" {
 		return nil, errors.New("empty file name")
@@ -48,6 +50,20 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 			}
 			return &File{File: f}, nil
 		}
+		// A rename needs only the directory, so a file its owner made
+		// read-only (chmod a-w, to keep a reference capture) would be
+		// replaced without a word; tcpdump and tshark open the file for
+		// writing and refuse. Ask the same question open(2) answers (root
+		// may still write it, as with them), and leave the file as it is.
+		w, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &fs.PathError{Op: "write", Path: path, Err: err}
+		}
+		w.Close()
 		perm = st.Mode().Perm()
 	}
 	dir, base := filepath.Split(target)
