@@ -274,7 +274,9 @@ func parseIPv6(b []byte, off int, m *Meta) {
 		return
 	}
 	plen, ok := ipv6Length(int(binary.BigEndian.Uint16(b[off+4:])), b[off+40:], b[off+6])
-	if !ok {
+	if !ok || plen == 0 && b[off+6] != 59 {
+		// (An empty payload whose next header should be there: the data
+		// ends where it should begin, malformed as in layers.)
 		m.Kind = KindMalformed
 		return
 	}
@@ -372,6 +374,16 @@ func ipv6Length(plen int, p []byte, nh uint8) (int, bool) {
 	}
 	if plen != 0 {
 		return plen, at < 0
+	}
+	if nh != 0 {
+		switch nh {
+		case 43, 44, 50, 51, 60, 135, 139, 140, 253, 254:
+			return 0, false // an extension header in no payload: malformed, as layers has it
+		}
+		// No Hop-by-Hop header, so no jumbogram: an empty payload (No Next
+		// Header, 59, is whole; a UDP header that should follow is missing),
+		// as layers.IPv6 and Wireshark read it.
+		return 0, true
 	}
 	if at < 0 || p[at+1] != 4 {
 		return 0, false

@@ -202,6 +202,9 @@ func TestIPv6LengthBoth(t *testing.T) {
 		{"golden hbh", golden("hbh-roce"), true, ""},
 		{"length 0, no jumbo option", edit("hbh-roce", func(b []byte) { b[18], b[19] = 0, 0 }), false, "ipv6: payload length at offset 4: value out of range (0 (a jumbogram, RFC 2675) but the Hop-by-Hop header has no Jumbo Payload option)"},
 		{"length 0, first header dstopts", edit("dstopts-roce", func(b []byte) { b[18], b[19] = 0, 0 }), false, "ipv6: payload length at offset 4: value out of range (0 (a jumbogram, RFC 2675) with next header 60, not Hop-by-Hop)"},
+		// No extension header: no jumbogram but an empty payload (as
+		// Wireshark), so the UDP header that should follow is missing.
+		{"length 0, UDP next", edit("plain-roce", func(b []byte) { b[18], b[19] = 0, 0 }), false, "udp: header at offset 0: truncated (the data ends where its header should begin)"},
 		{"jumbogram of 70,000 (cut by the capture)", edit("hbh-roce", jumbo(70_000, 4, 0)), true, ""},
 		{"jumbogram of 4 GB", edit("hbh-roce", jumbo(0xffffffff, 4, 0)), true, ""},
 		{"jumbo length 65,535", edit("hbh-roce", jumbo(65_535, 4, 0)), false, "ipv6: jumbo payload at offset 44: value out of range (length 65535, not over 65,535)"},
@@ -226,5 +229,18 @@ func TestIPv6LengthBoth(t *testing.T) {
 		if got := pkt.Layer(layers.LayerTypeBTH) != nil; got != tc.roce {
 			t.Errorf("%s: gopacket: BTH %v (%v), want %v", tc.name, got, pkt.ErrorLayer(), tc.roce)
 		}
+	}
+	// Payload length 0 with No Next Header (59) is a whole packet (RFC
+	// 8200 §4.7; tshark: nxt 59, plen 0, no expert note): IP in both
+	// readings, not malformed, its trailer not a payload.
+	nonext := edit("plain-roce", func(b []byte) { b[18], b[19], b[20] = 0, 0, 59 })
+	var m Meta
+	cp := Codepoints{}.WithDefaults()
+	Parse(nonext, &m, &cp)
+	if m.Kind == KindMalformed || m.IPVersion != 6 || m.IPLen != 40 || m.HasQP {
+		t.Errorf("no next header: device kind %v, IP version %d, length %d, QP %v", m.Kind, m.IPVersion, m.IPLen, m.HasQP)
+	}
+	if err := lp.Decode(nonext); err != nil || !lp.Has(glayers.LayerTypeIPv6) || lp.IPv6.NextHeader != 59 || lp.Has(layers.LayerTypeBTH) {
+		t.Errorf("no next header: layers %v, IPv6 %v, next %d", err, lp.Has(glayers.LayerTypeIPv6), lp.IPv6.NextHeader)
 	}
 }

@@ -5,6 +5,7 @@ package layers
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -95,6 +96,27 @@ func (p *Parser) newDLP(first gopacket.LayerType) *gopacket.DecodingLayerParser 
 	return dlp
 }
 
+// missingNext reports a frame that ends where a layer the Parser decodes
+// should begin (an EtherType of IPv4 and nothing after it, an IPv6 payload
+// length of 0 with UDP next): gopacket's loop stops on empty data without
+// a word, where one octet more would be a truncated header. Wireshark
+// calls both malformed.
+func (p *Parser) missingNext() error {
+	prev := p.Layer(p.Decoded[len(p.Decoded)-1])
+	if prev == nil || len(prev.LayerPayload()) > 0 {
+		return nil
+	}
+	next := prev.NextLayerType()
+	if next == gopacket.LayerTypePayload || next == gopacket.LayerTypeZero {
+		return nil
+	}
+	if _, ok := p.dlc.Decoder(next); !ok {
+		return nil
+	}
+	return &DecodeError{Layer: strings.ToLower(next.String()), Field: "header", Offset: 0, Err: ErrTruncated,
+		Detail: "the data ends where its header should begin"}
+}
+
 // Link types DecodeLink knows besides Ethernet (pcapio.SupportedLink):
 // gopacket names LinuxSLL (113) and Raw (101) only.
 const (
@@ -160,6 +182,9 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 func (p *Parser) Decode(frame []byte) error {
 	p.Dot1Q.NTags, p.UDP.Partial = 0, false
 	err := p.dlp.DecodeLayers(frame, &p.Decoded)
+	if err == nil && len(p.Decoded) > 0 {
+		err = p.missingNext()
+	}
 	if p.Dot1Q.NTags > 0 {
 		// Each tag's TPID is the EtherType before it: the link header's
 		// for the first, the tag before's for the others.

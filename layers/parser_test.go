@@ -367,3 +367,36 @@ func TestParserForeignErrorNamesLayer(t *testing.T) {
 		t.Fatalf("cut PFC: %v (%T), want a *DecodeError", err, err)
 	}
 }
+
+// TestParserMissingNextHeader: a frame that ends exactly where a header
+// the Parser decodes should begin (nothing after the EtherType of IPv4,
+// IPv6, MAC Control or CIM; an IPv6 payload length of 0 with UDP next) is
+// truncated there, as one more octet is (Wireshark: malformed); a layer
+// that may end a frame (IPv6 with No Next Header) is not.
+func TestParserMissingNextHeader(t *testing.T) {
+	p := NewParser()
+	eth := func(et string) []byte { return unhex(t, "020000000002020000000001"+et) }
+	ip6 := func(nh string) []byte {
+		return append(eth("86dd"), unhex(t, "6000000000 00"+nh+"40"+strings.Repeat("00", 15)+"01"+strings.Repeat("00", 15)+"02")...)
+	}
+	for _, c := range []struct {
+		name   string
+		frame  []byte
+		failed gopacket.LayerType
+		at     int
+	}{
+		{"IPv4 EtherType, nothing after", eth("0800"), layers.LayerTypeIPv4, 14},
+		{"IPv6 EtherType, nothing after", eth("86dd"), layers.LayerTypeIPv6, 14},
+		{"MAC Control EtherType, nothing after", eth("8808"), LayerTypeMACControl, 14},
+		{"CIM EtherType, nothing after", eth("89a2"), LayerTypeCIM, 14},
+		{"IPv6 payload length 0, UDP next", ip6("11"), layers.LayerTypeUDP, 54},
+	} {
+		err := p.Decode(c.frame)
+		if !errors.Is(err, ErrTruncated) || p.Failed != c.failed || p.FailedAt != c.at || p.FailedLen != 0 {
+			t.Errorf("%s: err %v, failed %v at %d (%d octets); want %v truncated at %d", c.name, err, p.Failed, p.FailedAt, p.FailedLen, c.failed, c.at)
+		}
+	}
+	if err := p.Decode(ip6("3b")); err != nil || !p.Has(layers.LayerTypeIPv6) || p.IPv6.NextHeader != 59 || p.IPv6.Length != 0 {
+		t.Errorf("IPv6 with No Next Header and payload length 0: err %v, decoded %v", err, p.Decoded)
+	}
+}

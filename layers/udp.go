@@ -270,6 +270,19 @@ func (ip *IPv6) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return cutAt("ipv6", ipv6FieldEnds, n, 40)
 	}
+	if len(data) >= 40 && data[4] == 0 && data[5] == 0 && !IsIPv6Ext(data[6]) {
+		// Payload length 0 with no extension header is no jumbogram
+		// (gopacket calls it one, and fails): an empty payload, as
+		// Wireshark reads it (device.ipv6Length too). With No Next Header (59) the packet is
+		// whole; with a header that should follow, the Parser finds it
+		// missing. What the frame holds past the header is a trailer.
+		ip.ext = false
+		l := &ip.IPv6
+		*l = layers.IPv6{}
+		ipv6Fixed(l, data)
+		l.Contents, l.Payload = data[:40], data[40:40]
+		return nil
+	}
 	if ip.Ext == nil || len(data) < 40 || !IsIPv6Ext(data[6]) {
 		ip.ext = false
 		return ip.IPv6.DecodeFromBytes(data, df)
