@@ -307,7 +307,9 @@ func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 		if err := r.fill(4); err != nil {
 			return nil, openError(name, err)
 		}
-	} else if m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd {
+	} else if m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd || m[0]&0xf0 == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18 {
+		// (A skippable frame, magic 0x184D2A5?, may come first: pzstd
+		// and seekable zstd write one. RFC 8878 §3.1.2.)
 		// zstd (RFC 8878), decoded as a stream in this goroutine, with a
 		// window of at most 128 MiB (zstd's own default limit is 8 MiB
 		// unless --long): memory stays bounded.

@@ -60,6 +60,11 @@ func TestZstd(t *testing.T) {
 	lib := filepath.Join(dir, "lib.pcapng.zst")
 	os.WriteFile(lib, buf.Bytes(), 0o644)
 	paths = append(paths, lib)
+	// A skippable frame first (RFC 8878 §3.1.2: magic 0x184D2A50-5F, a
+	// 4-octet length, that many octets), as pzstd and seekable zstd write.
+	skip := filepath.Join(dir, "skippable.pcapng.zst")
+	os.WriteFile(skip, append([]byte{0x53, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'}, buf.Bytes()...), 0o644)
+	paths = append(paths, skip)
 	for _, p := range paths {
 		n, got := allFrames(t, p)
 		if n != wantN || !bytes.Equal(got, want) || n == 0 {
