@@ -122,7 +122,7 @@ func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 }
 
 // parseSpeed reads 100G, 25G, 2.5G, 400M, 100Gb/s, 100Gbps or a number of
-// bit/s.
+// bit/s, at least 1 Mb/s.
 func parseSpeed(s string) (uint64, error) {
 	t := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, "/s"), "ps"), "b")
 	mult := 1.0
@@ -142,6 +142,11 @@ func parseSpeed(s string) (uint64, error) {
 	// !(v*mult >= 1) also refuses NaN, which compares false with anything.
 	if err != nil || !(v*mult >= 1) || v*mult > 1e15 {
 		return 0, fmt.Errorf("%q is not a link speed like 100G, 25G or 400M", s)
+	}
+	if v*mult < 1e6 {
+		// A number without a unit is bit/s: "100" meant 100G more often
+		// than 100 bit/s, at which a PAUSE lasts 93 hours.
+		return 0, fmt.Errorf("%q is %s bit/s, below 1 Mb/s: give a unit (100G, 25G, 400M)", s, strconv.FormatFloat(v*mult, 'f', -1, 64))
 	}
 	return uint64(v*mult + 0.5), nil
 }

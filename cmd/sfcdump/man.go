@@ -29,6 +29,9 @@ as --help. Each page is written to a temporary file renamed when complete.`,
   sudo sfcdump man /usr/local/share/man/man1`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] == "" {
+				return usagef("man: an empty directory name")
+			}
 			n, err := writeManPages(cmd.Root(), args[0])
 			if err != nil {
 				return &exitError{1, fmt.Errorf("man: %w", err)}

@@ -63,6 +63,9 @@ so). An unreadable file, or a link type other than Ethernet, Linux cooked
 			if len(files) == 0 {
 				return usagef("read: no capture to read: give FILE or -r FILE ('-' for standard input) (see 'sfcdump read --help')")
 			}
+			if err := stdinOnce("read", files); err != nil {
+				return err
+			}
 			o.writeSet = cmd.Flags().Changed("write")
 			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), files, &o)
 		},

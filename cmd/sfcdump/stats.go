@@ -38,7 +38,26 @@ func (o *scanOptions) files(cmd *cobra.Command, args []string) ([]string, error)
 	if len(files) == 0 {
 		return nil, usagef("%s: no capture to read: give FILE or -r FILE ('-' for standard input) (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 	}
+	if err := stdinOnce(cmd.CommandPath(), files); err != nil {
+		return nil, err
+	}
 	return files, nil
+}
+
+// stdinOnce refuses standard input ('-') named more than once among the
+// captures: the second would find it read to its end (and a -w output
+// made from the first would be thrown away with the error).
+func stdinOnce(cmd string, files []string) error {
+	n := 0
+	for _, f := range files {
+		if f == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		return usagef("%s: standard input ('-') named %d times: it can be read once", cmd, n)
+	}
+	return nil
 }
 
 func (o *scanOptions) addFlags(cmd *cobra.Command) {
