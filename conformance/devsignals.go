@@ -1066,9 +1066,21 @@ func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v u
 			ns = 1
 		}
 	}
-	if ns > k.ptol {
+	tol := k.ptol
+	if prio != 9 && !k.c.Has(SchemeSFCP) {
+		// A PFC or PAUSE switch's quanta are configured (behaviour.md §4:
+		// time[p] = pause quanta), a field of rule 3, exact; only SFC-P's,
+		// derived from a BTS pause, are rule 4's time-varying values that
+		// tolerances.pause widens.
+		tol = 0
+	}
+	if ns > tol {
+		det := fmt.Sprintf("tolerance %s", fmtTime(tol))
+		if tol != k.ptol {
+			det = "configured quanta are exact (tolerances.pause widens SFC-P's derived ones only)"
+		}
 		k.dev(Deviation{Check: vrule, Frame: r.no, Ref: best.no, Port: port, Time: r.t, Field: prioName(key) + " " + unit,
-			Expected: fmt.Sprint(best.quanta), Actual: fmt.Sprint(v), Detail: fmt.Sprintf("tolerance %s", fmtTime(k.ptol))})
+			Expected: fmt.Sprint(best.quanta), Actual: fmt.Sprint(v), Detail: det})
 	}
 	for len(x.items) > 0 && x.items[0].matched {
 		x.items = x.items[1:]

@@ -140,7 +140,7 @@ func pauseRules(prefix, fam, proto, clause, wire string) []Rule {
 		{ID: prefix + "-XON", Normative: 5, family: fam, Clause: clause + " XON (time 0)", Tolerance: tolTime,
 			Check:     "every XON the reference sends is matched by one device XON (an XOFF is never accepted for an XON, nor the reverse)",
 			Mutations: []string{MutDropLast}},
-		{ID: prefix + "-QUANTA", Normative: 4, family: fam, Clause: clause + " time[p] = pause quanta", Tolerance: "exact; tolerances.pause widens (converted at the port's speed)",
+		{ID: prefix + "-QUANTA", Normative: 4, family: fam, Clause: clause + " time[p] = pause quanta", Tolerance: "exact for configured quanta (rule 3); tolerances.pause widens SFC-P's, derived from a BTS pause (rule 4; converted at the port's speed)",
 			Check:     "the pause quanta equal the reference's",
 			Mutations: []string{MutValuePlus, MutValueMinus}},
 		{ID: prefix + "-TIMING", Normative: 6, family: fam, Clause: clause, Tolerance: tolTime,
