@@ -628,9 +628,18 @@ func (k *devChecker) fieldDevs(id string, r *record, refNo int, diffs []FieldDif
 }
 
 // checksums reports invalid checksums of a device signal under rule id.
+// A UDP checksum of 0 over IPv4 is "none" by RFC 768, which a data
+// frame may carry (RoCEv2 usually does) but a signal may not: the
+// reference computes one for every IP signal, and rule 3 asks for a valid
+// checksum, not for none; a vendor whose device sends none masks
+// udp.checksum.
 func (k *devChecker) checksums(id string, r *record, m *device.Meta) {
 	for _, f := range checksumsValid(r.data, m) {
 		k.dev(Deviation{Check: id, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: f, Expected: "a valid checksum", Actual: "invalid"})
+	}
+	if m.IPVersion == 4 && m.Proto == 17 && m.L4 > 0 && m.L4+8 <= len(r.data) && r.data[m.L4+6] == 0 && r.data[m.L4+7] == 0 {
+		k.dev(Deviation{Check: id, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: "udp.checksum",
+			Expected: "a valid checksum (the reference computes one)", Actual: "0 (none, RFC 768)"})
 	}
 }
 

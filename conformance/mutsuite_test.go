@@ -670,6 +670,13 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 				fixChecksums(c.frames[i].data)
 				add(pre+"-FIELDS", conformance.MutField, fmt.Sprintf("%s frame %d octet %d", fam, i, o), c)
 			}
+			// An IPv4 signal with UDP checksum 0 ("none", RFC 768) where
+			// the reference computes one.
+			if m := meta(v.exp.frames[i].data); m.IPVersion == 4 && m.Proto == 17 && m.L4 > 0 && !forwarded(v, v.exp.frames[i]) {
+				c := base()
+				c.frames[i].data[m.L4+6], c.frames[i].data[m.L4+7] = 0, 0
+				add(pre+"-FIELDS", conformance.MutField, fmt.Sprintf("%s frame %d UDP checksum 0 (none)", fam, i), c)
+			}
 		}
 	}
 	if v.hasFires {
