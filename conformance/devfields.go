@@ -363,7 +363,20 @@ func (f *fieldCmp) diff(ref, dev []byte, extra func(frame []byte, m *device.Meta
 	if f.df == nil {
 		f.df = newDiffer(f.cp)
 	}
-	return f.df.diff(f.ba, f.bb, 8, volatile{})
+	out := f.df.diff(f.ba, f.bb, 8, volatile{})
+	// The fields were compared with the exempt values cleared in both;
+	// the evidence shows what each frame holds (a CIM whose TLV the
+	// device left out read "expected 0": the cleared pause, not the
+	// reference's).
+	for i := range out {
+		if a, ok := f.df.show(ref, out[i].Field); ok {
+			b, _ := f.df.show(dev, out[i].Field)
+			if a != b {
+				out[i].Expected, out[i].Actual = a, b
+			}
+		}
+	}
+	return out
 }
 
 // checksumsValid checks the IPv4 header and UDP checksums of a device

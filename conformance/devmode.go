@@ -1199,7 +1199,16 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	if k.df == nil {
 		k.df = newDiffer(k.c.Device.Codepoints)
 	}
-	for _, fd := range k.df.diff(head.data, r.data, 8, k.vol) {
+	diffs := k.df.diff(head.data, r.data, 8, k.vol)
+	// A checksum the device left stale (TTL − 1 without its update) equals
+	// the reference's octets, so only the TTL was named; a checksum valid
+	// in the reference's frame and not in the device's is named too.
+	for _, f := range checksumsValid(r.data, m) {
+		if !slices.ContainsFunc(diffs, func(d FieldDiff) bool { return d.Field == f }) && !slices.Contains(checksumsValid(head.data, &hm), f) {
+			diffs = append(diffs, FieldDiff{f, "a valid checksum", "invalid (not updated for the fields above)"})
+		}
+	}
+	for _, fd := range diffs {
 		k.dev(Deviation{Check: ruleDataAltered, Frame: r.no, Ref: head.no, Port: port, Time: r.t, Field: fd.Field,
 			Expected: fd.Expected, Actual: fd.Actual, Detail: "altered"})
 	}

@@ -189,8 +189,26 @@ func (df *differ) diff(expected, actual []byte, max int, vol volatile) []FieldDi
 	return out
 }
 
+// show renders field name of frame (as diff does), "(absent)" when it has
+// none; ok is false when name is no dissect field.
+func (df *differ) show(frame []byte, name string) (string, bool) {
+	fd, ok := dissect.LookupField(name)
+	for _, x := range extraDiffFields {
+		if x.name == name {
+			fd, ok = x.fd, true
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	df.fa.Err = df.pa.Decode(frame)
+	df.va = fd.Values(&df.fa, df.va[:0])
+	return render(df.va), true
+}
+
 // extraDiffFields are compared besides dissect.Protos' fields, under the
-// names MaskFields gives them.
+// names MaskFields gives them (the IPv4 flags and fragment offset too: a
+// DF bit flipped was named only by the checksum it changed).
 var extraDiffFields = func() []struct {
 	name string
 	fd   *dissect.Field
@@ -199,7 +217,8 @@ var extraDiffFields = func() []struct {
 		name string
 		fd   *dissect.Field
 	}
-	for _, x := range [][2]string{{"eth.vlan", "eth.vlan"}, {"eth.pcp", "eth.pcp"}, {"ip.flow_label", "ipv6.flow"}} {
+	for _, x := range [][2]string{{"eth.vlan", "eth.vlan"}, {"eth.pcp", "eth.pcp"}, {"ip.flow_label", "ipv6.flow"},
+		{"ip.flags", "ip.flags"}, {"ip.frag_offset", "ip.frag_offset"}} {
 		fd, ok := dissect.LookupField(x[1])
 		if !ok {
 			panic("conformance: no field " + x[1])
