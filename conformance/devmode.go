@@ -943,6 +943,19 @@ func (k *devChecker) devFrame(r *record) {
 		// delivered frames below, not as signals it sends.)
 		off = k.offKind(r, &m)
 	}
+	if r.snapped > 0 {
+		// Cut by the capture's snap length: background can be counted
+		// from its first octets (rule 2: never a deviation), anything a
+		// rule judges cannot be (rule 9: the capture is unusable).
+		_, flow := k.inFlows[keyOf(&m, 0)]
+		if signal || off != "" || flow || m.Kind == device.KindMalformed || k.c.Role == device.RoleNIC && r.port == device.HostPort {
+			k.err = &UnusableError{File: k.ds.file, Frame: r.no,
+				Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length, and a rule judges it (%s): capture whole frames", len(r.data), r.snapped, describe(r.data, &k.cp))}
+			return
+		}
+		k.background(r, backgroundKind(&m, r.data))
+		return
+	}
 	// Before time 0 (rule 1): within the early tolerance a frame is a
 	// clock offset, checked as usual; earlier, set-up chatter is ignored
 	// and a signal is unjustified.

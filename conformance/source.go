@@ -67,6 +67,9 @@ type record struct {
 	data  []byte
 	// comments of the frame (pcapng), valid like data.
 	comments []string
+	// snapped is the frame's length on the wire when the capture's snap
+	// length cut it (a device capture only; 0 when whole).
+	snapped int
 }
 
 // stream reads one capture of a vector as records, in order, checking that
@@ -337,9 +340,15 @@ func (s *stream) readRaw() (*record, error) {
 	if fr.Warn != nil {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: errText(fr.Warn), Err: fr.Warn}
 	}
+	snapped := 0
 	if fr.Len > len(fr.Data) {
-		return nil, &UnusableError{File: s.file, Frame: fr.Number,
-			Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
+		if !s.cutOK {
+			return nil, &UnusableError{File: s.file, Frame: fr.Number,
+				Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length: capture whole frames", len(fr.Data), fr.Len)}
+		}
+		// A device frame cut short may still be background (an LLDP frame
+		// past a small snap length): the checker decides (devFrame).
+		snapped = fr.Len
 	}
 	data := fr.Data
 	for len(s.ifFCS) <= fr.Interface {
@@ -373,7 +382,7 @@ func (s *stream) readRaw() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: fmt.Sprintf("timestamp %s is before the epoch (model time 0)", fmtTime(t))}
 	}
 	s.last = t
-	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: data, comments: fr.Comments}
+	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: data, comments: fr.Comments, snapped: snapped}
 	return &s.rec, nil
 }
 

@@ -4,8 +4,10 @@ package conformance_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,5 +293,56 @@ func TestClassicPcapOnePort(t *testing.T) {
 	writeClassic(t, filepath.Join(sw, conformance.ExpectedFile), swExp)
 	if _, err := conformance.RunVector(sw, conformance.Options{}); !conformance.IsUnusable(err) || !strings.Contains(err.Error(), "the case defines 5 ports") {
 		t.Fatalf("exact mode, switch expected as classic pcap: err %v, want unusable", err)
+	}
+}
+
+// TestDeviceSnappedBackground: a device frame the capture's snap length
+// cut is background when its first octets say so (an LLDP frame of 256
+// octets cut to 64: rule 2, never a deviation; probe round 5 had the
+// capture UNUSABLE), and makes the capture unusable when a rule judges it
+// (a data frame of a scenario flow cut short).
+func TestDeviceSnappedBackground(t *testing.T) {
+	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
+	ex := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
+	// check writes the vector's expected frames, with an LLDP frame of
+	// lldp[i] octets cut to 64 before frame i, and frame cut cut to 60.
+	check := func(lldp map[int]int, cut int) (*conformance.Report, error) {
+		path := filepath.Join(t.TempDir(), "dev.pcapng")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := newWriter(f, ex.names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, fr := range ex.frames {
+			if n := lldp[i]; n > 0 {
+				if err := w.Write(fr.iface, fr.t.Add(-time.Nanosecond), lldpFrame(), n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data := fr.data
+			if i == cut {
+				data = data[:60]
+			}
+			if err := w.Write(fr.iface, fr.t, data, len(fr.data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
+	}
+	rep, err := check(map[int]int{3: 256}, -1)
+	if err != nil || rep.Verdict != conformance.Pass || rep.Background.ByKind["lldp"] != 1 {
+		t.Errorf("an LLDP frame cut by the snap length: want PASS with it as background, got %v:\n%s", err, failText(rep))
+	}
+	data := slices.IndexFunc(ex.frames, func(f capFrame) bool { return meta(f.data).Kind == device.KindData })
+	rep, err = check(nil, data)
+	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(fmt.Sprint(err), "snap length, and a rule judges it") {
+		t.Errorf("a scenario data frame cut by the snap length: want UNUSABLE naming it, got %v", err)
 	}
 }
