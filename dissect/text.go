@@ -3,6 +3,7 @@
 package dissect
 
 import (
+	"errors"
 	"math/bits"
 	"net/netip"
 	"strconv"
@@ -344,7 +345,17 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 			dst = append(dst, ']')
 		}
 	}
-	if f.Err != nil {
+	if f.Err != nil && errors.Is(f.Err, layers.ErrLinkType) {
+		// Not malformed: of a link type no layer here decodes (an
+		// 802.11 or USB interface beside the Ethernet ones), shown as
+		// tshark shows it, undecoded.
+		var de *layers.DecodeError
+		if errors.As(f.Err, &de) {
+			dst = append(dst, " ["...)
+			dst = append(dst, de.Detail...)
+			dst = append(dst, ", not decoded]"...)
+		}
+	} else if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
 		dst = append(dst, f.Err.Error()...)
 		dst = append(dst, ']')

@@ -28,6 +28,9 @@ var (
 	// ErrBadValue: a field holds a value outside its defined range (for
 	// example a BFC hash count of 0 or an address family of 5).
 	ErrBadValue = errors.New("value out of range")
+	// ErrLinkType: the frame's link type is one the Parser does not decode
+	// (DecodeLink): the frame is not malformed, only not decoded.
+	ErrLinkType = errors.New("link type not decoded")
 	// ErrNoNetworkLayer: the ICRC cannot be computed on serialize because the
 	// BTH was not told its IP and UDP layers (BTH.SetNetworkLayerForICRC).
 	ErrNoNetworkLayer = errors.New("ICRC needs the IP and UDP layers: call SetNetworkLayerForICRC")

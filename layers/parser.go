@@ -162,7 +162,7 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 	default:
 		p.Decoded = p.Decoded[:0]
 		p.Truncated, p.Failed, p.FailedAt, p.FailedLen = false, gopacket.LayerTypeZero, 0, 0
-		return errAt("frame", "link type", 0, ErrBadValue, fmt.Sprintf("link type %d (%v) is not decoded", uint32(lt), lt))
+		return errAt("frame", "link type", 0, ErrLinkType, fmt.Sprintf("link type %d (%v)", uint32(lt), lt))
 	}
 	if *dlp == nil {
 		*dlp = p.newDLP(first)

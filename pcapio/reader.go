@@ -23,8 +23,9 @@ import (
 var (
 	// ErrFormat: the file is neither pcap nor pcapng (nor gzip or zstd of either).
 	ErrFormat = errors.New("not a pcap or pcapng capture")
-	// ErrLinkType: the capture's link type is not one SupportedLink
-	// accepts.
+	// ErrLinkType: a classic pcap's link type is not one SupportedLink
+	// accepts (a pcapng interface of another link type is read, its
+	// frames carrying it in Frame.LinkType).
 	ErrLinkType = errors.New("unsupported link type")
 )
 
@@ -857,9 +858,11 @@ func (r *Reader) ngInterface(body []byte) error {
 			in.div *= 10
 		}
 	}
-	if !SupportedLink(in.link) {
-		return fmt.Errorf("%s: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", in.what(), ErrLinkType, in.link)
-	}
+	// An interface of another link type is kept, its frames read with
+	// their LinkType for the caller to decode or not: a pcapng that mixes
+	// an Ethernet port with, say, a USB or 802.11 interface still gives
+	// the Ethernet frames (tshark shows the others undecoded). A classic
+	// pcap has one link type, and is refused when it is not supported.
 	r.ifaces = append(r.ifaces, in)
 	return nil
 }

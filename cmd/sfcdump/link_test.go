@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opensfc/sfc/pcapio"
 )
@@ -409,5 +410,65 @@ func TestUnnamedInterfaceHasNoName(t *testing.T) {
 	_, errs, _ := sfcdump(t, "read", "-q", file, file, cut)
 	if !strings.Contains(errs, "after frame 2 (the last good one)") {
 		t.Errorf("an error in the third file: %q", errs)
+	}
+}
+
+// TestMixedLinkTypes: a pcapng with an Ethernet interface and one of a
+// link type sfcdump does not decode (147, a user DLT) shows the Ethernet
+// frames (the PFC was never shown: the whole capture was refused, exit 1)
+// and the other one undecoded, not malformed, as tshark does; stats counts
+// the PFC; -w keeps both interfaces with their link types.
+func TestMixedLinkTypes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mixed.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriterInterfaces(f, pcapio.Interface{Name: "eth0", LinkType: 1}, pcapio.Interface{Name: "usr0", LinkType: 147})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfc, _ := hex.DecodeString("0180c2000001020000000002880801010008000000000000ffff000000000000000000000000000000000000000000000000000000000000")
+	for i, in := range []int{0, 1, 0} {
+		data := pfc
+		if in == 1 {
+			data = []byte{1, 2, 3}
+		}
+		if err := w.Write(in, time.Unix(0, int64(i)*1000), data, len(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, errs, code := sfcdump(t, "read", path)
+	if code != 0 || strings.Count(out, "PFC p3=65535") != 2 || !strings.Contains(out, "link type 147") || !strings.Contains(out, "not decoded") || strings.Contains(out, "malformed") {
+		t.Errorf("read: exit %d %q\n%s", code, errs, out)
+	}
+	out, _, code = sfcdump(t, "stats", path)
+	if code != 0 || !strings.Contains(out, "pfc    2") {
+		t.Errorf("stats: exit %d\n%s", code, out)
+	}
+	kept := filepath.Join(dir, "kept.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-w", kept, path); code != 0 {
+		t.Fatalf("-w: exit %d %q", code, errs)
+	}
+	r, err := pcapio.Open(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var links []uint32
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			break
+		}
+		links = append(links, uint32(fr.LinkType))
+	}
+	if fmt.Sprint(links) != "[1 147 1]" {
+		t.Errorf("-w kept link types %v, want [1 147 1]", links)
 	}
 }

@@ -44,8 +44,10 @@ Malformed frames are printed as malformed, with the reason, and do not stop
 the run. A truncated capture prints every frame before the cut, names the
 last good frame and exits with status 1; so does a damaged gzip or zstd
 stream, whose checksum covers the frames already read (the message says
-so). An unreadable file, or a link type other than Ethernet, Linux cooked
-(SLL, SLL2) or raw IP, exits with status 2.`,
+so). An unreadable file, or a classic pcap of a link type other than
+Ethernet, Linux cooked (SLL, SLL2) or raw IP, exits with status 2; in a
+pcapng the frames of an interface of another link type are shown, not
+decoded, beside the others (as tshark does).`,
 		Example: `  sfcdump read pcaps/sample.pcapng
   sfcdump read -V -c 3 pcaps/sample.pcapng
   sfcdump read -Y 'bts.pause_us > 10 && flow.qp == 0xd2' pcaps/sample.pcapng
