@@ -663,3 +663,28 @@ func TestQuoteLenOfCutQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestLengthFieldWarnings: a whole frame whose IPv4 total length or UDP
+// length counts more octets than it holds is decoded from what is there,
+// with a warning per lying field (tshark: "BAD UDP LENGTH 40 > IP PAYLOAD
+// LENGTH", malformed); a frame the capture cut short is not warned of (its
+// capture explains the shortfall), nor is one with Ethernet padding.
+func TestLengthFieldWarnings(t *testing.T) {
+	// IPv4 total length 60 (40 present), UDP length 40 (8 present), port 5000.
+	lying := mustHex(t, "020000000002 020000000001 0800 4500003c00000000401100000a0000010a000002 c350138800280000"+strings.Repeat("00", 12))
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		origin int
+		want   string
+	}{
+		{"whole frame, lying lengths", lying, len(lying), "ip: length field counts more octets than the frame holds\nudp: length field counts more octets than the frame holds\n"},
+		{"cut by the capture", lying, 200, ""},
+		{"padded", mustHex(t, "020000000002 020000000001 0800 4500001c00000000401100000a0000010a000002 c350138800080000"+strings.Repeat("00", 18)), 60, ""},
+	} {
+		f := decodeFrame(tc.data, tc.origin, 100e9)
+		if got := string(AppendWarnings(nil, f, "", "\n")); got != tc.want {
+			t.Errorf("%s: warnings %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -155,8 +155,52 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 		return "fgpause", p.FGPause.Warnings
 	case layers.LayerTypeIPv6Ext:
 		return "ipv6ext", p.IPv6Ext.Warnings
+	case glayers.LayerTypeIPv4:
+		if lengthLies(f, decIPv4) {
+			return "ip", layers.WarnLength
+		}
+	case glayers.LayerTypeIPv6:
+		if lengthLies(f, decIPv6) {
+			return "ipv6", layers.WarnLength
+		}
+	case glayers.LayerTypeUDP:
+		if lengthLies(f, decUDP) {
+			return "udp", layers.WarnLength
+		}
 	}
 	return "", 0
+}
+
+// lengthLies reports whether the length field of f's IPv4, IPv6 or UDP
+// header (bit says which) counts more octets than the whole frame holds
+// after it (layers.WarnLength); a frame the capture cut short is not
+// judged, its capture explains the shortfall.
+func lengthLies(f *Frame, bit uint32) bool {
+	if f.CapLen < f.Len {
+		return false
+	}
+	p := f.P
+	switch bit {
+	case decIPv4:
+		return !p.IPv4.Partial && int(p.IPv4.Length) > len(p.IPv4.Contents)+len(p.IPv4.Payload)
+	case decIPv6:
+		return !p.IPv6.Partial && p.IPv6.Length > 0 && int(p.IPv6.Length) > len(p.IPv6.Payload)
+	case decUDP:
+		return !p.UDP.Partial && int(p.UDP.Length) > len(p.UDP.Contents)+len(p.UDP.Payload)
+	}
+	return false
+}
+
+// lengthWarnings counts lengthLies over the IP and UDP headers f holds
+// (has: its decoded layers, present.go's bits).
+func lengthWarnings(f *Frame, has uint32) int {
+	n := 0
+	for _, bit := range [...]uint32{decIPv4, decIPv6, decUDP} {
+		if has&bit != 0 && lengthLies(f, bit) {
+			n++
+		}
+	}
+	return n
 }
 
 // AppendWarnings appends each warning of f as "proto: text", each preceded

@@ -112,6 +112,7 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	if f.CapLen > f.Len {
 		warnings++ // AppendWarnings' frame warning
 	}
+	warnings += lengthWarnings(f, has)
 	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
 		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
 	}

@@ -130,6 +130,10 @@ const (
 	// WarnHopByHopOrder: a Hop-by-Hop Options header that does not
 	// immediately follow the IPv6 header (RFC 8200 §4.3).
 	WarnHopByHopOrder
+	// WarnLength: an IP or UDP length field counts more octets than the
+	// whole frame holds after the header (Wireshark: "BAD UDP LENGTH",
+	// malformed); the layer was decoded from what is there.
+	WarnLength
 )
 
 var warningText = [...]string{
@@ -145,6 +149,7 @@ var warningText = [...]string{
 	"version 1: its stages are degenerate (all hashed from the VFID with CRC-32C)",
 	"ESP: the rest of the packet is encrypted, not decoded",
 	"Hop-by-Hop Options header not first (RFC 8200 §4.3)",
+	"length field counts more octets than the frame holds",
 }
 
 // Has reports whether every warning in x is in w.
