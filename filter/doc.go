@@ -28,7 +28,11 @@
 //	eth.type & 0x0f00 == 0x0600         bit tests: a bare "field & mask" tests non-zero
 //	eth.dst[0] & 1                      on octets too (slices, byte strings, MACs)
 //	ip.src & 0.0.0.255 == 0.0.0.1       and on addresses
-//	udp.payload matches "(?i)hel+o"     regular expressions (also ~), on octets
+//	udp.payload matches "hel+o"         regular expressions (also ~), on octets, ignoring case
+//	frame.interface_name > "port0"      text in order, and in set ranges {"port0".."port1"}
+//	frame.time_delta < -0.5             times are signed
+//	any udp.port == 4791                quantifiers: any, all (all ip.addr in {10.0.0.0/8})
+//	count(vlan) == 2                    count() of a protocol: one per 802.1Q tag
 //	ip.addr !== 10.0.0.1                any_ne (also ~=); === is all_eq
 //	udp.srcport == udp.dstport          a field against another
 //	count(fgcredit.dst) >= 2            functions: count() and len()
@@ -38,9 +42,11 @@
 //
 //	expr    = and { ("||" | "or") and }
 //	and     = unary { ("&&" | "and") unary }
-//	unary   = ("!" | "not") unary | "(" expr ")" | test
+//	unary   = ("!" | "not") unary | "(" expr ")" | test | ("any" | "all") comparison
 //	test    = PROTO | operand [ op value | ["not"] "in" set ]
 //	          | ("len" | "count") "(" FIELD ")" [ "&" NUMBER ] ( op value | ["not"] "in" set )
+//	          | "count" "(" PROTO ")" ( op value | ["not"] "in" set )
+//	comparison = a test with op value or ["not"] "in" set
 //	operand = (FIELD | PROTO) [ slice ] [ ("&" | "bitwise_and") mask ]
 //	mask    = a value of the operand's kind: a number, octets, an address
 //	slice   = "[" range { "," range } "]"
@@ -53,22 +59,32 @@
 //
 // && binds tighter than ||, as in Wireshark 4.0. Values are read according
 // to the operand's kind: numbers in decimal, hex (0x..), octal (0..) or
-// binary (0b..), IPv4 and IPv6 addresses or prefixes (== and != only),
+// binary (0b..) (a negative number, which an unsigned field never holds,
+// compares with nothing: == < > in are false, != and === true, as in
+// tshark 4.0; a number larger than the field holds, by tshark's type
+// for a name tshark knows, is an error), IPv4 and IPv6 addresses or
+// prefixes (== and != only),
 // MAC addresses, true/false (or 1/0), origin names (queue, cache,
 // estimate), byte strings as hex (01:02:03, 01-02-03 or 010203; 0x81 for
 // one octet; digits are hex, so a slice == 10 is the octet 0x10) or quoted
-// text, and times (frame.time_epoch) as seconds with a fraction. A slice
-// is a byte string. Quoted strings take Wireshark's escapes (\xHH, \NNN,
-// \n, \", \\); r"..." is raw. Regular expressions are Go's (RE2: no
-// backreferences or lookaround) matched against the value's octets, so
-// "\xb7" matches the octet 0xb7 as Wireshark's PCRE2 does.
+// text, and times (frame.time_epoch, frame.time_delta) as seconds with a
+// fraction, signed. A slice is a byte string. Quoted strings take
+// Wireshark 4.0's escapes (\xH, \xHH, \N to \NNN octal, \uHHHH,
+// \UHHHHHHHH, \n, \", \\, ...) and refuse any other ("\d": write "\\d");
+// r"..." is raw. Regular expressions are Go's (RE2: no backreferences or
+// lookaround) matched against the value's octets, so "\xb7" matches the
+// octet 0xb7 as Wireshark's PCRE2 does, and, as in Wireshark, ignore the
+// case of ASCII letters unless the pattern says (?-i); contains and ==
+// are case-sensitive.
 //
 // Semantics follow Wireshark for fields with several values (Floodgate
 // entries, eth.addr, udp.port): == and the other comparisons are true when
 // any value satisfies them; != (all_ne) when the field is present and no
 // value equals the operand (Wireshark 3.6 and later); === (all_eq) when it
 // is present and every value does; !== (any_ne) when some value does not.
-// "in" is true when some value is in the set; "not in" is its negation. A
+// "in" is true when some value is in the set; "not in" is its negation.
+// The quantifiers any and all make a comparison true when some value, or
+// every value, satisfies it (all udp.port != 4791: no port is 4791). A
 // comparison on a field the frame does not hold is false. Unlike
 // Wireshark, a bare boolean field named by our name (bth.fecn) tests that
 // the field is true; named by its Wireshark name (infiniband.bth.se) it

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/netip"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -66,8 +67,9 @@ type Filter struct {
 // expression (compiled by latin1Pattern) matches octets, as Wireshark's
 // PCRE2 does, rather than UTF-8.
 type latin1 struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	buf []byte // a string's octets, copied (kept to reuse)
 }
 
 // ReadRune returns the next octet as a rune.
@@ -93,6 +95,88 @@ func latin1Pattern(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// compileRegexp compiles the pattern of matches as Wireshark 4.0 does:
+// case-insensitive unless the pattern says (?-i), folding ASCII letters
+// only, as PCRE2 does on octets (so "\xe0" does not match the octet 0xc0,
+// nor "(?-i)PORT" port).
+func compileRegexp(s string) (*regexp.Regexp, error) {
+	pat := latin1Pattern(s)
+	folded, err := syntax.Parse(pat, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	if !asciiFold(folded, plain) {
+		// The two parses differ in shape (the folding merged literals):
+		// fold as Go does, which differs from PCRE2 on the letters of
+		// Latin-1 only.
+		return regexp.Compile("(?i)" + pat)
+	}
+	return regexp.Compile(folded.String())
+}
+
+// asciiFold rewrites f, the pattern parsed case-insensitive, so that where
+// the folding came from the default (p, the pattern parsed without it, is
+// case-sensitive there) it folds ASCII letters only: a literal keeps its
+// octets 0x80-0xff as written, a class takes its ASCII part from f and the
+// rest from p. It reports false when the trees differ in shape.
+func asciiFold(f, p *syntax.Regexp) bool {
+	if f.Op != p.Op || len(f.Sub) != len(p.Sub) || f.Op == syntax.OpLiteral && len(f.Rune) != len(p.Rune) {
+		return false
+	}
+	for i := range f.Sub {
+		if !asciiFold(f.Sub[i], p.Sub[i]) {
+			return false
+		}
+	}
+	if f.Flags&syntax.FoldCase == 0 || p.Flags&syntax.FoldCase != 0 {
+		return true
+	}
+	switch f.Op {
+	case syntax.OpLiteral:
+		high := false
+		for _, r := range p.Rune {
+			high = high || r >= 0x80
+		}
+		if !high {
+			return true
+		}
+		// One literal per rune: folded when ASCII, as written when not.
+		// (f holds a folded letter in its canonical case, p as written.)
+		var subs []*syntax.Regexp
+		for i, r := range f.Rune {
+			fl := f.Flags
+			if p.Rune[i] >= 0x80 {
+				r, fl = p.Rune[i], fl&^syntax.FoldCase
+			}
+			subs = append(subs, &syntax.Regexp{Op: syntax.OpLiteral, Flags: fl, Rune: []rune{r}})
+		}
+		*f = syntax.Regexp{Op: syntax.OpConcat, Flags: f.Flags, Sub: subs}
+	case syntax.OpCharClass:
+		var rs []rune
+		add := func(lo, hi rune) {
+			switch n := len(rs); {
+			case lo > hi:
+			case n > 0 && rs[n-1]+1 >= lo: // adjacent: one range
+				rs[n-1] = max(rs[n-1], hi)
+			default:
+				rs = append(rs, lo, hi)
+			}
+		}
+		for i := 0; i+1 < len(f.Rune); i += 2 {
+			add(f.Rune[i], min(f.Rune[i+1], 0x7f))
+		}
+		for i := 0; i+1 < len(p.Rune); i += 2 {
+			add(max(p.Rune[i], 0x80), p.Rune[i+1])
+		}
+		f.Rune = rs
+	}
+	return true
 }
 
 // String returns the source expression.
@@ -225,6 +309,12 @@ type lit struct {
 	byName  bool   // a KindString operand given by name: compare S, not U
 	str     string // val.B as a string, for contains on named values
 	re      *regexp.Regexp
+	// never: a negative number for an unsigned operand (udp.dstport ==
+	// -1). tshark 4.0 negates the number into a signed type it cannot
+	// compare with the field, and every comparison with it is false:
+	// ==, <, in and !== select nothing, != and === every frame holding
+	// the field.
+	never bool
 }
 
 type node struct {
@@ -239,7 +329,19 @@ type node struct {
 	// present makes a bare field test presence even for a boolean, as in
 	// Wireshark (the field was named by its Wireshark name).
 	present bool
+	// quant is Wireshark's field quantifier: any (some value satisfies
+	// the comparison) or all (every value does), overriding the
+	// comparison's own (!= is all_ne, ~= any_ne).
+	quant quantKind
 }
+
+type quantKind uint8
+
+const (
+	quantNone quantKind = iota
+	quantAny
+	quantAll
+)
 
 // Match reports whether frame f passes the filter. It does not allocate
 // once its scratch space has grown to the largest field seen.
@@ -271,20 +373,40 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 		return false
 	case opIn:
 		for i := range vs {
-			for j := range n.set {
-				if n.set[j].eq(&vs[i]) {
-					return true
-				}
+			in := n.inSet(&vs[i])
+			if n.quant == quantAll && !in {
+				return false
+			}
+			if n.quant != quantAll && in {
+				return true
 			}
 		}
-		return false
+		return n.quant == quantAll && len(vs) > 0
 	}
 	if len(vs) == 0 {
 		return false
 	}
 	if n.rhs != nil {
 		f.rv, f.rbuf = values(n.rhs, fr, f.rv[:0], f.rbuf[:0])
+		if n.quant != quantNone {
+			return quantPairs(n.quant, n.cmp, vs, f.rv)
+		}
 		return pairs(n.cmp, vs, f.rv)
+	}
+	if n.quant != quantNone {
+		for i := range vs {
+			ok := n.holds(&vs[i], &f.rr)
+			if n.quant == quantAll && !ok {
+				return false
+			}
+			if n.quant == quantAny && ok {
+				return true
+			}
+		}
+		return n.quant == quantAll
+	}
+	if n.lit.never {
+		return n.cmp == cmpNe || n.cmp == cmpAllEq
 	}
 	switch n.cmp {
 	case cmpNe:
@@ -315,6 +437,59 @@ func (f *Filter) eval(n *node, fr *dissect.Frame) bool {
 		}
 	}
 	return false
+}
+
+// inSet reports whether v is in the node's set.
+func (n *node) inSet(v *dissect.Value) bool {
+	for j := range n.set {
+		if n.set[j].eq(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether one value satisfies the node's comparison with its
+// literal, for a quantifier: == and === test equality, != and !== its
+// negation, the others as they read.
+func (n *node) holds(v *dissect.Value, rr *latin1) bool {
+	switch n.cmp {
+	case cmpEq, cmpAllEq:
+		return n.lit.eq(v)
+	case cmpNe, cmpAnyNe:
+		return !n.lit.eq(v)
+	}
+	return n.lit.test(n.cmp, v, rr)
+}
+
+// quantPairs compares the values of two fields under a quantifier: any
+// when some pair satisfies the comparison, all when every pair does.
+func quantPairs(q quantKind, c cmpOp, ls, rs []dissect.Value) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	for i := range ls {
+		for j := range rs {
+			var ok bool
+			switch c {
+			case cmpEq, cmpAllEq:
+				ok = equal(&ls[i], &rs[j])
+			case cmpNe, cmpAnyNe:
+				ok = !equal(&ls[i], &rs[j])
+			case cmpContains:
+				ok = bytes.Contains(ls[i].B, rs[j].B)
+			default:
+				ok = order(c, compare(&ls[i], &rs[j]))
+			}
+			if q == quantAll && !ok {
+				return false
+			}
+			if q == quantAny && ok {
+				return true
+			}
+		}
+	}
+	return q == quantAll
 }
 
 // pairs compares the values of two fields as Wireshark does: == (and the
@@ -353,6 +528,9 @@ func pairs(c cmpOp, ls, rs []dissect.Value) bool {
 // values appends the operand's values in fr to dst: sliced into buf for a
 // slice (a value too short for it is left out), masked for a mask.
 func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]dissect.Value, []byte) {
+	if o.proto != nil && o.fn == fnCount {
+		return protoCount(o.proto, fr, dst), buf
+	}
 	if o.proto != nil {
 		get := o.proto.Bytes
 		if o.carried {
@@ -453,6 +631,22 @@ func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]d
 	return out, buf
 }
 
+// protoCount appends to dst the number of times protocol pr occurs in fr,
+// for count(PROTO): a VLAN tag (vlan) once per 802.1Q tag, any other
+// protocol once when present; nothing when absent, as tshark.
+func protoCount(pr *dissect.Proto, fr *dissect.Frame, dst []dissect.Value) []dissect.Value {
+	if !pr.Present(fr) {
+		return dst
+	}
+	n := 1
+	if pr.Name == "vlan" && len(pr.Fields) > 0 {
+		start := len(dst)
+		n = len(pr.Fields[0].Values(fr, dst)) - start // vlan.id: one per tag
+		dst = dst[:start]
+	}
+	return append(dst, dissect.Value{Kind: dissect.KindUint, U: uint64(n)})
+}
+
 // maskAddrs masks each address of vs with m, leaving out the addresses of
 // the other family (ip.src holds IPv4 and IPv6 addresses).
 func maskAddrs(vs []dissect.Value, m netip.Addr) []dissect.Value {
@@ -519,16 +713,26 @@ func equal(a, b *dissect.Value) bool {
 		return a.A == b.A
 	case dissect.KindMAC, dissect.KindBytes:
 		return bytes.Equal(a.B, b.B)
+	case dissect.KindString:
+		return a.S == b.S && a.U == b.U
 	}
 	return a.U == b.U
 }
 
+// compare orders two values of one kind: addresses, octets and text
+// (frame.interface_name > "port0", as tshark) as they sort, times as
+// signed nanoseconds (a frame.time_delta goes back in time where captures
+// were joined), numbers as unsigned.
 func compare(a, b *dissect.Value) int {
 	switch a.Kind {
 	case dissect.KindIP:
 		return a.A.Compare(b.A)
 	case dissect.KindMAC, dissect.KindBytes:
 		return bytes.Compare(a.B, b.B)
+	case dissect.KindString:
+		return strings.Compare(a.S, b.S)
+	case dissect.KindTime:
+		return cmp.Compare(int64(a.U), int64(b.U))
 	}
 	return cmp.Compare(a.U, b.U)
 }
@@ -550,17 +754,24 @@ func order(c cmpOp, r int) bool {
 // eq reports whether v equals the literal (is in its prefix or range).
 func (l *lit) eq(v *dissect.Value) bool {
 	switch {
+	case l.never:
+		return false
 	case l.isPfx:
 		return v.Kind == dissect.KindIP && l.prefix.Contains(v.A)
 	case l.isRange:
 		return compare(v, &l.val) >= 0 && compare(v, &l.hi) <= 0
 	case v.Kind == dissect.KindString && l.byName:
 		return v.S == l.val.S
+	case v.Kind == dissect.KindString:
+		return v.U == l.val.U // a named value by number (bts.origin == 2)
 	}
 	return equal(v, &l.val)
 }
 
 func (l *lit) test(c cmpOp, v *dissect.Value, rr *latin1) bool {
+	if l.never {
+		return false
+	}
 	switch c {
 	case cmpEq:
 		return l.eq(v)
@@ -570,20 +781,29 @@ func (l *lit) test(c cmpOp, v *dissect.Value, rr *latin1) bool {
 		}
 		return bytes.Contains(v.B, l.val.B)
 	case cmpMatches:
-		if v.Kind == dissect.KindString {
-			return l.re.MatchString(v.S)
-		}
 		rr.b, rr.i = v.B, 0
+		if v.Kind == dissect.KindString { // its octets, as tshark's PCRE2
+			rr.buf = append(rr.buf[:0], v.S...)
+			rr.b = rr.buf
+		}
 		ok := l.re.MatchReader(rr)
 		rr.b = nil
 		return ok
+	}
+	if v.Kind == dissect.KindString && !l.byName {
+		return order(c, cmp.Compare(v.U, l.val.U)) // a named value by number
 	}
 	return order(c, compare(v, &l.val))
 }
 
 // parseSeconds reads decimal seconds with up to 9 decimals exactly (a
-// float64 cannot hold today's epoch to the nanosecond).
-func parseSeconds(s string) (uint64, bool) {
+// float64 cannot hold today's epoch to the nanosecond), negative after a
+// '-' (frame.time_delta < -0.5), as tshark reads a time.
+func parseSeconds(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
 	whole, frac, _ := strings.Cut(s, ".")
 	if whole == "" || len(frac) > 9 {
 		return 0, false
@@ -603,7 +823,10 @@ func parseSeconds(s string) (uint64, bool) {
 			ns += uint64(c - '0')
 		}
 	}
-	return sec*1e9 + ns, true
+	if neg {
+		return -int64(sec*1e9 + ns), true
+	}
+	return int64(sec*1e9 + ns), true
 }
 
 // parseBytes reads a byte string as Wireshark 4.0 does: quoted text as its

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/opensfc/sfc/dissect"
 )
 
 type tokKind uint8
@@ -171,9 +173,12 @@ type lexErr struct {
 
 // readString reads the string literal whose opening quote is at s[i],
 // returning its text and the offset after the closing quote. A raw string
-// (r"...") keeps its backslashes; in a plain one \\, \", \xHH, octal \NNN,
-// \a \b \f \n \r \t \v are escapes, and any other backslash is kept as
-// it is (so "\d+" reaches a regular expression intact).
+// (r"...") keeps its backslashes. In a plain one the escapes are
+// Wireshark 4.0's: \\, \", \', \a \b \f \n \r \t \v, octal \N to \NNN (at
+// most \377), hex \xH or \xHH, and \uHHHH or \UHHHHHHHH (a Unicode
+// character, written as UTF-8); any other backslash is an error, as in
+// tshark ("\d" is not an escape: write "\\d" or r"\d" for a regular
+// expression's \d).
 func readString(s string, i int, raw bool) (string, int, *lexErr) {
 	var b strings.Builder
 	j := i + 1
@@ -192,26 +197,60 @@ func readString(s string, i int, raw bool) (string, int, *lexErr) {
 		}
 		e := s[j+1]
 		switch {
-		case e == '"' || e == '\\':
+		case e == '"' || e == '\\' || e == '\'':
 			b.WriteByte(e)
 			j++
 		case strings.IndexByte("abfnrtv", e) >= 0:
 			b.WriteByte("\a\b\f\n\r\t\v"[strings.IndexByte("abfnrtv", e)])
 			j++
 		case e == 'x':
-			if j+3 >= len(s) || !isHex(s[j+2]) || !isHex(s[j+3]) {
-				return "", 0, &lexErr{j, `bad escape: write \x and two hex digits`}
+			n := 0
+			for n < 2 && j+2+n < len(s) && isHex(s[j+2+n]) {
+				n++
 			}
-			b.WriteByte(unhex(s[j+2])<<4 | unhex(s[j+3]))
-			j += 3
+			if n == 0 {
+				return "", 0, &lexErr{j, `\x is not a valid character escape sequence: write \x and one or two hex digits`}
+			}
+			v := unhex(s[j+2])
+			if n == 2 {
+				v = v<<4 | unhex(s[j+3])
+			}
+			b.WriteByte(v)
+			j += 1 + n
 		case e >= '0' && e <= '7':
-			if j+3 >= len(s) || s[j+2] < '0' || s[j+2] > '7' || s[j+3] < '0' || s[j+3] > '7' || e > '3' {
-				return "", 0, &lexErr{j, `bad escape: write \ and three octal digits (\000 to \377)`}
+			n, v := 0, 0
+			for n < 3 && j+1+n < len(s) && s[j+1+n] >= '0' && s[j+1+n] <= '7' {
+				v = v<<3 | int(s[j+1+n]-'0')
+				n++
 			}
-			b.WriteByte((e-'0')<<6 | (s[j+2]-'0')<<3 | (s[j+3] - '0'))
-			j += 3
+			if v > 255 {
+				return "", 0, &lexErr{j, fmt.Sprintf(`%s is larger than 255: an octal escape is \0 to \377`, s[j:j+1+n])}
+			}
+			b.WriteByte(byte(v))
+			j += n
+		case e == 'u' || e == 'U':
+			n := 4
+			if e == 'U' {
+				n = 8
+			}
+			k := 0
+			for k < n && j+2+k < len(s) && isHex(s[j+2+k]) {
+				k++
+			}
+			var r rune
+			for _, c := range []byte(s[j+2 : j+2+k]) {
+				r = r<<4 | rune(unhex(c))
+			}
+			// C's rule, which tshark follows: no character below U+00A0
+			// but $ @ `, no surrogate, nothing past U+10FFFF.
+			if k < n || r < 0xa0 && r != '$' && r != '@' && r != '`' || r >= 0xd800 && r <= 0xdfff || r > utf8.MaxRune {
+				return "", 0, &lexErr{j, fmt.Sprintf(`%s is not a valid universal character name: write \uHHHH or \UHHHHHHHH, U+00A0 or above`, s[j:j+2+k])}
+			}
+			b.WriteRune(r)
+			j += 1 + n
 		default:
-			b.WriteByte('\\')
+			_, size := utf8.DecodeRuneInString(s[j+1:])
+			return "", 0, &lexErr{j, fmt.Sprintf(`%s is not a valid character escape sequence (write \\ for a backslash, or r"..." for a raw string)`, dissect.Escape(s[j:j+1+size]))}
 		}
 	}
 	if j >= len(s) {

@@ -3,10 +3,12 @@
 package filter
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"net"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -125,6 +127,9 @@ func (p *parser) parseUnary() (*node, error) {
 		}
 		return n, nil
 	case tWord:
+		if (t.text == "any" || t.text == "all") && p.peek().kind == tWord {
+			return p.parseQuantified(t)
+		}
 		if p.peek().kind == tLParen {
 			return p.parseFunc(t)
 		}
@@ -133,6 +138,34 @@ func (p *parser) parseUnary() (*node, error) {
 		return nil, p.errAt(t, "expression ends where a field or protocol was expected")
 	}
 	return nil, p.errAt(t, fmt.Sprintf("expected a field or protocol, found %s", t.describe()))
+}
+
+// parseQuantified reads a comparison after Wireshark's quantifier any or
+// all (any udp.port == 4791, all ip.addr in {10.0.0.0/8}).
+func (p *parser) parseQuantified(q token) (*node, error) {
+	name := p.next()
+	var n *node
+	var err error
+	if p.peek().kind == tLParen {
+		n, err = p.parseFunc(name)
+	} else {
+		n, err = p.parseTest(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	test := n
+	if n.op == opNot && n.l.op == opIn {
+		test = n.l // "all x not in S" is not (all x in S), as in tshark 4.0
+	}
+	if test.op != opCmp && test.op != opIn {
+		return nil, p.errAt(q, fmt.Sprintf("%s takes a comparison (%s %s == 1 or %s %s in {...}), not a bare test", q.text, q.text, name.text, q.text, name.text))
+	}
+	test.quant = quantAny
+	if q.text == "all" {
+		test.quant = quantAll
+	}
+	return n, nil
 }
 
 // isOperator reports whether t can follow a field in a test.
@@ -161,6 +194,8 @@ func (p *parser) parseFunc(name token) (*node, error) {
 	switch {
 	case isProto && o.fn == fnLen && pr.HasBytes():
 		o.proto = pr
+	case isProto && o.fn == fnCount:
+		o.proto = pr // how many times the protocol occurs: count(vlan)
 	case isField:
 		o.field = fd
 	case isProto:
@@ -248,7 +283,7 @@ func (p *parser) parseRest(lhs operand, name token) (*node, error) {
 	opTok := p.next()
 	n := &node{op: opCmp, lhs: lhs, cmp: opTok.cmp}
 	kind := lhs.kind()
-	if !allowed(kind, n.cmp) {
+	if !allowed(kind, n.cmp) || n.cmp >= cmpLt && n.cmp <= cmpGe && lhs.isEnum() {
 		return nil, p.errAt(opTok, fmt.Sprintf("%s cannot be applied to %s (%s)", cmpNames[n.cmp], lhs.name(), kindWord(kind)))
 	}
 	val := p.next()
@@ -398,8 +433,11 @@ func (p *parser) parseMask(o *operand) error {
 	t := p.next()
 	if kind == dissect.KindUint {
 		v, err := strconv.ParseUint(t.text, 0, 64)
-		if t.kind != tWord || err != nil {
+		if t.kind != tWord || err != nil && !errors.Is(err, strconv.ErrRange) {
 			return p.errAt(t, fmt.Sprintf("expected a number (a bit mask) after %s, found %s", amp.text, t.describe()))
+		}
+		if _, _, err := parseUint(o, t.text, false); err != nil {
+			return p.errAt(t, err.Error())
 		}
 		o.mask, o.masked = v, true
 		return nil
@@ -472,24 +510,29 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 			continue
 		}
 		switch kind {
-		case dissect.KindUint, dissect.KindIP, dissect.KindMAC, dissect.KindBytes, dissect.KindTime:
+		case dissect.KindUint, dissect.KindIP, dissect.KindMAC, dissect.KindBytes, dissect.KindTime, dissect.KindString:
 		default:
 			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
 		}
-		if lo == "" || hi == "" {
-			return nil, p.errAt(t, fmt.Sprintf("range %q: write a value on each side of .. (1..5 or 1 .. 5)", lo+".."+hi))
+		if o.isEnum() {
+			return nil, p.errAt(t, fmt.Sprintf("%s is %s: a set of it cannot hold a range", o.name(), kindWord(kind)))
 		}
-		l, err := parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: lo})
+		text := lo.text + ".." + hi.text
+		if lo.text == "" && lo.kind == tWord || hi.text == "" && hi.kind == tWord {
+			return nil, p.errAt(t, fmt.Sprintf("range %q: write a value on each side of .. (1..5 or 1 .. 5)", text))
+		}
+		l, err := parseLit(o, cmpEq, token{kind: lo.kind, pos: t.pos, text: lo.text})
 		if err == nil {
 			var h lit
-			h, err = parseLit(o, cmpEq, token{kind: tWord, pos: t.pos, text: hi})
+			h, err = parseLit(o, cmpEq, token{kind: hi.kind, pos: t.pos, text: hi.text})
 			l.hi = h.val
+			l.never = l.never || h.never // tshark: no number is above -1 (-5..10 holds none)
 			if err == nil && (l.isPfx || h.isPfx) {
 				err = fmt.Errorf("a range's ends are addresses, not prefixes")
 			}
 		}
 		if err != nil {
-			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", lo+".."+hi, err))
+			return nil, p.errAt(t, fmt.Sprintf("range %q: %v", text, err))
 		}
 		l.isRange = true
 		n.set = append(n.set, l)
@@ -498,34 +541,36 @@ func (p *parser) parseSet(o *operand, in token) (*node, error) {
 
 // setRange reads the range a set's element t begins, if it is one: lo..hi
 // in one word, or with spaces around the "..", as Wireshark 4.0 allows
-// ({1 .. 5}, {1 ..5}, {1.. 5}); it consumes the tokens after t that the
-// range takes.
-func (p *parser) setRange(t token) (lo, hi string, ok bool) {
-	if t.kind != tWord {
-		return "", "", false
-	}
-	if lo, hi, ok = strings.Cut(t.text, ".."); ok && lo != "" && hi != "" {
-		return lo, hi, true
-	}
-	if ok && lo == "" {
-		return lo, hi, true // "..5" with nothing before: an error for the caller
-	}
-	next := p.peek()
-	switch {
-	case ok: // "1.." then the upper bound
-		if next.kind == tWord {
-			p.next()
-			return lo, next.text, true
+// ({1 .. 5}, {1 ..5}, {1.. 5}), each end a word or a quoted string
+// ({"port0".."port1"}); it consumes the tokens after t that the range
+// takes. A missing end is an empty word, an error for the caller.
+func (p *parser) setRange(t token) (lo, hi token, ok bool) {
+	word := func(s string) token { return token{kind: tWord, pos: t.pos, text: s} }
+	end := func() token { // the upper bound after a ".." ending a token
+		if next := p.peek(); next.kind == tWord || next.kind == tString {
+			return p.next()
 		}
-		return lo, "", true
-	case next.kind == tWord && strings.HasPrefix(next.text, ".."): // "1" then ".." or "..5"
+		return word("")
+	}
+	if t.kind == tWord {
+		l, h, cut := strings.Cut(t.text, "..")
+		switch {
+		case cut && l != "" && h != "":
+			return word(l), word(h), true
+		case cut && l == "":
+			return word(l), word(h), true // "..5" with nothing before
+		case cut: // "1.." then the upper bound
+			return word(l), end(), true
+		}
+	}
+	if next := p.peek(); next.kind == tWord && strings.HasPrefix(next.text, "..") { // "1" then ".." or "..5"
 		p.next()
-		if hi = next.text[2:]; hi == "" && p.peek().kind == tWord {
-			hi = p.next().text
+		if h := next.text[2:]; h != "" {
+			return t, word(h), true
 		}
-		return t.text, hi, true
+		return t, end(), true
 	}
-	return "", "", false
+	return token{}, token{}, false
 }
 
 // kindWord names a kind with its article, for error messages.
@@ -557,8 +602,8 @@ func allowed(k dissect.Kind, c cmpOp) bool {
 	case cmpContains, cmpMatches:
 		return k == dissect.KindBytes || k == dissect.KindString || k == dissect.KindMAC
 	}
-	// The order tests.
-	return k != dissect.KindBool && k != dissect.KindString
+	// The order tests: text sorts as its octets, as in tshark.
+	return k != dissect.KindBool
 }
 
 // unknownName explains a name that is neither a field nor a protocol,
@@ -584,6 +629,68 @@ func unknownName(name string) string {
 	return fmt.Sprintf("unknown field or protocol %q", name)
 }
 
+// parseUint reads a number for a number operand: decimal, hex, octal or
+// binary, after a '-' for a negative number (which tshark 4.0 accepts
+// and never matches: neg). A number the operand cannot hold is refused,
+// as tshark refuses it ("70000" too big for a 16-bit port, "-70000" too).
+func parseUint(o *operand, s string, quoted bool) (v uint64, neg bool, err error) {
+	digits := s
+	if neg = strings.HasPrefix(s, "-"); neg {
+		digits = s[1:]
+	}
+	v, err = strconv.ParseUint(digits, 0, 64)
+	if errors.Is(err, strconv.ErrRange) && !quoted {
+		return 0, neg, fmt.Errorf("%q causes an integer overflow (%s holds at most %d)", digits, o.name(), o.max())
+	}
+	if err != nil || quoted || strings.HasPrefix(digits, "-") || strings.HasPrefix(digits, "+") {
+		return 0, neg, fmt.Errorf("%s is a number field; %q is not a number", o.name(), s)
+	}
+	if m := o.max(); v > m {
+		return 0, neg, fmt.Errorf("%q too big for %s, maximum %d (%d bits)", digits, o.name(), m, bits.Len64(m))
+	}
+	return v, neg, nil
+}
+
+// tsharkBits are the widths of tshark 4.0's types for the names it
+// shares with sfcdump where they are not the wire width of the field
+// (dissect.Field.Bits): tshark checks a number against its field's type
+// (an FT_UINT8 holds 255, whatever bits of it the field has) and gives
+// frame metadata, count() and len() 32 bits.
+var tsharkBits = map[string]int{
+	"frame.number": 32, "frame.len": 32, "frame.cap_len": 32, "frame.caplen": 32,
+	"frame.interface": 32, "frame.interface_id": 32, "frame.warnings": 32,
+	"infiniband.bth.padcnt": 8, "infiniband.bth.tver": 8, "infiniband.invariant.crc": 32, "infiniband.reth.va": 64,
+	"ip.version": 8, "ip.hdr_len": 8, "ip.flags": 8, "ip.frag_offset": 16, "ip.dsfield.dscp": 8, "ip.dsfield.ecn": 8,
+	"ipv6.version": 8, "ipv6.flow": 24, "ipv6.tclass": 32, "ipv6.tclass.dscp": 32, "ipv6.tclass.ecn": 32,
+	"macc.opcode": 16, "vlan.id": 16, "vlan.priority": 16,
+}
+
+// max is the largest number the operand holds: its type's in tshark for
+// a name tshark knows, else the field's wire width (64 bits when not
+// recorded).
+func (o *operand) max() uint64 {
+	w := 64
+	switch b, ok := tsharkBits[o.written]; {
+	case o.fn != fnNone:
+		w = 32
+	case o.ranges != nil || o.field == nil:
+	case ok:
+		w = b
+	case o.field.Bits > 0:
+		w = int(o.field.Bits)
+	}
+	if w >= 64 {
+		return math.MaxUint64
+	}
+	return 1<<w - 1
+}
+
+// isEnum reports whether the operand is a field of named values (an
+// origin: queue, cache, estimate), which have no order.
+func (o *operand) isEnum() bool {
+	return o.fn == fnNone && o.ranges == nil && o.field != nil && (o.field.Name == "bts.origin" || o.field.Name == "cim.origin")
+}
+
 // parseLit reads a value token according to the operand's kind and the
 // comparison.
 func parseLit(o *operand, c cmpOp, t token) (lit, error) {
@@ -597,7 +704,7 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		if !quoted {
 			return l, fmt.Errorf("matches takes a regular expression in quotes (\"...\"), not %q", s)
 		}
-		re, err := regexp.Compile(latin1Pattern(s))
+		re, err := compileRegexp(s)
 		if err != nil {
 			return l, fmt.Errorf("bad regular expression: %v", err)
 		}
@@ -618,16 +725,12 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 	}
 	switch kind {
 	case dissect.KindUint:
-		v, err := strconv.ParseUint(s, 0, 64)
-		if err != nil || quoted {
-			return l, fmt.Errorf("%s is a number field; %q is not a number", name, s)
-		}
-		// A number the field cannot hold is a typo, as tshark says:
-		// "70000" too big for a 16-bit port.
-		if fd := o.field; fd != nil && fd.Bits > 0 && fd.Bits < 64 && o.fn == 0 && o.ranges == nil && !o.masked && v >= 1<<fd.Bits {
-			return l, fmt.Errorf("%q too big for %s, maximum %d (%d bits)", s, name, uint64(1)<<fd.Bits-1, fd.Bits)
+		v, neg, err := parseUint(o, s, quoted)
+		if err != nil {
+			return l, err
 		}
 		l.val = dissect.Value{Kind: kind, U: v}
+		l.never = neg && v != 0
 	case dissect.KindBool:
 		switch s {
 		case "true", "1", "True", "TRUE":
@@ -680,9 +783,13 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 	case dissect.KindTime:
 		ns, ok := parseSeconds(s)
 		if !ok || quoted {
-			return l, fmt.Errorf("%s is a time in seconds since the epoch; %q is not", name, s)
+			what := "a time in seconds (-0.000020, 1.5)"
+			if name == "frame.time_epoch" {
+				what = "a time in seconds since the epoch"
+			}
+			return l, fmt.Errorf("%s is %s; %q is not", name, what, s)
 		}
-		l.val = dissect.Value{Kind: kind, U: ns}
+		l.val = dissect.Value{Kind: kind, U: uint64(ns)}
 	default:
 		return l, fmt.Errorf("%s cannot be compared", name)
 	}

@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +23,7 @@ import (
 	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
 	"github.com/opensfc/sfc/pcapio"
+	"github.com/opensfc/sfc/sample"
 )
 
 // differential are display filters in Wireshark 4.0's syntax and field
@@ -145,6 +149,33 @@ var differential = []string{
 	"ip contains 12:b7 && !ipv6",
 	`udp matches "\x12\xb7"`,
 	"!(udp contains 00:00:00)",
+	// matches is case-insensitive (PCRE2 CASELESS, ASCII letters only);
+	// contains is not.
+	`frame matches "\xe0"`,
+	`frame matches "[\xc0-\xc5]"`,
+	`udp.payload matches "HELLO" || eth.type == 0x8808`,
+	`frame matches "(?-i)HELLO" || eth.type == 0x8808`,
+	`frame contains "HELLO" || eth.type == 0x8808`,
+	// tshark 4.0's escapes: octal and hex of one digit.
+	`udp.payload contains "\1"`,
+	`udp.payload contains "\x3"`,
+	// A negative number for an unsigned field compares with nothing.
+	"udp.dstport != -1",
+	"udp.dstport === -1",
+	"udp.dstport == -1 || udp.dstport >= -0 && udp.srcport > 50000",
+	"udp.dstport not in {-1} && udp.dstport in {-5..5000, 4791}",
+	"infiniband.bth.padcnt in {1..4}", // an FT_UINT8 of 2 bits: tshark takes up to 255
+	// Quantifiers, and count() of a protocol.
+	"any udp.port == 4791",
+	"all udp.port != 4791",
+	"any udp.port in {1022}",
+	"all ip.addr in {10.0.0.0/24}",
+	"all udp.port > 1000 && !ipv6",
+	"all eth.addr[0] == 02",
+	"any count(ip.addr) == 2",
+	"count(udp) == 1",
+	"count(vlan) == 1",
+	"count(frame) == 1 && count(infiniband) == 1",
 }
 
 // corpusCapture writes the frames of the corpus captures (pcaps/: every
@@ -368,4 +399,203 @@ func TestTsharkFields(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTsharkNamesAndTimes compares filters on interface names and on
+// times with tshark, over the sample frames on interfaces port0, port1,
+// Port1 and PORT2, written twice with the same times (as mergecap -a joins
+// two captures): the first frame of the second copy is 20 µs before the
+// frame before it, a negative frame.time_delta.
+func TestTsharkNamesAndTimes(t *testing.T) {
+	bin := tsharktest.Path(t)
+	names := []string{"port0", "port1", "Port1", "PORT2"}
+	path := filepath.Join(t.TempDir(), "joined.pcapng")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(out, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []*dissect.Frame
+	var prev time.Time
+	sf := sample.Frames()
+	for copyN := 0; copyN < 2; copyN++ {
+		for i, x := range sf {
+			n := len(frames)
+			at := sample.Start.Add(time.Duration(i) * time.Microsecond)
+			if err := w.Write(n%len(names), at, x.Data, len(x.Data)); err != nil {
+				t.Fatal(err)
+			}
+			p := layers.NewParser()
+			fr := &dissect.Frame{Number: n + 1, Time: at, Start: sample.Start, Prev: prev,
+				IfName: names[n%len(names)], Interface: n % len(names), Len: len(x.Data), CapLen: len(x.Data), P: p}
+			fr.Err = p.Decode(x.Data)
+			frames = append(frames, fr)
+			prev = at
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	exprs := []string{
+		`frame.interface_name matches "PORT1"`,
+		`frame.interface_name ~ "^port[12]$"`,
+		`frame.interface_name matches "(?-i)Port1"`,
+		`frame.interface_name matches "(?-i:P)ORT"`,
+		`frame.interface_name contains "Port"`,
+		`frame.interface_name == "Port\61"`,
+		`frame.interface_name contains "\x50"`,
+		`frame.interface_name matches "(?-i)port\\d"`,
+		`frame.interface_name > "port0"`,
+		`frame.interface_name <= "Port1"`,
+		`frame.interface_name in {"PORT2".."port0"}`,
+		`frame.interface_name in {"port0" .. "port1", PORT2}`,
+		`frame.interface_name in {Port1..port0}`,
+		"frame.time_delta < 0",
+		"frame.time_delta == -0.000020",
+		"frame.time_delta in {-1 .. -0.00001}",
+		"frame.time_delta in {-1..0}",
+		"frame.time_delta == -0",
+		"frame.time_delta > -0.00001",
+		"frame.time_delta < 1000000 && frame.time_delta > 0",
+		"frame.time_relative > -1 && frame.time_relative <= 0.000001",
+		"frame.time_epoch > -1 && frame.number < 5",
+		"all frame.time_delta >= 0",
+	}
+	theirAll := parallel(exprs, func(expr string) string {
+		cmd := exec.Command(bin, "-n", "-r", path, "-Y", expr, "-T", "fields", "-e", "frame.number")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		outb, err := cmd.Output()
+		if err != nil {
+			t.Errorf("tshark -Y %s: %v\n%s", expr, err, stderr.String())
+		}
+		return string(outb)
+	})
+	for k, expr := range exprs {
+		f, err := filter.Compile(expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		var ours []string
+		for _, fr := range frames {
+			if f.Match(fr) {
+				ours = append(ours, strconv.Itoa(fr.Number))
+			}
+		}
+		theirs := strings.Fields(theirAll[k])
+		if got, want := strings.Join(ours, " "), strings.Join(theirs, " "); got != want {
+			t.Errorf("%s:\n sfcdump selects %d frames: %s\n tshark  selects %d frames: %s", expr, len(ours), clip(got), len(theirs), clip(want))
+			continue
+		}
+		if len(ours) == 0 || len(ours) == len(frames) {
+			t.Errorf("%s selects %d of %d frames: pick a filter that separates them", expr, len(ours), len(frames))
+		}
+	}
+}
+
+// TestTsharkRefuses compiles filters tshark 4.0 refuses and filters it
+// takes, and checks that sfcdump does the same; where tshark names the
+// largest number a field holds ("too big for this field, maximum N"),
+// sfcdump's message names the same maximum. Every number field known by
+// one of Wireshark's names is tried with 2^64-1.
+func TestTsharkRefuses(t *testing.T) {
+	bin := tsharktest.Path(t)
+	path := filepath.Join("..", "pcaps", "sample.pcapng")
+	exprs := []string{
+		"frame.len == 0xFFFFFFFFFFFFFFFF",
+		"frame.len == 4294967295",
+		"frame.number == 4294967296",
+		"frame.len == 18446744073709551616",
+		"count(ip.addr) == 4294967296",
+		"len(udp.payload) == 4294967296",
+		"udp.dstport & 0x10000",
+		"udp.dstport & 0xff == 70000",
+		"udp.dstport != -70000",
+		"udp.dstport == -1",
+		"infiniband.bth.padcnt == 4",
+		"ip.version == 200",
+		`udp.payload contains "\d"`,
+		`udp.payload matches "\d"`,
+		`udp.payload matches "\\d"`,
+		`udp.payload matches r"\d"`,
+		`udp.payload contains "\400"`,
+		`udp.payload contains "\1"`,
+		`udp.payload contains "\18"`,
+		`udp.payload contains "\x3"`,
+		`udp.payload contains "\x1g"`,
+		`udp.payload contains "\xg"`,
+		`udp.payload contains "\'"`,
+		`udp.payload contains "\u00e9"`,
+		`udp.payload contains "\U0001F600"`,
+		`udp.payload contains "\u0041"`,
+		`udp.payload contains "\u12"`,
+		"frame.time_delta == -0.000007",
+		"frame.time_delta < -0.0000200001",
+		"any udp.port == 4791",
+		"all udp.port not in {1}",
+		"all udp.port",
+		`frame.interface_name > "port0"`,
+		`frame.interface_name in {"port0".."port1"}`,
+		"count(vlan) == 2",
+	}
+	for _, w := range dissect.WiresharkNames() {
+		if w.Field != nil && w.Field.Kind == dissect.KindUint {
+			exprs = append(exprs, w.Name+" == 18446744073709551615")
+		}
+	}
+	maxRe := regexp.MustCompile(`maximum (\d+)`)
+	// "" when tshark takes the filter, else what it says.
+	refusals := parallel(exprs, func(expr string) string {
+		cmd := exec.Command(bin, "-n", "-r", path, "-Y", expr, "-c", "1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if err == nil {
+			return ""
+		}
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Errorf("tshark: %v", err)
+		}
+		return "refused: " + stderr.String()
+	})
+	for k, expr := range exprs {
+		theirs := refusals[k]
+		_, ourErr := filter.Compile(expr)
+		switch {
+		case theirs == "" && ourErr != nil:
+			t.Errorf("%s: tshark takes it, sfcdump refuses it: %v", expr, ourErr)
+		case theirs != "" && ourErr == nil:
+			t.Errorf("%s: tshark %s, sfcdump takes it", expr, strings.TrimSpace(theirs))
+		case theirs != "":
+			if m := maxRe.FindStringSubmatch(theirs); m != nil && !strings.Contains(ourErr.Error(), "maximum "+m[1]+" ") {
+				t.Errorf("%s: tshark says maximum %s, sfcdump: %v", expr, m[1], ourErr)
+			}
+		}
+	}
+}
+
+// parallel returns run(x) for each x of xs, running a few at a time
+// (each runs tshark, which takes a while to start).
+func parallel(xs []string, run func(string) string) []string {
+	out := make([]string, len(xs))
+	sem := make(chan struct{}, max(4, runtime.NumCPU()))
+	var wg sync.WaitGroup
+	for i, x := range xs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			out[i] = run(x)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return out
 }
