@@ -927,7 +927,7 @@ func (k *devChecker) devFrame(r *record) {
 	device.Parse(r.data, &m, &k.cp)
 	if k.ign != nil {
 		k.ignFrame.Err = k.ignFrame.P.Decode(r.data)
-		k.ignFrame.Number, k.ignFrame.Len, k.ignFrame.CapLen = r.no, len(r.data), len(r.data)
+		k.ignFrame.Number, k.ignFrame.Len, k.ignFrame.CapLen = r.no, max(r.snapped, len(r.data)), len(r.data)
 		if k.ign.Match(&k.ignFrame) {
 			k.background(r, "ignore")
 			return
@@ -947,8 +947,7 @@ func (k *devChecker) devFrame(r *record) {
 		// Cut by the capture's snap length: background can be counted
 		// from its first octets (rule 2: never a deviation), anything a
 		// rule judges cannot be (rule 9: the capture is unusable).
-		_, flow := k.inFlows[keyOf(&m, 0)]
-		if signal || off != "" || flow || m.Kind == device.KindMalformed || k.c.Role == device.RoleNIC && r.port == device.HostPort {
+		if signal || off != "" || !k.surelyBackground(r, &m) || k.c.Role == device.RoleNIC && r.port == device.HostPort {
 			k.err = &UnusableError{File: k.ds.file, Frame: r.no,
 				Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length, and a rule judges it (%s): capture whole frames", len(r.data), r.snapped, describe(r.data, &k.cp))}
 			return
@@ -1017,6 +1016,37 @@ func (k *devChecker) devFrame(r *record) {
 		}
 	}
 	k.background(r, backgroundKind(&m, r.data))
+}
+
+// surelyBackground reports whether a device frame cut by the snap length
+// is background whatever its missing octets held: a frame of no signal
+// EtherType and no IP (LLDP, ARP, STP, others), or an IP packet that is no
+// UDP (ICMP, ND, TCP: every signal and RoCEv2 data frame is UDP), or UDP
+// whose whole header names no port of a signal or of RoCEv2 and whose flow
+// did not enter the device. Anything less certain (a UDP header cut, an
+// IPv6 RoCEv2 frame cut before its QP, which names no flow) is not.
+func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
+	switch {
+	case m.Kind == device.KindMalformed:
+		return false
+	case !m.IP():
+		switch m.EtherType {
+		case 0x8808, 0x89a2, 0x88b5, 0x0800, 0x86dd, 0x8100, 0x88a8:
+			return false // MAC Control, CIM, the experimental EtherType, IP or a tag cut short
+		}
+		return true
+	case m.Proto != 17:
+		return m.L4 > 0 || m.Fragment
+	case m.L4 == 0 || m.L4+8 > len(r.data):
+		return false
+	}
+	for _, p := range [...]uint16{m.SrcPort, m.DstPort} {
+		if p == k.cp.RoCEPort || p == k.cp.BTSPort || p == k.cp.CIMPort || p == k.cp.PostcardPort {
+			return false
+		}
+	}
+	_, flow := k.inFlows[keyOf(m, 0)]
+	return !flow
 }
 
 // offKind names a device frame that is a signal of a scheme the case

@@ -4,6 +4,7 @@ package conformance_test
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -297,16 +298,22 @@ func TestClassicPcapOnePort(t *testing.T) {
 }
 
 // TestDeviceSnappedBackground: a device frame the capture's snap length
-// cut is background when its first octets say so (an LLDP frame of 256
-// octets cut to 64: rule 2, never a deviation; probe round 5 had the
-// capture UNUSABLE), and makes the capture unusable when a rule judges it
-// (a data frame of a scenario flow cut short).
+// cut is background only when its first octets say so whatever the rest
+// held (an LLDP frame of 256 octets cut to 64; an ICMP echo: rule 2, never
+// a deviation; probe round 5 had the capture UNUSABLE); it makes the
+// capture unusable when a rule judges it or might (a data frame of a
+// scenario flow; an IPv6 RoCEv2 frame cut before its QP, which then names
+// no flow; a BTS cut inside its UDP header, which read as background "udp"
+// and let a spurious signal PASS).
 func TestDeviceSnappedBackground(t *testing.T) {
-	vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
-	ex := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
-	// check writes the vector's expected frames, with an LLDP frame of
-	// lldp[i] octets cut to 64 before frame i, and frame cut cut to 60.
-	check := func(lldp map[int]int, cut int) (*conformance.Report, error) {
+	type extra struct {
+		before int    // written just before expected frame before
+		data   []byte // captured octets
+		orig   int    // octets on the wire
+	}
+	check := func(vector string, add []extra, cut, cutTo int) (*conformance.Report, error) {
+		vdir := filepath.Join(pcaps, vector)
+		ex := readCapture(t, filepath.Join(vdir, conformance.ExpectedFile))
 		path := filepath.Join(t.TempDir(), "dev.pcapng")
 		f, err := os.Create(path)
 		if err != nil {
@@ -317,14 +324,16 @@ func TestDeviceSnappedBackground(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, fr := range ex.frames {
-			if n := lldp[i]; n > 0 {
-				if err := w.Write(fr.iface, fr.t.Add(-time.Nanosecond), lldpFrame(), n); err != nil {
-					t.Fatal(err)
+			for _, e := range add {
+				if e.before == i {
+					if err := w.Write(fr.iface, fr.t.Add(-time.Nanosecond), e.data, e.orig); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			data := fr.data
 			if i == cut {
-				data = data[:60]
+				data = data[:cutTo]
 			}
 			if err := w.Write(fr.iface, fr.t, data, len(fr.data)); err != nil {
 				t.Fatal(err)
@@ -336,13 +345,44 @@ func TestDeviceSnappedBackground(t *testing.T) {
 		f.Close()
 		return conformance.CheckFiles(filepath.Join(vdir, conformance.CaseFile), filepath.Join(vdir, conformance.InputFile), path, conformance.Options{})
 	}
-	rep, err := check(map[int]int{3: 256}, -1)
-	if err != nil || rep.Verdict != conformance.Pass || rep.Background.ByKind["lldp"] != 1 {
-		t.Errorf("an LLDP frame cut by the snap length: want PASS with it as background, got %v:\n%s", err, failText(rep))
+	first := func(vector string, kind device.Kind) (int, []byte) {
+		ex := readCapture(t, filepath.Join(pcaps, vector, conformance.ExpectedFile))
+		i := slices.IndexFunc(ex.frames, func(f capFrame) bool { return meta(f.data).Kind == kind })
+		if i < 0 {
+			t.Fatalf("%s: no %v frame", vector, kind)
+		}
+		return i, ex.frames[i].data
 	}
-	data := slices.IndexFunc(ex.frames, func(f capFrame) bool { return meta(f.data).Kind == device.KindData })
-	rep, err = check(nil, data)
-	if !conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(fmt.Sprint(err), "snap length, and a rule judges it") {
-		t.Errorf("a scenario data frame cut by the snap length: want UNUSABLE naming it, got %v", err)
+	icmp := mustFrame("ffffffffffff 02bb00000009 0800 4500005400010000400100000a0000090a000001 0800000000010001" + strings.Repeat("00", 56))
+	bi, bts := first("sfc/incast-first-bts", device.KindBTS)
+	di, _ := first("sfc/incast-first-bts", device.KindData)
+	d6, _ := first("sfc/incast-ipv6", device.KindData)
+	for _, tc := range []struct {
+		name, vector string
+		add          []extra
+		cut, cutTo   int
+		unusable     bool
+	}{
+		{"an LLDP frame cut to 64 of 256", "sfc/incast-first-bts", []extra{{3, lldpFrame(), 256}}, -1, 0, false},
+		{"an ICMP echo cut to 64", "sfc/incast-first-bts", []extra{{3, icmp[:64], len(icmp)}}, -1, 0, false},
+		{"a scenario data frame cut to 60", "sfc/incast-first-bts", nil, di, 60, true},
+		{"an IPv6 RoCEv2 data frame cut to 64, before its QP", "sfc/incast-ipv6", nil, d6, 64, true},
+		{"a spurious BTS cut to 40, inside its UDP header", "sfc/incast-first-bts", []extra{{bi + 1, bts[:40], len(bts)}}, -1, 0, true},
+	} {
+		rep, err := check(tc.vector, tc.add, tc.cut, tc.cutTo)
+		switch {
+		case tc.unusable && (!conformance.IsUnusable(err) || rep.ExitCode() != 2 || !strings.Contains(fmt.Sprint(err), "snap length, and a rule judges it")):
+			t.Errorf("%s: want UNUSABLE naming it, got %v (verdict %v)", tc.name, err, rep.Verdict)
+		case !tc.unusable && (err != nil || rep.Verdict != conformance.Pass || rep.Background.Total == 0):
+			t.Errorf("%s: want PASS with it as background, got %v:\n%s", tc.name, err, failText(rep))
+		}
 	}
+}
+
+func mustFrame(h string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(h, " ", ""))
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
