@@ -1067,11 +1067,13 @@ func (p *pfcState) match(k *devChecker, r *record, prio int, dst netip.Addr, v u
 		}
 	}
 	tol := k.ptol
-	if prio != 9 && !k.c.Has(SchemeSFCP) {
+	if pt := k.c.Port(r.port); prio != 9 && !(k.c.Has(SchemeSFCP) && pt != nil && pt.SFCP) {
 		// A PFC or PAUSE switch's quanta are configured (behaviour.md §4:
 		// time[p] = pause quanta), a field of rule 3, exact; only SFC-P's,
-		// derived from a BTS pause, are rule 4's time-varying values that
-		// tolerances.pause widens.
+		// derived from a BTS pause and sent on its ports, are rule 4's
+		// time-varying values that tolerances.pause widens. (On an SFC-P
+		// port of a case with PFC too, a configured XOFF is widened
+		// with them: the frame does not say which scheme sent it.)
 		tol = 0
 	}
 	if ns > tol {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/conformance"
@@ -20,14 +21,24 @@ import (
 // one quantum off passes there with the same tolerance.
 func TestConfiguredQuantaExact(t *testing.T) {
 	for _, tc := range []struct {
-		vector string
-		fail   bool
-	}{{"pfc/xoff-refresh-xon", true}, {"sfc-p/bts-to-pfc", false}} {
+		vector  string
+		fail    bool
+		schemes string // replaces the case's schemes: list, when set
+	}{
+		{"pfc/xoff-refresh-xon", true, ""},
+		{"sfc-p/bts-to-pfc", false, ""},
+		// SFC-P listed but on no port: the PFC switch's quanta stay
+		// configured, exact (the review found them widened).
+		{"pfc/xoff-refresh-xon", true, "[pfc, sfc, sfc-p]"},
+	} {
 		vdir := filepath.Join(pcaps, tc.vector)
 		dir := t.TempDir()
 		cs, err := os.ReadFile(filepath.Join(vdir, conformance.CaseFile))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if tc.schemes != "" {
+			cs = []byte(strings.Replace(string(cs), "schemes: [pfc]", "schemes: "+tc.schemes, 1))
 		}
 		casePath := filepath.Join(dir, conformance.CaseFile)
 		if err := os.WriteFile(casePath, append(cs, "tolerances:\n  pause: 1us\n"...), 0o644); err != nil {
