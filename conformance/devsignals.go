@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io/fs"
+	"math"
 	"net"
 	"net/netip"
 	"slices"
@@ -192,12 +193,19 @@ func (s *trigIndex) index(r *record, m *device.Meta) {
 }
 
 func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
+	return s.lookupBefore(quote, math.MaxInt64)
+}
+
+// lookupBefore is lookup among the packets that arrived at or before t:
+// a signal's cause cannot come after it, and a later copy of the quoted
+// packet (a retransmission) must not stand for it.
+func (s *trigIndex) lookupBefore(quote []byte, t int64) (trigEntry, bool) {
 	h, ok := s.quoteKey(quote)
 	if !ok {
 		return trigEntry{}, false
 	}
 	for i := len(s.ring) - 1; i >= s.thead; i-- {
-		if s.ring[i].h == h {
+		if s.ring[i].h == h && s.ring[i].e.t <= t {
 			return s.ring[i].e, true
 		}
 	}
@@ -351,7 +359,14 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	key := sig.FlowKey().FiveTuple()
 	fl := s.flow(key)
 	s.prune(fl, r.t-k.win)
-	trig, found := k.trig.lookup(sig.Quote)
+	// The quoted packet: the latest copy that arrived before the signal
+	// (within the early tolerance), so that a later copy of it (a
+	// retransmission) does not stand for its cause; else a later one, which
+	// the timing rule then finds the signal early for.
+	trig, found := k.trig.lookupBefore(sig.Quote, r.t+k.early)
+	if !found {
+		trig, found = k.trig.lookup(sig.Quote)
+	}
 	wrongPort := s.fieldRules(r, m, &sig, hasTLV, trig, found)
 	k.checksums(fam+"-FIELDS", r, m)
 	if wrongPort {
