@@ -117,6 +117,7 @@ type Result struct {
 	nsw                           int
 	sampleEvery                   int64
 	bufQ                          []quantiles // per switch, in Switches order
+	bufAll                        quantiles   // all switches pooled (exact further than a merge of bufQ)
 	bufLog                        *seriesLog  // every switch's buffer over time
 	payload, firstStart, lastDone int64
 }
@@ -138,6 +139,19 @@ func (r *Result) BufferSeries(i int) ([]int64, error) {
 		return nil
 	})
 	return v, err
+}
+
+// Close releases what the Result holds outside the heap: the temporary
+// file its buffer samples moved to in a long run (unlinked, so the space
+// returns when it is closed, or when the Result is collected without
+// Close). After Close the buffer series is empty; every other field stays.
+func (r *Result) Close() error {
+	if r.bufLog == nil {
+		return nil
+	}
+	err := r.bufLog.close()
+	r.bufLog = nil
+	return err
 }
 
 // BufferRows returns the number of buffer samples per switch: one every
@@ -218,10 +232,7 @@ func (r *Result) summarize(nbins int) {
 		b := binOf(inc)
 		r.Incast = &b
 	}
-	all := quantiles{limit: maxExactPooled}
-	for i := range r.bufQ {
-		all.merge(&r.bufQ[i])
-	}
+	all := &r.bufAll
 	if n := all.n; n > 0 {
 		r.BufferPct = [4]int64{all.rank((n - 1) / 2), all.rank((n - 1) * 9 / 10), all.rank((n - 1) * 99 / 100), all.rank(n - 1)}
 	}

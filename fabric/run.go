@@ -281,6 +281,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	rxOctets, bfcQueue := quantiles{limit: maxExactPooled}, quantiles{limit: maxExactPooled}
 	var pausedSamples, portSamples int64
 	res.bufQ = make([]quantiles, len(n.Switches))
+	res.bufAll = quantiles{limit: maxExactPooled}
 	res.bufLog = newSeriesLog(len(n.Switches))
 	row := make([]int64, len(n.Switches))
 	nextRx := int64(rxWindow)
@@ -291,6 +292,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 				used := s.Dev.BufferUsed()
 				row[si] = used
 				res.bufQ[si].add(used)
+				res.bufAll.add(used)
 				if s.Tier == 0 {
 					var down int64
 					for _, pt := range s.Dev.Ports() {

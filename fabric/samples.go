@@ -30,10 +30,12 @@ import (
 //     unlinked temporary file once it passes spillAt octets in memory
 //     (1 MiB; about 1-2 octets a sample).
 
+// maxExact is the distinct values a quantiles keeps exactly, unless its
+// limit says otherwise (one per switch: kept small); a variable for the
+// tests.
+var maxExact = 8192
+
 const (
-	// maxExact is the distinct values a quantiles keeps exactly, unless
-	// its limit says otherwise (one per switch: kept small).
-	maxExact = 8192
 	// maxExactPooled is the limit of the run's single pooled sets (BFC
 	// queues, receive windows): a few MB at most, exact for every
 	// figure at full scale.
@@ -127,12 +129,13 @@ func (q *quantiles) merge(o *quantiles) {
 	}
 }
 
-// rank returns the k-th smallest sample (from 0), 0 when there is none.
+// rank returns the k-th smallest sample (from 0; k is clamped to the
+// samples), 0 when there is none.
 func (q *quantiles) rank(k int64) int64 {
-	if q.n == 0 || k < 0 {
+	if q.n == 0 {
 		return 0
 	}
-	k = min(k, q.n-1)
+	k = min(max(k, 0), q.n-1) // as percentile() clamps its index
 	if q.sorted == nil {
 		q.sorted = make([]int64, 0, len(q.counts))
 		for v := range q.counts {
@@ -221,6 +224,19 @@ func (s *seriesLog) spill() {
 		return
 	}
 	s.buf = s.buf[:0]
+}
+
+// close releases the temporary file, if any; the log is empty after.
+func (s *seriesLog) close() error {
+	if s == nil {
+		return nil
+	}
+	var err error
+	if s.f != nil {
+		err = s.f.Close()
+	}
+	*s = seriesLog{width: s.width}
+	return err
 }
 
 // each calls fn with every row in order (row k sampled at k·SampleEvery);

@@ -35,7 +35,7 @@ func TestQuantilesExact(t *testing.T) {
 			}
 			return rng.Int64N(12 << 20)
 		}},
-		{"repeats", 20000, func() int64 { return 1078 * rng.Int64N(maxExact) }},
+		{"repeats", 20000, func() int64 { return 1078 * rng.Int64N(int64(maxExact)) }},
 	} {
 		var q quantiles
 		v := make([]int64, tc.n)
@@ -128,7 +128,7 @@ func TestQuantilesMerge(t *testing.T) {
 		c.add(1<<20 + int64(i)*7)
 	}
 	all.merge(&c)
-	if !all.coarse || all.n != 6000+3*maxExact {
+	if !all.coarse || all.n != 6000+3*int64(maxExact) {
 		t.Fatalf("merge with a coarse set: coarse %v n %d", all.coarse, all.n)
 	}
 	if got := all.rank(all.n - 1); got != coarsen(1<<20+int64(3*maxExact-1)*7) {
@@ -195,6 +195,11 @@ const binaryMaxVarint = 10
 // switch) are the order statistics of the samples its series holds, as
 // sorting every sample gave before the samples left the heap.
 func TestRunPercentilesExact(t *testing.T) {
+	// Each switch's counts go coarse at 100 distinct values; the pooled
+	// ones must stay exact (the review found them rounded as soon as one
+	// switch went coarse).
+	defer func(old int) { maxExact = old }(maxExact)
+	maxExact = 100
 	sc := smallScenario(CCDCQCN, FCNone)
 	sc.SampleEvery = 1000
 	sc.Workload.Duration = 4 * device.Millisecond
@@ -217,8 +222,8 @@ func TestRunPercentilesExact(t *testing.T) {
 	slices.Sort(all)
 	n := len(all)
 	distinct := len(slices.Compact(slices.Clone(all)))
-	if distinct <= maxExact {
-		t.Fatalf("only %d distinct values pooled: the test needs more than one switch's limit", distinct)
+	if distinct <= 8192 {
+		t.Fatalf("only %d distinct values pooled: the test needs more than the default per-switch limit", distinct)
 	}
 	want := [4]int64{all[(n-1)/2], all[(n-1)*9/10], all[(n-1)*99/100], all[n-1]}
 	if r.BufferPct != want {
@@ -226,8 +231,69 @@ func TestRunPercentilesExact(t *testing.T) {
 	}
 	for i, v := range per {
 		slices.Sort(v)
-		if got, want := r.Switches[i].P99, int64(percentile(v, 0.99)); got != want {
-			t.Errorf("switch %d P99 %d, sorted samples give %d", i, got, want)
+		// Coarse per switch: at most 2^-(coarseBits-1) below, never above.
+		got, want := r.Switches[i].P99, int64(percentile(v, 0.99))
+		if !r.bufQ[i].coarse || got > want || float64(want-got) > float64(want)*math.Ldexp(1, 1-coarseBits) {
+			t.Errorf("switch %d P99 %d (coarse %v), sorted samples give %d", i, got, r.bufQ[i].coarse, want)
 		}
+	}
+}
+
+// TestPooledExactPastOneSwitch: the pooled buffer percentiles stay exact
+// when one switch alone passes maxExact distinct values (the review found
+// them rounded: a merge of the per-switch counts took the first coarse
+// switch's rounding), and percentile(0) is the minimum, as percentile()
+// on a sorted slice gives.
+func TestPooledExactPastOneSwitch(t *testing.T) {
+	var sw, all quantiles
+	all.limit = maxExactPooled
+	var v []int64
+	for i := int64(0); i < 3*int64(maxExact); i++ {
+		x := 100_000 + 7*i
+		sw.add(x)
+		all.add(x)
+		v = append(v, x)
+	}
+	if !sw.coarse || all.coarse {
+		t.Fatalf("switch coarse %v, pooled coarse %v", sw.coarse, all.coarse)
+	}
+	n := int64(len(v))
+	for _, k := range []int64{(n - 1) / 2, (n - 1) * 99 / 100, n - 1} {
+		if got, want := all.rank(k), sortedRank(v, k); got != want {
+			t.Errorf("pooled rank %d = %d, want %d", k, got, want)
+		}
+	}
+	if got := all.percentile(0); got != 100_000 {
+		t.Errorf("percentile(0) = %d, want the minimum 100000", got)
+	}
+}
+
+// TestResultClose: Close releases the samples' temporary file of a long
+// run and leaves the other results; a second Close is harmless.
+func TestResultClose(t *testing.T) {
+	defer func(old int) { spillAt = old }(spillAt)
+	spillAt = 256
+	sc := smallScenario(CCDCQCN, FCNone)
+	sc.SampleEvery = 1000
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.bufLog.f == nil {
+		t.Fatal("no temporary file: the test needs a spill")
+	}
+	f := r.bufLog.f
+	all := r.All
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Stat(); err == nil {
+		t.Error("the samples' file is still open after Close")
+	}
+	if r.BufferRows() != 0 || r.All != all {
+		t.Errorf("after Close: %d rows, all %+v (was %+v)", r.BufferRows(), r.All, all)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }

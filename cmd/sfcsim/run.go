@@ -178,6 +178,7 @@ func runScenario(stdout, stderr io.Writer, sc fabric.Scenario, o runOpts) error 
 		}
 		return err
 	}
+	defer res.Close()
 	res.Summary(stdout)
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {

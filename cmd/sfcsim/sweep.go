@@ -149,6 +149,7 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 					res, err := fabric.Run(all[i].sc, nil)
 					if err == nil {
 						err = writeResult(res, filepath.Join(out, all[i].name))
+						res.Close() // the samples' file; what the row needs stays
 					}
 					mu.Lock()
 					defer mu.Unlock()
