@@ -258,6 +258,14 @@ func parseIPv4(b []byte, off int, m *Meta) {
 	m.DSCP, m.ECN = b[off+1]>>2, b[off+1]&3
 	m.IPLen = int(binary.BigEndian.Uint16(b[off+2:]))
 	m.TTL, m.Proto = b[off+8], b[off+9]
+	if m.IPLen != 0 && m.IPLen < ihl || m.IPLen != 0 && m.Proto == 17 && binary.BigEndian.Uint16(b[off+6:])&0x1fff == 0 && m.IPLen-ihl < 8 {
+		// A total length shorter than the header, or than the UDP header
+		// it says follows (the ports would be read from Ethernet padding):
+		// malformed, as layers (gopacket's IPv4, then a UDP header cut or
+		// missing) has it. 0 is TSO's: the length is the frame's.
+		m.Kind = KindMalformed
+		return
+	}
 	m.Src = netip.AddrFrom4([4]byte(b[off+12 : off+16]))
 	m.Dst = netip.AddrFrom4([4]byte(b[off+16 : off+20]))
 	// Fragments after the first carry no L4 header.
@@ -274,9 +282,11 @@ func parseIPv6(b []byte, off int, m *Meta) {
 		return
 	}
 	plen, ok := ipv6Length(int(binary.BigEndian.Uint16(b[off+4:])), b[off+40:], b[off+6])
-	if !ok || plen == 0 && b[off+6] != 59 {
-		// (An empty payload whose next header should be there: the data
-		// ends where it should begin, malformed as in layers.)
+	if !ok || plen < 8 && b[off+6] == 17 {
+		// (A payload too short for the UDP header it says follows, none
+		// at all included: malformed as in layers, whose UDP header is
+		// then cut or missing; another next header, which layers does not
+		// decode, is no fault.)
 		m.Kind = KindMalformed
 		return
 	}

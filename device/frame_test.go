@@ -243,4 +243,35 @@ func TestIPv6LengthBoth(t *testing.T) {
 	if err := lp.Decode(nonext); err != nil || !lp.Has(glayers.LayerTypeIPv6) || lp.IPv6.NextHeader != 59 || lp.Has(layers.LayerTypeBTH) {
 		t.Errorf("no next header: layers %v, IPv6 %v, next %d", err, lp.Has(glayers.LayerTypeIPv6), lp.IPv6.NextHeader)
 	}
+	// Lengths that leave no room for the header they name: malformed in
+	// both readings when it is UDP (layers decodes it), whole in both when
+	// layers decodes no more (TCP, ICMPv6: the review found device alone
+	// calling them malformed, and reading UDP ports from Ethernet padding).
+	v4 := func(totalLen uint16) []byte {
+		b, _ := hex.DecodeString("020000000002020000000001080045000000000100004011000" + "00a0000010a000002c00012b7001c0000" + strings.Repeat("00", 20))
+		b[16], b[17] = byte(totalLen>>8), byte(totalLen)
+		return b
+	}
+	for _, tc := range []struct {
+		name      string
+		frame     []byte
+		malformed bool
+	}{
+		{"IPv6 length 0, TCP next", edit("plain-roce", func(b []byte) { b[18], b[19], b[20] = 0, 0, 6 }), false},
+		{"IPv6 length 0, ICMPv6 next", edit("plain-roce", func(b []byte) { b[18], b[19], b[20] = 0, 0, 58 }), false},
+		{"IPv6 length 4, UDP next", edit("plain-roce", func(b []byte) { b[18], b[19] = 0, 4 }), true},
+		{"IPv4 total length 20, UDP next, padding after", v4(20), true},
+		{"IPv4 total length 24, UDP next", v4(24), true},
+		{"IPv4 total length 10, under its header", v4(10), true},
+	} {
+		var m Meta
+		Parse(tc.frame, &m, &cp)
+		err := lp.Decode(tc.frame)
+		if got := m.Kind == KindMalformed; got != tc.malformed {
+			t.Errorf("%s: device malformed %v, want %v", tc.name, got, tc.malformed)
+		}
+		if got := err != nil; got != tc.malformed {
+			t.Errorf("%s: layers error %v, want an error %v", tc.name, err, tc.malformed)
+		}
+	}
 }
