@@ -977,8 +977,8 @@ func (k *devChecker) devFrame(r *record) {
 	}
 	if off != "" {
 		k.dev(Deviation{Check: ruleSignalOff, Frame: r.no, Port: k.c.PortName(r.port), Time: r.t, Field: m.Kind.String(),
-			Expected: "no " + off + " (the case does not enable its scheme)", Actual: describe(r.data, &k.cp),
-			Detail: "a signal of a scheme that is off is unjustified; an ignore: filter names frames a vendor accepts"})
+			Expected: "no " + off + " (the reference sends none: its scheme is off, or a device of this role sends none)", Actual: describe(r.data, &k.cp),
+			Detail: "a signal the reference never sends is unjustified; an ignore: filter names frames a vendor accepts"})
 		return
 	}
 	if signal {

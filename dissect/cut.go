@@ -58,6 +58,10 @@ func CutOf(f *Frame) (Cut, bool) {
 			// A bogus header length: the octets it was given are all
 			// there, but only the first (version, IHL) is believed.
 			n := len(p.IPv4.Contents)
+			if f.CapLen < f.Len {
+				// The capture cut it too: marked truncated where it did.
+				return Cut{At: f.CapLen, Layer: p.Failed, Have: n}, true
+			}
 			return Cut{At: p.FailedAt + n, Layer: p.Failed, Have: n, Bogus: true}, true
 		}
 	}

@@ -185,6 +185,15 @@ func TestBogusIPv4HeaderLength(t *testing.T) {
 	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "ip.version: 4") || strings.Contains(tree, "truncated") || strings.Contains(tree, "ip.ttl:") {
 		t.Errorf("tree:\n%s", tree)
 	}
+	// The capture cut it as well (caplen 40 of 74): truncated where the
+	// capture cut, the fields still those of the bogus header.
+	f = decodeFrame(data[:40], len(data), 100e9)
+	if s := string(AppendSummary(nil, f)); !strings.Contains(s, "[truncated at octet 40]") {
+		t.Errorf("cut bogus header: summary %q", s)
+	}
+	if fd, _ := LookupField("ip.src"); len(fd.Values(f, nil)) != 0 {
+		t.Error("cut bogus header: ip.src present")
+	}
 }
 
 // TestTruncatedEntries: a Floodgate frame the capture cut inside its

@@ -146,7 +146,10 @@ func parseSpeed(s string) (uint64, error) {
 	if v*mult < 1e6 {
 		// A number without a unit is bit/s: "100" meant 100G more often
 		// than 100 bit/s, at which a PAUSE lasts 93 hours.
-		return 0, fmt.Errorf("%q is %s bit/s, below 1 Mb/s: give a unit (100G, 25G, 400M)", s, strconv.FormatFloat(v*mult, 'f', -1, 64))
+		if mult == 1 {
+			return 0, fmt.Errorf("%q is %s bit/s, below 1 Mb/s: give a unit (100G, 25G, 400M)", s, strconv.FormatFloat(v*mult, 'f', -1, 64))
+		}
+		return 0, fmt.Errorf("%q is below 1 Mb/s, slower than any link these frames cross", s)
 	}
 	return uint64(v*mult + 0.5), nil
 }

@@ -335,6 +335,7 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},
 		{[]string{"read", "--link-speed", "100", sampleCap}, `--link-speed 100: "100" is 100 bit/s, below 1 Mb/s`},
 		{[]string{"stats", "--speed", "port1=1.5", sampleCap}, "below 1 Mb/s"},
+		{[]string{"read", "--link-speed", "500k", sampleCap}, `"500k" is below 1 Mb/s, slower than any link`},
 		{[]string{"read", "--link-speed", "port1=NaNG", sampleCap}, "--link-speed port1=NaNG"},
 		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
 		{[]string{"stats", "--link-speed", "InfG", sampleCap}, "--link-speed InfG"},
