@@ -221,8 +221,18 @@ func (c *Collector) report() *Report {
 			r.Protocols = append(r.Protocols, ProtoCount{p.Name, c.protos[i]})
 		}
 	}
+	labels := map[string]int{}
+	for k := range c.flows {
+		labels[FlowLabel(k)]++
+	}
 	for k, pz := range c.flows {
-		r.Flows = append(r.Flows, FlowStat{Label: FlowLabel(k), Flow: flowFields(k),
+		label := FlowLabel(k)
+		if labels[label] > 1 {
+			// Flows that differ only in what the label leaves out (the
+			// DSCP) would print as one flow twice.
+			label += fmt.Sprintf(" dscp %d", k.DSCP)
+		}
+		r.Flows = append(r.Flows, FlowStat{Label: label, Flow: flowFields(k),
 			BTS: pz.byKind[KindBTS], CIM: pz.byKind[KindCIM], FG: pz.byKind[KindDstPause], Pauses: pauses(pz)})
 	}
 	slices.SortFunc(r.Flows, func(a, b FlowStat) int {
@@ -237,7 +247,7 @@ func (c *Collector) report() *Report {
 			QuantaUS: quantaUS(st.quanta, st.bps), LinkSpeed: string(dissect.AppendSpeed(nil, st.bps)), Pauses: pauses(&st.pauser)})
 	}
 	slices.SortFunc(r.PFC, func(a, b PFCStat) int {
-		return cmp.Or(strings.Compare(a.Interface, b.Interface), strings.Compare(a.Priority, b.Priority))
+		return cmp.Or(strings.Compare(a.Interface, b.Interface), strings.Compare(a.Priority, b.Priority), strings.Compare(a.LinkSpeed, b.LinkSpeed))
 	})
 	for b := 0; b < histBuckets; b++ {
 		counts := map[string]int{}

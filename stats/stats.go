@@ -76,7 +76,8 @@ type flowKey = layers.Flow
 
 type pfcKey struct {
 	iface string
-	prio  int8 // -1: 802.3x PAUSE, all priorities
+	prio  int8   // -1: 802.3x PAUSE, all priorities
+	bps   uint64 // the link speed: two interfaces of one name (two sections) at two speeds are two rows
 }
 
 type pfcStat struct {
@@ -242,11 +243,11 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		m := &p.PFC
 		for prio := 0; prio < 8; prio++ {
 			if m.Enabled(prio) {
-				c.pfcSignal(pfcKey{iface, int8(prio)}, t, uint64(m.Times[prio]), f.LinkBPS, KindPFC)
+				c.pfcSignal(pfcKey{iface, int8(prio), f.LinkBPS}, t, uint64(m.Times[prio]), f.LinkBPS, KindPFC)
 			}
 		}
 	case has&hasPause != 0 && timed:
-		c.pfcSignal(pfcKey{iface, -1}, t, uint64(p.Pause.Quanta), f.LinkBPS, KindPause)
+		c.pfcSignal(pfcKey{iface, -1, f.LinkBPS}, t, uint64(p.Pause.Quanta), f.LinkBPS, KindPause)
 	case has&hasBTH != 0:
 		m := &p.BTH
 		if m.ICRCChecked {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/layers"
 )
@@ -62,5 +63,45 @@ func TestEmptyListsAreArrays(t *testing.T) {
 	}
 	if got := quantaUS(0xffff, 25e9); got != 1342.156 {
 		t.Errorf("quantaUS(0xffff, 25G) = %v", got)
+	}
+}
+
+// TestRowsKeptApart: two interfaces of one name at two speeds (two pcapng
+// sections) are two PFC rows, each consistent with its speed (they were
+// one row whose quanta_us contradicted its paused_us); two flows that
+// differ only in DSCP are labelled with it (they printed as one flow
+// twice).
+func TestRowsKeptApart(t *testing.T) {
+	pfc, _ := hex.DecodeString("0180c2000001020000000002880801010008000000000000ffff" + strings.Repeat("00", 34))
+	c := New()
+	p := layers.NewParser()
+	t0 := time.Unix(1_700_000_000, 0)
+	for i, bps := range []uint64{100e9, 25e9} {
+		f := dissect.Frame{Number: i + 1, Time: t0.Add(time.Duration(i) * time.Millisecond), Len: len(pfc), CapLen: len(pfc), P: p, LinkBPS: bps}
+		f.Err = p.Decode(pfc)
+		c.Add(&f, "port1")
+	}
+	for i, dscp := range []byte{26, 34} {
+		data, _ := hex.DecodeString(strings.ReplaceAll("020000000002020000000001 0800 4500004400010000401100000a0000010a000002 c00012b700300000 0a400000000000d2000003e8", " ", "") + strings.Repeat("00", 28))
+		data[15] = dscp << 2
+		b, err := bts.Build(nil, data, bts.Signal{PauseUS: 10, CPPort: 0xffff, Origin: layers.OriginQueue}, bts.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := dissect.Frame{Number: 3 + i, Time: t0.Add(time.Duration(2+i) * time.Millisecond), Len: len(b), CapLen: len(b), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(b)
+		c.Add(&f, "port0")
+	}
+	r := c.Finish()
+	if len(r.PFC) != 2 || r.PFC[0].LinkSpeed == r.PFC[1].LinkSpeed {
+		t.Fatalf("PFC rows %+v: want one per speed", r.PFC)
+	}
+	for _, row := range r.PFC {
+		if row.Frames != 1 || row.QuantaUS != row.PausedUS {
+			t.Errorf("row %+v: quanta_us and paused_us disagree", row)
+		}
+	}
+	if len(r.Flows) != 2 || r.Flows[0].Label == r.Flows[1].Label || !strings.Contains(r.Flows[0].Label+r.Flows[1].Label, "dscp 26") {
+		t.Errorf("flows %q / %q: want two labels, naming the DSCP", r.Flows[0].Label, r.Flows[len(r.Flows)-1].Label)
 	}
 }
