@@ -697,3 +697,16 @@ func TestLengthFieldWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestSLLSummaryNamesSource: a PFC frame of a Linux cooked capture (no
+// Ethernet header) shows its source link address in the one-line summary,
+// as tshark does ("02:00:00:00:00:02 →"); it showed none.
+func TestSLLSummaryNamesSource(t *testing.T) {
+	sll := mustHex(t, "0004 0001 0006 020000000002 0000 8808 0101 0008 0000 0000 0000 ffff"+strings.Repeat("00", 38))
+	p := layers.NewParser()
+	f := &Frame{Number: 1, Len: len(sll), CapLen: len(sll), P: p, LinkBPS: 100e9}
+	f.Err = p.DecodeLink(113, sll)
+	if s := string(AppendSummary(nil, f)); !strings.HasPrefix(s, "02:00:00:00:00:02 >  PFC p3=65535") {
+		t.Errorf("summary %q (err %v)", s, f.Err)
+	}
+}

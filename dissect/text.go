@@ -99,6 +99,17 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 		dst = appendMAC(dst, p.Eth.SrcMAC)
 		dst = append(dst, " > "...)
 		dst = appendMAC(dst, p.Eth.DstMAC)
+	case has&decSLL != 0:
+		// A Linux cooked capture keeps the source link address only
+		// (tshark shows "src →").
+		addr := p.SLL.Addr
+		if p.Has(glayers.LayerTypeLinuxSLL2) {
+			addr = p.SLL2.Addr
+		}
+		if len(addr) == 6 {
+			dst = appendMAC(dst, addr)
+			dst = append(dst, " >"...)
+		}
 	}
 	return dst
 }
