@@ -947,7 +947,7 @@ func (k *devChecker) devFrame(r *record) {
 		// Cut by the capture's snap length: background can be counted
 		// from its first octets (rule 2: never a deviation), anything a
 		// rule judges cannot be (rule 9: the capture is unusable).
-		if signal || off != "" || !k.surelyBackground(r, &m) || k.c.Role == device.RoleNIC && r.port == device.HostPort {
+		if signal || off != "" || !k.surelyBackground(r, &m) {
 			k.err = &UnusableError{File: k.ds.file, Frame: r.no,
 				Reason: fmt.Sprintf("cut to %d of its %d octets by the capture's snap length, and a rule judges it (%s): capture whole frames", len(r.data), r.snapped, describe(r.data, &k.cp))}
 			return
@@ -1020,11 +1020,12 @@ func (k *devChecker) devFrame(r *record) {
 
 // surelyBackground reports whether a device frame cut by the snap length
 // is background whatever its missing octets held: a frame of no signal
-// EtherType and no IP (LLDP, ARP, STP, others), or an IP packet that is no
-// UDP (ICMP, ND, TCP: every signal and RoCEv2 data frame is UDP), or UDP
-// whose whole header names no port of a signal or of RoCEv2 and whose flow
-// did not enter the device. Anything less certain (a UDP header cut, an
-// IPv6 RoCEv2 frame cut before its QP, which names no flow) is not.
+// EtherType and no IP (LLDP, ARP, STP, others), or an IP packet whose
+// upper-layer protocol is known and is no UDP (ICMP, MLD, ND, TCP: every
+// signal and RoCEv2 data frame is UDP), or UDP whose ports are there and
+// name no signal or RoCEv2 port and whose flow did not enter the device.
+// Anything less certain (the ports cut, an IPv6 RoCEv2 frame cut before
+// its QP, which names no flow) is not.
 func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
 	switch {
 	case m.Kind == device.KindMalformed:
@@ -1036,9 +1037,17 @@ func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
 		}
 		return true
 	case m.Proto != 17:
-		return m.L4 > 0 || m.Fragment
-	case m.L4 == 0 || m.L4+8 > len(r.data):
-		return false
+		// The upper-layer protocol is known (device.Parse walked the
+		// extension headers to it, even when the capture cut the header
+		// that follows); an extension header's number means the walk
+		// stopped short, and the protocol is unknown.
+		switch m.Proto {
+		case 0, 43, 44, 50, 51, 60, 135, 139, 140, 253, 254:
+			return false
+		}
+		return true
+	case m.L4 == 0 || m.L4+4 > len(r.data):
+		return false // the ports are not there to say
 	}
 	for _, p := range [...]uint16{m.SrcPort, m.DstPort} {
 		if p == k.cp.RoCEPort || p == k.cp.BTSPort || p == k.cp.CIMPort || p == k.cp.PostcardPort {

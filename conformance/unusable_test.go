@@ -354,6 +354,11 @@ func TestDeviceSnappedBackground(t *testing.T) {
 		return i, ex.frames[i].data
 	}
 	icmp := mustFrame("ffffffffffff 02bb00000009 0800 4500005400010000400100000a0000090a000001 0800000000010001" + strings.Repeat("00", 56))
+	// VLAN-tagged IPv6 with a Hop-by-Hop header, MLDv2 behind it (probe
+	// 45: cut to 64, inside the Hop-by-Hop header, it was UNUSABLE), and
+	// VLAN-tagged mDNS over IPv6 cut inside its UDP header, ports whole.
+	mld := mustFrame("333300000016 02aabbccdd01 8100 0001 86dd 6000000000240001 fe800000000000000000000000000001 ff020000000000000000000000000016 3a00050200000100 8f00000000000001" + strings.Repeat("00", 20))
+	mdns6 := mustFrame("3333000000fb 02aabbccdd01 8100 0001 86dd 6000000000280011ff fe800000000000000000000000000001 ff0200000000000000000000000000fb 14e914e900280000" + strings.Repeat("00", 32))
 	bi, bts := first("sfc/incast-first-bts", device.KindBTS)
 	di, _ := first("sfc/incast-first-bts", device.KindData)
 	d6, _ := first("sfc/incast-ipv6", device.KindData)
@@ -365,6 +370,8 @@ func TestDeviceSnappedBackground(t *testing.T) {
 	}{
 		{"an LLDP frame cut to 64 of 256", "sfc/incast-first-bts", []extra{{3, lldpFrame(), 256}}, -1, 0, false},
 		{"an ICMP echo cut to 64", "sfc/incast-first-bts", []extra{{3, icmp[:64], len(icmp)}}, -1, 0, false},
+		{"a VLAN-tagged MLD report cut inside its Hop-by-Hop header", "sfc/incast-first-bts", []extra{{3, mld[:64], len(mld)}}, -1, 0, false},
+		{"VLAN-tagged mDNS over IPv6 cut inside its UDP header", "sfc/incast-first-bts", []extra{{3, mdns6[:64], len(mdns6)}}, -1, 0, false},
 		{"a scenario data frame cut to 60", "sfc/incast-first-bts", nil, di, 60, true},
 		{"an IPv6 RoCEv2 data frame cut to 64, before its QP", "sfc/incast-ipv6", nil, d6, 64, true},
 		{"a spurious BTS cut to 40, inside its UDP header", "sfc/incast-first-bts", []extra{{bi + 1, bts[:40], len(bts)}}, -1, 0, true},
