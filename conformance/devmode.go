@@ -137,7 +137,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 		m.obs.fire = k.refFire
 		m.obs.near = k.maxDepthTol
 	}
-	err = replay(m, in, &rep.Frames.Input, k.afterInput)
+	err = replay(m, in, &rep.Frames.Input, k.beforeInput, k.afterInput)
 	if err == nil {
 		k.advance(math.MaxInt64)
 		err = k.err
@@ -167,15 +167,16 @@ func vectorDigest(casePath string, in *stream) string {
 // signals quote), and per-flow state. Everything is dropped once it is
 // older than the window behind the device capture's clock.
 type devChecker struct {
-	c   *Case
-	m   *Model
-	rep *Report
-	ds  *stream
-	in  *stream
-	cp  device.Codepoints
-	vol volatile
-	rt  []byte // scratch of routedAs
-	fc  *fieldCmp
+	inMeta device.Meta // the input frame beforeInput parsed, for afterInput
+	c      *Case
+	m      *Model
+	rep    *Report
+	ds     *stream
+	in     *stream
+	cp     device.Codepoints
+	vol    volatile
+	rt     []byte // scratch of routedAs
+	fc     *fieldCmp
 
 	tol, early, ptol, dtol, win, jitter, missed int64
 	// tol0 and early0 are the time tolerances as set; tol and early are
@@ -805,13 +806,9 @@ func (k *devChecker) refFire(f Firing) { k.sfc.refFire(f) }
 // reference is complete up to r.t, so device frames up to r.t − lag can
 // be checked.
 func (k *devChecker) afterInput(r *record) {
-	var m device.Meta
-	device.Parse(r.data, &m, &k.cp)
-	if k.trig != nil {
-		k.trig.index(r, &m)
-	}
+	m := &k.inMeta // parsed by beforeInput
 	if m.Kind == device.KindData {
-		key := keyOf(&m, 0)
+		key := keyOf(m, 0)
 		if _, ok := k.inFlows[key]; !ok {
 			k.inFlows[key] = struct{}{}
 		}
@@ -819,10 +816,22 @@ func (k *devChecker) afterInput(r *record) {
 		if k.inSignals == nil {
 			k.inSignals = map[dataKey]struct{}{}
 		}
-		k.inSignals[keyOf(&m, 0)] = struct{}{}
+		k.inSignals[keyOf(m, 0)] = struct{}{}
 	}
 	k.sch.input(r)
 	k.advance(r.t - k.lag)
+}
+
+// beforeInput runs before each input frame reaches the model: the packet
+// is indexed as a possible quote before the reference can signal it (a
+// signal built the instant its packet arrives found only an older copy of
+// the packet, a retransmission, and took its latency from that).
+func (k *devChecker) beforeInput(r *record) {
+	k.inMeta = device.Meta{}
+	device.Parse(r.data, &k.inMeta, &k.cp)
+	if k.trig != nil {
+		k.trig.index(r, &k.inMeta)
+	}
 }
 
 // advance checks every device frame at or before lim, then finalizes the

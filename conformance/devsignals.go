@@ -359,11 +359,14 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 	key := sig.FlowKey().FiveTuple()
 	fl := s.flow(key)
 	s.prune(fl, r.t-k.win)
-	// The quoted packet: the latest copy that arrived before the signal
-	// (within the early tolerance), so that a later copy of it (a
-	// retransmission) does not stand for its cause; else a later one, which
-	// the timing rule then finds the signal early for.
-	trig, found := k.trig.lookupBefore(sig.Quote, r.t+k.early)
+	// The quoted packet: the latest copy that arrived before the signal,
+	// so that a later copy of it (a retransmission) does not stand for its
+	// cause; else one within the early tolerance after it (a clock
+	// offset); else a later one, which the timing rule finds it early for.
+	trig, found := k.trig.lookupBefore(sig.Quote, r.t)
+	if !found {
+		trig, found = k.trig.lookupBefore(sig.Quote, r.t+k.early)
+	}
 	if !found {
 		trig, found = k.trig.lookup(sig.Quote)
 	}

@@ -137,7 +137,7 @@ func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report
 	}
 	x := newExact(c, rep, exp)
 	m.Dev.OnOutput(x.actual)
-	err = replay(m, in, &rep.Frames.Input, x.advance)
+	err = replay(m, in, &rep.Frames.Input, nil, x.advance)
 	if err == nil {
 		err = x.err
 	}
@@ -152,9 +152,10 @@ func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report
 	return rep, nil
 }
 
-// replay feeds every input record to the model in order, calling after(r)
-// after each, then runs the model until idle (and on to the case's end).
-func replay(m *Model, in *stream, count *int64, after func(r *record)) error {
+// replay feeds every input record to the model in order, calling before(r)
+// before and after(r) after each (either may be nil), then runs the model
+// until idle (and on to the case's end).
+func replay(m *Model, in *stream, count *int64, before, after func(r *record)) error {
 	for {
 		r, err := in.next()
 		if err == io.EOF {
@@ -164,6 +165,9 @@ func replay(m *Model, in *stream, count *int64, after func(r *record)) error {
 			return err
 		}
 		*count++
+		if before != nil {
+			before(r)
+		}
 		if err := m.Dev.Input(r.port, r.t, r.data); err != nil {
 			return &UnusableError{File: in.file, Frame: r.no, Reason: "the model refused the frame: " + err.Error(), Err: err}
 		}

@@ -77,7 +77,7 @@ func Generate(c *Case, input string, w io.Writer) (int64, error) {
 			werr = pw.Write(o.Port, t, o.Frame, len(o.Frame))
 		}
 	})
-	if err := replay(m, in, &inputs, nil); err != nil {
+	if err := replay(m, in, &inputs, nil, nil); err != nil {
 		return n, err
 	}
 	if werr != nil {
@@ -179,7 +179,7 @@ func Decisions(c *Case, input string, near int64, fn func(Firing)) error {
 	}
 	defer in.close()
 	var n int64
-	return replay(m, in, &n, nil)
+	return replay(m, in, &n, nil, nil)
 }
 
 // sameFile compares two files chunk by chunk.

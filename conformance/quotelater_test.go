@@ -13,13 +13,15 @@ import (
 	"github.com/opensfc/sfc/device"
 )
 
-// TestQuoteLaterCopy: the input carries, 5-60 µs after its last frame, a
-// second copy of the packet the reference's first BTS quotes (a
-// retransmission); the reference's own output as the device capture must
-// PASS. The quote named the later copy (the newest match), so the signal
-// failed SFC-BTS-FIRST, and after the quote-cause check SFC-BTS-FIELDS too.
+// TestQuoteLaterCopy: the input carries a second copy of the packet the
+// reference's first BTS quotes (a retransmission), 5-60 µs after its last
+// frame, 76 ns after the packet (within the early tolerance after the
+// signal), or 624 ns before it; the reference's own output as the device
+// capture must PASS. The quote named the newest copy, so the signal failed
+// SFC-BTS-FIRST (and, with the quote-cause check, SFC-BTS-FIELDS); a copy
+// before it made the reference's latency 624 ns, and all four BTS "early".
 func TestQuoteLaterCopy(t *testing.T) {
-	for _, gap := range []time.Duration{5 * time.Microsecond, 20 * time.Microsecond, 60 * time.Microsecond} {
+	for _, gap := range []time.Duration{5 * time.Microsecond, 20 * time.Microsecond, 60 * time.Microsecond, -76, 624} {
 		vdir := filepath.Join(pcaps, "sfc/incast-first-bts")
 		dir := t.TempDir()
 		in := readCapture(t, filepath.Join(vdir, conformance.InputFile))
@@ -43,9 +45,14 @@ func TestQuoteLaterCopy(t *testing.T) {
 		if src < 0 {
 			t.Fatal("quoted packet not found in input")
 		}
-		last := in.frames[len(in.frames)-1].t
+		// A gap of a µs or more: after the last frame; else -gap from the
+		// quoted packet (-76: 76 ns after it; 624: 624 ns before it).
 		cp := in.frames[src]
-		cp.t = last.Add(gap)
+		if gap >= time.Microsecond {
+			cp.t = in.frames[len(in.frames)-1].t.Add(gap)
+		} else {
+			cp.t = cp.t.Add(-gap)
+		}
 		in.frames = append(in.frames, cp)
 		inPath := filepath.Join(dir, "input.pcapng")
 		in.write(t, inPath)
