@@ -26,12 +26,13 @@ import (
 // MaskFields lists the field names a `mask:` list (case.yaml or
 // --mask) may name: wire.md's names of the fields of signal frames, plus
 // the header fields reports name that wire.md's table does not (ip.id,
-// ip.flags, ip.flow_label, eth.dei), the reserved octets of BTS,
+// ip.flags, ip.flow_label, eth.dei, udp.checksum: a device that sends
+// none over IPv4), the reserved octets of BTS,
 // postcard and BFC frames, and frame.padding (octets after the content).
 var MaskFields = []string{
 	"eth.dst", "eth.src", "eth.vlan", "eth.pcp", "eth.dei",
 	"ip.dscp", "ip.ecn", "ip.ttl", "ip.id", "ip.flags", "ip.src", "ip.dst", "ip.flow_label",
-	"udp.sport", "udp.dport",
+	"udp.sport", "udp.dport", "udp.checksum",
 	"bts.version", "bts.cacheable", "bts.origin", "bts.pause_us", "bts.reporter", "bts.cp_port", "bts.cp_queue", "bts.reserved", "bts.queue_depth", "bts.quote",
 	"cim.da", "cim.sa", "cim.vid", "cim.msdu", "cim.pause_us", "cim.cacheable", "cim.origin", "cim.reporter",
 	"postcard.switch_id", "postcard.reserved", "postcard.quote",

@@ -676,6 +676,10 @@ func (v *vecInfo) mutations(t *testing.T) []mutation {
 				c := base()
 				c.frames[i].data[m.L4+6], c.frames[i].data[m.L4+7] = 0, 0
 				add(pre+"-FIELDS", conformance.MutField, fmt.Sprintf("%s frame %d UDP checksum 0 (none)", fam, i), c)
+				// ... which a vendor accepts by masking the checksum.
+				c = base()
+				c.frames[i].data[m.L4+6], c.frames[i].data[m.L4+7] = 0, 0
+				out = append(out, mutation{kind: "masked", what: fmt.Sprintf("%s frame %d UDP checksum 0, udp.checksum masked", fam, i), dev: c, opt: conformance.Options{Mask: []string{"udp.checksum"}}})
 			}
 		}
 	}
