@@ -710,3 +710,13 @@ func TestSLLSummaryNamesSource(t *testing.T) {
 		t.Errorf("summary %q (err %v)", s, f.Err)
 	}
 }
+
+// TestLLCSummary: an 802.3 frame (STP: a length, not an EtherType, after
+// the addresses) reads "802.3 LLC, length 39", not "ethertype 0x0".
+func TestLLCSummary(t *testing.T) {
+	stp := mustHex(t, "0180c2000000 02bb00000009 0027 424203"+strings.Repeat("00", 45))
+	f := decodeFrame(stp, len(stp), 100e9)
+	if s := string(AppendSummary(nil, f)); !strings.Contains(s, "802.3 LLC, length 39") {
+		t.Errorf("summary %q", s)
+	}
+}

@@ -277,6 +277,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = appendPortOr(dst, uint64(p.UDP.DstPort), !p.UDP.Partial || n >= 4)
 	case has&(decIPv4|decIPv6) != 0:
 		dst = appendIPSummary(dst, p, has)
+	case has&decEth != 0 && p.Eth.EthernetType == glayers.EthernetTypeLLC && p.Eth.Length > 0:
+		// An 802.3 frame: the type field is a length (gopacket reads it
+		// as EtherType 0, LLC); STP is one.
+		dst = append(dst, "802.3 LLC, length "...)
+		dst = strconv.AppendUint(dst, uint64(p.Eth.Length), 10)
 	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)
