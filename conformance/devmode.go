@@ -168,15 +168,19 @@ func vectorDigest(casePath string, in *stream) string {
 // older than the window behind the device capture's clock.
 type devChecker struct {
 	inMeta device.Meta // the input frame beforeInput parsed, for afterInput
-	c      *Case
-	m      *Model
-	rep    *Report
-	ds     *stream
-	in     *stream
-	cp     device.Codepoints
-	vol    volatile
-	rt     []byte // scratch of routedAs
-	fc     *fieldCmp
+	// The device frame devFrame is judging: its number and whether the
+	// capture flags it inbound (evidence: see dev).
+	curNo      int
+	curInbound bool
+	c          *Case
+	m          *Model
+	rep        *Report
+	ds         *stream
+	in         *stream
+	cp         device.Codepoints
+	vol        volatile
+	rt         []byte // scratch of routedAs
+	fc         *fieldCmp
 
 	tol, early, ptol, dtol, win, jitter, missed int64
 	// tol0 and early0 are the time tolerances as set; tol and early are
@@ -744,6 +748,12 @@ func (k *devChecker) dev(d Deviation) {
 		}
 		k.seen = append(k.seen, key)
 	}
+	if d.Frame > 0 && d.Frame == k.curNo && k.curInbound {
+		// The pcapng says the capturing interface received this frame: on
+		// a capture host that is what the device sent, but a capture taken
+		// on the device's own port in both directions holds its input too.
+		d.Detail = strings.TrimPrefix(d.Detail+"; ", "; ") + "the capture flags this frame inbound (epb_flags): if it was taken on the device's own port in both directions, keep only what the device sends (tcpdump -Q out)"
+	}
 	if explainedByDrops(&d) && k.rep.byName[d.Check] != nil {
 		k.undecidedOf(d.Port).hold(d, k.rep.maxShown)
 		return
@@ -932,6 +942,7 @@ func (k *devChecker) underTest(m *device.Meta, frame []byte) bool {
 }
 
 func (k *devChecker) devFrame(r *record) {
+	k.curNo, k.curInbound = r.no, r.dir == 1
 	var m device.Meta
 	device.Parse(r.data, &m, &k.cp)
 	if k.ign != nil {

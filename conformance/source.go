@@ -70,6 +70,9 @@ type record struct {
 	// snapped is the frame's length on the wire when the capture's snap
 	// length cut it (a device capture only; 0 when whole).
 	snapped int
+	// dir is what the pcapng says of the frame's direction at the
+	// capturing interface (pcapio.Frame.Direction: 1 inbound).
+	dir uint8
 }
 
 // stream reads one capture of a vector as records, in order, checking that
@@ -382,7 +385,7 @@ func (s *stream) readRaw() (*record, error) {
 		return nil, &UnusableError{File: s.file, Frame: fr.Number, Reason: fmt.Sprintf("timestamp %s is before the epoch (model time 0)", fmtTime(t))}
 	}
 	s.last = t
-	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: data, comments: fr.Comments, snapped: snapped}
+	s.rec = record{no: fr.Number, port: p, iface: fr.Interface, t: t, data: data, comments: fr.Comments, snapped: snapped, dir: fr.Direction}
 	return &s.rec, nil
 }
 

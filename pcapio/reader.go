@@ -80,6 +80,10 @@ type Frame struct {
 	// LinkType is the link type of the frame's interface: what Data
 	// starts with (SupportedLink lists them).
 	LinkType layers.LinkType
+	// Direction is what a pcapng enhanced packet block's epb_flags say of
+	// the frame relative to the capturing interface: 1 inbound (received
+	// by it), 2 outbound (sent by it), 0 not said (classic pcap too).
+	Direction uint8
 	// Warn is a problem with the record that did not stop reading, or
 	// nil: ErrCapLen (wrapped, with the lengths).
 	Warn error
@@ -665,7 +669,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Len = int(origLen)
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
-	fr.Comments = fr.Comments[:0]
+	fr.Comments, fr.Direction = fr.Comments[:0], 0
 	fr.LinkType = r.link
 	fr.Warn = nil
 	if capLen > origLen {
@@ -771,10 +775,10 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
-			fr.Comments = fr.Comments[:0]
+			fr.Comments, fr.Direction = fr.Comments[:0], 0
 			if typ == 6 {
 				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
-					fr.Comments = r.comments(fr.Comments, body[opt:])
+					fr.Comments, fr.Direction = r.packetOptions(fr.Comments, body[opt:])
 				}
 			}
 			r.pos += size
@@ -800,7 +804,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
-			fr.Comments = fr.Comments[:0]
+			fr.Comments, fr.Direction = fr.Comments[:0], 0
 			r.pos += size
 			r.n++
 			fr.Number = r.n
@@ -908,19 +912,25 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) {
 	}
 }
 
-// comments appends the comments (opt_comment) of a packet block's options.
-func (r *Reader) comments(dst []string, b []byte) []string {
+// packetOptions appends the comments (opt_comment) of a packet block's
+// options to dst and returns the direction its epb_flags give (bits 0-1;
+// 0 when it has none).
+func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint8) {
+	var dir uint8
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
 		if code == 0 || 4+l > len(b) {
 			break
 		}
-		if code == 1 {
+		switch {
+		case code == 1:
 			dst = append(dst, string(b[4:4+l]))
+		case code == 2 && l == 4:
+			dir = uint8(r.u32(b[4:]) & 3)
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
-	return dst
+	return dst, dir
 }
 
 // Close closes the underlying file.

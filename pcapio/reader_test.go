@@ -801,3 +801,41 @@ func TestModifiedPcap(t *testing.T) {
 		}
 	}
 }
+
+// TestDirection: an enhanced packet block's epb_flags give the frame's
+// direction relative to the capturing interface (written by pcapgo, the
+// reference writer): inbound 1, outbound 2, none 0.
+func TestDirection(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := pcapgo.NewNgWriterInterface(&buf, pcapgo.NgInterface{Name: "p", LinkType: layers.LinkTypeEthernet, SnapLength: 65535}, pcapgo.NgWriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := frameData(1, 60)
+	for _, d := range []pcapgo.NgEpbFlag{pcapgo.NgEpbFlagDirectionInbound, pcapgo.NgEpbFlagDirectionOutbound, 0} {
+		var opts pcapgo.NgPacketOptions
+		if d != 0 {
+			opts.Flags = &pcapgo.NgEpbFlags{Direction: d}
+		}
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1, 0), CaptureLength: len(data), Length: len(data)}
+		if err := w.WritePacketWithOptions(ci, data, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	r, err := NewReader("x", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint8
+	for {
+		fr, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, fr.Direction)
+	}
+	if !slices.Equal(got, []uint8{1, 2, 0}) {
+		t.Errorf("directions %v, want [1 2 0]", got)
+	}
+}
