@@ -327,11 +327,6 @@ func (v *vecInfo) completeRule(i int) string {
 	return "DATA-LOSS"
 }
 
-// sfcDropExplained reports whether dropping SFC signal i may be allowed:
-// the device signalled the flow less than a reset period before, so some
-// other suppression phase might explain it (the suite does not count
-// such a drop; one a whole period or more after the flow's last signal is
-// a fault whatever the phase).
 // secondSignal adds to c two signals like expected frame i for two later
 // packets of its flow, all three within less than a reset period, ones the
 // reference decided to signal and suppressed: three signals of a flow
@@ -344,10 +339,7 @@ func (v *vecInfo) secondSignal(c *capture, i int) (*capture, bool) {
 		return nil, false
 	}
 	key := s.FlowKey()
-	epoch := v.in.frames[0].t
-	if v.c.HasEpoch {
-		epoch = v.c.Epoch
-	}
+	epoch := v.epoch()
 	// The arrival of the packet the signal quotes.
 	var a time.Time
 	found := false
@@ -361,7 +353,6 @@ func (v *vecInfo) secondSignal(c *capture, i int) (*capture, bool) {
 		return nil, false
 	}
 	lat := orig.t.Sub(a)
-	m0 := meta(orig.data)
 	added := 0
 	for _, f := range v.fires {
 		at := epoch.Add(time.Duration(f.Time))
@@ -377,13 +368,7 @@ func (v *vecInfo) secondSignal(c *capture, i int) (*capture, bool) {
 			}
 			sig := s
 			sig.PauseUS, sig.QueueDepth = f.PauseUS, uint32(f.Depth)
-			var nb []byte
-			var err error
-			if m0.Kind == device.KindBTS {
-				nb, err = bts.Build(nil, in.data, sig, bts.BuildOptions{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6])})
-			} else {
-				nb, err = cim.Build(nil, in.data, &sig, cim.Options{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6]), L2: !m0.IP()})
-			}
+			nb, err := rebuildSFC(orig.data, in.data, sig)
 			if err != nil {
 				return nil, false
 			}
@@ -407,15 +392,11 @@ func (v *vecInfo) quoteUncaused(c *capture, i int) (*capture, bool) {
 		return nil, false
 	}
 	key := s.FlowKey()
-	epoch := v.in.frames[0].t
-	if v.c.HasEpoch {
-		epoch = v.c.Epoch
-	}
+	epoch := v.epoch()
 	reported := map[time.Time]bool{}
 	for _, f := range v.fires {
 		reported[epoch.Add(time.Duration(f.Time))] = true
 	}
-	m0 := meta(orig.data)
 	for j := len(v.in.frames) - 1; j >= 0; j-- {
 		in := v.in.frames[j]
 		if !in.t.Before(orig.t) || orig.t.Sub(in.t) > 20*time.Microsecond || reported[in.t] {
@@ -424,13 +405,7 @@ func (v *vecInfo) quoteUncaused(c *capture, i int) (*capture, bool) {
 		if im := meta(in.data); im.Flow() != key {
 			continue
 		}
-		var nb []byte
-		var err error
-		if m0.Kind == device.KindBTS {
-			nb, err = bts.Build(nil, in.data, s, bts.BuildOptions{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6])})
-		} else {
-			nb, err = cim.Build(nil, in.data, &s, cim.Options{SrcMAC: device.MAC(orig.data[6:12]), DstMAC: device.MAC(orig.data[0:6]), L2: !m0.IP()})
-		}
+		nb, err := rebuildSFC(orig.data, in.data, s)
 		if err != nil || len(nb) != len(orig.data) {
 			continue // another quote length would fail on its length too
 		}
@@ -438,6 +413,25 @@ func (v *vecInfo) quoteUncaused(c *capture, i int) (*capture, bool) {
 		return c, true
 	}
 	return nil, false
+}
+
+// epoch is the instant the reference's times count from: the case's
+// epoch, else the first input frame.
+func (v *vecInfo) epoch() time.Time {
+	if v.c.HasEpoch {
+		return v.c.Epoch
+	}
+	return v.in.frames[0].t
+}
+
+// rebuildSFC builds a signal of orig's kind (BTS, or CIM in orig's form)
+// carrying s for the data frame trigger, with orig's MAC addresses.
+func rebuildSFC(orig, trigger []byte, s bts.Signal) ([]byte, error) {
+	src, dst := device.MAC(orig[6:12]), device.MAC(orig[0:6])
+	if m := meta(orig); m.Kind != device.KindBTS {
+		return cim.Build(nil, trigger, &s, cim.Options{SrcMAC: src, DstMAC: dst, L2: !m.IP()})
+	}
+	return bts.Build(nil, trigger, s, bts.BuildOptions{SrcMAC: src, DstMAC: dst})
 }
 
 // reset is the case's suppression reset period.
@@ -450,6 +444,11 @@ func (v *vecInfo) reset() time.Duration {
 	return 5 * time.Microsecond
 }
 
+// sfcDropExplained reports whether dropping SFC signal i may be allowed:
+// the device signalled the flow less than a reset period before, so some
+// other suppression phase might explain it (the suite does not count
+// such a drop; one a whole period or more after the flow's last signal is
+// a fault whatever the phase).
 func (v *vecInfo) sfcDropExplained(i int) bool {
 	reset := v.reset()
 	s, _ := sfcVals(v.exp.frames[i].data)
