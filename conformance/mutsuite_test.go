@@ -190,10 +190,7 @@ func sfcVals(b []byte) (bts.Signal, bool) {
 // oracle that says whether a changed value is a fault at all.
 func (v *vecInfo) refValues(t time.Time, cp int) (pauses map[uint16]bool, depths map[int64]bool) {
 	pauses, depths = map[uint16]bool{}, map[int64]bool{}
-	mt := t.Sub(v.in.frames[0].t).Nanoseconds()
-	if v.c.HasEpoch {
-		mt = t.Sub(v.c.Epoch).Nanoseconds()
-	}
+	mt := t.Sub(v.epoch()).Nanoseconds()
 	lo, hi := mt-int64(mTol)-int64(2*mTol), mt+int64(mEarly)+int64(2*mTol)
 	for _, f := range v.fires {
 		if f.Time >= lo && f.Time <= hi && (f.OutPort == cp || cp == int(layers.CPPortUnknown) || v.prefix == "SFC-CIM") {
