@@ -1052,8 +1052,9 @@ func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
 		return false
 	case !m.IP():
 		switch m.EtherType {
-		case 0x8808, 0x89a2, 0x88b5, 0x0800, 0x86dd, 0x8100, 0x88a8:
-			return false // MAC Control, CIM, the experimental EtherType, IP or a tag cut short
+		case device.EtherTypeMACControl, device.EtherTypeCIM, device.EtherTypeExp,
+			device.EtherTypeIPv4, device.EtherTypeIPv6, device.EtherTypeVLAN, device.EtherTypeQinQ:
+			return false // a signal's EtherType, or IP or a tag cut short
 		}
 		return true
 	case m.Proto != 17:
@@ -1061,11 +1062,7 @@ func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
 		// extension headers to it, even when the capture cut the header
 		// that follows); an extension header's number means the walk
 		// stopped short, and the protocol is unknown.
-		switch m.Proto {
-		case 0, 43, 44, 50, 51, 60, 135, 139, 140, 253, 254:
-			return false
-		}
-		return true
+		return !layers.IsIPv6Ext(m.Proto)
 	case m.L4 == 0 || m.L4+4 > len(r.data):
 		return false // the ports are not there to say
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
 )
 
 // TestConfiguredQuantaExact: a PFC switch's pause quanta are configured
@@ -49,7 +50,7 @@ func TestConfiguredQuantaExact(t *testing.T) {
 		changed := false
 		for i, f := range c.frames {
 			d := f.data
-			if len(d) < 34 || d[12] != 0x88 || d[13] != 0x08 || d[14] != 0x01 || d[15] != 0x01 {
+			if meta(d).Kind != device.KindPFC {
 				continue
 			}
 			vec := binary.BigEndian.Uint16(d[16:])
