@@ -117,7 +117,7 @@ type Result struct {
 	nsw                           int
 	sampleEvery                   int64
 	bufQ                          []quantiles // per switch, in Switches order
-	bufAll                        quantiles   // all switches pooled (exact further than a merge of bufQ)
+	bufAll                        quantiles   // all switches pooled, counted as sampled
 	bufLog                        *seriesLog  // every switch's buffer over time
 	payload, firstStart, lastDone int64
 }

@@ -107,28 +107,6 @@ func (q *quantiles) toCoarse() {
 	q.counts, q.sorted = c, nil
 }
 
-// merge adds o's samples to q.
-func (q *quantiles) merge(o *quantiles) {
-	if o.coarse && !q.coarse {
-		q.toCoarse()
-	}
-	q.n += o.n
-	q.zero += o.zero
-	if len(o.counts) > 0 && q.counts == nil {
-		q.counts = make(map[int64]int64, len(o.counts))
-	}
-	for v, k := range o.counts {
-		if q.coarse && v > 0 {
-			v = coarsen(v)
-		}
-		q.counts[v] += k
-	}
-	q.sorted = nil
-	if !q.coarse && len(q.counts) > q.exactLimit() {
-		q.toCoarse()
-	}
-}
-
 // rank returns the k-th smallest sample (from 0; k is clamped to the
 // samples), 0 when there is none.
 func (q *quantiles) rank(k int64) int64 {

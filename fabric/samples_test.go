@@ -103,39 +103,6 @@ func TestQuantilesCoarse(t *testing.T) {
 	}
 }
 
-// TestQuantilesMerge: the pooled percentiles of several switches are
-// those of all their samples together, exact or coarse.
-func TestQuantilesMerge(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	var a, b, all quantiles
-	var v []int64
-	for i := 0; i < 3000; i++ {
-		x, y := rng.Int64N(1000), 2000+rng.Int64N(1000)
-		a.add(x)
-		b.add(y)
-		v = append(v, x, y)
-	}
-	all.merge(&a)
-	all.merge(&b)
-	for _, k := range []int64{0, 1500, 2999, 3000, 5999} {
-		if got, want := all.rank(k), sortedRank(v, k); got != want {
-			t.Errorf("merged rank %d = %d, want %d", k, got, want)
-		}
-	}
-	// A coarse one makes the merge coarse: the values are comparable.
-	var c quantiles
-	for i := 0; i < 3*maxExact; i++ {
-		c.add(1<<20 + int64(i)*7)
-	}
-	all.merge(&c)
-	if !all.coarse || all.n != 6000+3*int64(maxExact) {
-		t.Fatalf("merge with a coarse set: coarse %v n %d", all.coarse, all.n)
-	}
-	if got := all.rank(all.n - 1); got != coarsen(1<<20+int64(3*maxExact-1)*7) {
-		t.Errorf("largest after a coarse merge: %d", got)
-	}
-}
-
 // TestSeriesLogSpill: rows come back exactly, in order, from memory and
 // from the temporary file, and the memory held stays below spillAt.
 func TestSeriesLogSpill(t *testing.T) {
