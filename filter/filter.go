@@ -470,16 +470,9 @@ func quantPairs(q quantKind, c cmpOp, ls, rs []dissect.Value) bool {
 	}
 	for i := range ls {
 		for j := range rs {
-			var ok bool
-			switch c {
-			case cmpEq, cmpAllEq:
-				ok = equal(&ls[i], &rs[j])
-			case cmpNe, cmpAnyNe:
-				ok = !equal(&ls[i], &rs[j])
-			case cmpContains:
-				ok = bytes.Contains(ls[i].B, rs[j].B)
-			default:
-				ok = order(c, compare(&ls[i], &rs[j]))
+			ok := pairRel(c, &ls[i], &rs[j])
+			if c == cmpNe || c == cmpAnyNe {
+				ok = !ok
 			}
 			if q == quantAll && !ok {
 				return false
@@ -492,6 +485,19 @@ func quantPairs(q quantKind, c cmpOp, ls, rs []dissect.Value) bool {
 	return q == quantAll
 }
 
+// pairRel is the relation c asks of one pair of values, with the
+// inequalities read as equality (the callers invert it): equal, contains,
+// or the order test.
+func pairRel(c cmpOp, l, r *dissect.Value) bool {
+	switch c {
+	case cmpEq, cmpNe, cmpAllEq, cmpAnyNe:
+		return equal(l, r)
+	case cmpContains:
+		return bytes.Contains(l.B, r.B)
+	}
+	return order(c, compare(l, r))
+}
+
 // pairs compares the values of two fields as Wireshark does: == (and the
 // order tests) when some pair satisfies it, != when no pair is equal, ===
 // when every pair is, !== when some pair differs.
@@ -501,15 +507,7 @@ func pairs(c cmpOp, ls, rs []dissect.Value) bool {
 	}
 	for i := range ls {
 		for j := range rs {
-			var ok bool
-			switch c {
-			case cmpEq, cmpNe, cmpAllEq, cmpAnyNe:
-				ok = equal(&ls[i], &rs[j])
-			case cmpContains:
-				ok = bytes.Contains(ls[i].B, rs[j].B)
-			default:
-				ok = order(c, compare(&ls[i], &rs[j]))
-			}
+			ok := pairRel(c, &ls[i], &rs[j])
 			switch {
 			case c == cmpNe && ok:
 				return false
