@@ -279,17 +279,24 @@ func matching(t *testing.T, f *filter.Filter, frames []*dissect.Frame) string {
 	return strings.Join(got, " ")
 }
 
+// wantMatches checks that expr compiles and matches exactly the frames
+// want numbers (space-separated).
+func wantMatches(t *testing.T, frames []*dissect.Frame, expr, want string) {
+	t.Helper()
+	f, err := filter.Compile(expr)
+	if err != nil {
+		t.Errorf("%s: %v", expr, err)
+		return
+	}
+	if got := matching(t, f, frames); got != want {
+		t.Errorf("%s: matches frames [%s], want [%s]", expr, got, want)
+	}
+}
+
 func TestValid(t *testing.T) {
 	frames := decoded(t, sample.Frames())
 	for _, tc := range valid {
-		f, err := filter.Compile(tc.expr)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got := matching(t, f, frames); got != tc.want {
-			t.Errorf("%s: matches frames [%s], want [%s]", tc.expr, got, tc.want)
-		}
+		wantMatches(t, frames, tc.expr, tc.want)
 	}
 }
 
@@ -571,14 +578,7 @@ func TestNamesAndTimes(t *testing.T) {
 		{"frame.time_epoch > -1 && frame.number == 1", "1"},
 		{"all frame.time_delta >= 0", "1 2 3 4 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	} {
-		f, err := filter.Compile(tc.expr)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got := matching(t, f, frames); got != tc.want {
-			t.Errorf("%s: matches frames [%s], want [%s]", tc.expr, got, tc.want)
-		}
+		wantMatches(t, frames, tc.expr, tc.want)
 	}
 	// Matching text reads its octets into scratch space, without
 	// allocating once grown.
