@@ -72,10 +72,12 @@
 // idle gaps, long drains and fine sampling cost disk, not heap (bench/sim
 // TestMemoryFlatInRunLength). A NIC holds at most one posted packet per
 // flow and drops a finished flow's transport state
-// (TestMemoryFollowsFlowsInFlight). Two things stay proportional to the
-// flows of the whole run, not to those in flight: the arrivals, generated
-// in start order before the run (56 octets a flow, released when Run
-// returns), and each finished flow's result (96 octets, about 125 with
-// the slice's slack, kept for the equal-count size bins, the figures and
-// NAME.fct.csv); MaxFlows caps both.
+// (TestMemoryFollowsFlowsInFlight). The arrivals are streamed (Arrivals):
+// a first pass runs the generator through its draws keeping where each
+// host's begin, and each flow is made when the run reaches its start, the
+// same flows in the same order as generating them all at once
+// (TestArrivalsAreTheFlowsAtOnce). What still grows with the flows of the
+// whole run is each finished flow's result (96 octets, about 125 with the
+// slice's slack, kept for the equal-count size bins, the figures and
+// NAME.fct.csv); MaxFlows caps it.
 package fabric

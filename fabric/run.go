@@ -4,12 +4,15 @@ package fabric
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/opensfc/sfc/bfc"
@@ -244,7 +247,21 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 	}
 	res := &Result{Name: sc.Name, Seed: sc.Seed, firstStart: -1}
+	// The flows started and not yet done, by ID (and the rare flow whose
+	// ID another in flight already has: explicit flows may repeat one),
+	// with their place in the arrivals: what is left at the end is the
+	// per-flow file's unfinished rows, in that order.
+	type started struct {
+		f   Flow
+		seq int
+	}
+	inFlight := map[int64]started{}
+	var sameID []started
 	if _, err := n.AttachTransports(sc.Transport, func(r FlowResult) {
+		delete(inFlight, r.ID)
+		if len(sameID) > 0 {
+			sameID = slices.DeleteFunc(sameID, func(s started) bool { return s.f.ID == r.ID })
+		}
 		res.flowsDone = append(res.flowsDone, r)
 		res.payload += r.Size
 		res.lastDone = max(res.lastDone, r.End)
@@ -257,14 +274,14 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if err := sc.checkFlowCount(len(n.Hosts), n.Topo.Host.Speed); err != nil {
 		return nil, err
 	}
-	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
+	arrivals, err := sc.Workload.Arrivals(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
 	if err != nil {
 		return nil, err
 	}
-	res.Flows = len(flows)
-	if len(flows) > 0 {
-		res.firstStart = flows[0].Start
-		if err := checkSamples(flows[len(flows)-1].Start+sc.Drain, sc.SampleEvery, len(n.Switches)); err != nil {
+	res.Flows = arrivals.Len()
+	if res.Flows > 0 {
+		res.firstStart = arrivals.First()
+		if err := checkSamples(arrivals.Last()+sc.Drain, sc.SampleEvery, len(n.Switches)); err != nil {
 			return nil, err
 		}
 	}
@@ -331,23 +348,38 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
 				if now := time.Now(); now.Sub(lastReport) >= time.Second {
 					lastReport = now
-					progress(n.Sim.Now(), n.Sim.Events, len(res.flowsDone), len(flows))
+					progress(n.Sim.Now(), n.Sim.Events, len(res.flowsDone), res.Flows)
 				}
 			}
 		}
 		n.Sim.RunUntil(t)
 	}
-	for _, f := range flows {
+	// PB-FS's eligible flows: at least line rate × DC_RTT / 2 octets.
+	long := int64(n.Topo.Host.Speed) / 8 * sc.PBFS.DCRTT / 2 / 1e9
+	eligible := 0
+	for seq := 0; ; seq++ {
+		f, ok := arrivals.Next()
+		if !ok {
+			break
+		}
+		if f.Size >= long {
+			eligible++
+		}
 		advance(f.Start)
+		if _, dup := inFlight[f.ID]; dup {
+			sameID = append(sameID, started{f, seq})
+		} else {
+			inFlight[f.ID] = started{f, seq}
+		}
 		if err := n.Hosts[f.Src].Transport.Start(f); err != nil {
 			return nil, err
 		}
 	}
 	var end int64
-	if len(flows) > 0 {
-		end = flows[len(flows)-1].Start + sc.Drain
+	if res.Flows > 0 {
+		end = arrivals.Last() + sc.Drain
 	}
-	for len(res.flowsDone) < len(flows) && n.Sim.Now() < end {
+	for len(res.flowsDone) < res.Flows && n.Sim.Now() < end {
 		advance(min(n.Sim.Now()+sc.SampleEvery, end))
 	}
 	res.WallSeconds = time.Since(wall).Seconds()
@@ -357,17 +389,13 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		res.EventsPerSecond = float64(res.Events) / res.WallSeconds
 	}
 	res.Completed = len(res.flowsDone)
-	if res.Completed < len(flows) {
+	if res.Completed < res.Flows {
 		// The flows that did not finish, for the per-flow file: the
-		// ones a researcher most needs to see.
-		done := make(map[int64]bool, len(res.flowsDone))
-		for _, r := range res.flowsDone {
-			done[r.ID] = true
-		}
-		for _, f := range flows {
-			if !done[f.ID] {
-				res.unfinished = append(res.unfinished, f)
-			}
+		// ones a researcher most needs to see, in the order they began.
+		left := append(sameID, slices.Collect(maps.Values(inFlight))...)
+		slices.SortFunc(left, func(a, b started) int { return cmp.Compare(a.seq, b.seq) })
+		for _, s := range left {
+			res.unfinished = append(res.unfinished, s.f)
 		}
 	}
 	for _, s := range n.Switches {
@@ -444,12 +472,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			total += s.Postcards
 		}
 		pbs.Postcards = total
-		long := int64(n.Topo.Host.Speed) / 8 * sc.PBFS.DCRTT / 2 / 1e9
-		for _, f := range flows {
-			if f.Size >= long {
-				pbs.EligibleFlows++
-			}
-		}
+		pbs.EligibleFlows = eligible
 		if pbs.EligibleFlows > 0 {
 			pbs.PerEligibleFlow = float64(total) / float64(pbs.EligibleFlows)
 		}

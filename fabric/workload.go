@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,12 +18,13 @@ import (
 	"github.com/opensfc/sfc/device"
 )
 
-// MaxFlows bounds the flows one workload may generate or read. Flows are
-// generated up front (56 octets each, about 100 with the per-flow result
-// a run keeps), so a workload is refused before any is generated when the
-// flows it would make (the expected count for Poisson arrivals; a hard
-// stop at MaxFlows catches an unlucky draw) exceed this: 10 million flows
-// is about 1 GB, and 100 times the largest shipped figure's workload.
+// MaxFlows bounds the flows one workload may generate or read: a workload
+// is refused before any flow is made when the flows it would make (the
+// expected count for Poisson arrivals; a hard stop at MaxFlows catches an
+// unlucky draw) exceed this, 100 times the largest shipped figure's
+// workload. Generated flows are streamed (Arrivals), so the bound is on the
+// run's length, not its memory; explicit flows and a flows file are held
+// as a list (56 octets a flow).
 const MaxFlows = 10_000_000
 
 //go:embed cdf/*.txt
@@ -286,127 +286,16 @@ func inputErrorf(format string, a ...any) error {
 var errTooMany = wlParam("(generated flows)", fmt.Sprintf("more than %d", MaxFlows), fmt.Sprintf("at most %d flows (fabric.MaxFlows)", MaxFlows))
 
 // Generate returns the workload's flows in start order, deterministically
-// from seed, for hosts hosts whose links run at bps. It calls Check first.
+// from seed, for hosts hosts whose links run at bps: all of Arrivals at
+// once (56 octets a flow). It calls Check first.
 func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
-	if err := w.Check(hosts, bps); err != nil {
+	a, err := w.Arrivals(hosts, bps, seed)
+	if err != nil {
 		return nil, err
 	}
-	if len(w.Flows) > 0 {
-		flows := slices.Clone(w.Flows)
-		for i, f := range flows {
-			if f.Src < 0 || f.Dst < 0 || f.Src >= hosts || f.Dst >= hosts || f.Src == f.Dst || f.Size <= 0 || f.Start < 0 {
-				return nil, fmt.Errorf("workload: flow %d (%d → %d, %d octets at %d ns) is not a flow between two of hosts 0..%d", i, f.Src, f.Dst, f.Size, f.Start, hosts-1)
-			}
-		}
-		sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
-		return flows, nil
-	}
-	if w.FlowsFile != "" {
-		f, err := os.Open(w.FlowsFile)
-		if err != nil {
-			return nil, inputErrorf("workload: flows_file: %v", err)
-		}
-		defer f.Close()
-		flows, err := ReadFlows(f, hosts)
-		if err != nil {
-			return nil, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
-		}
-		return flows, nil
-	}
-	rng := rand.New(rand.NewPCG(seed, 0xda3e39cb94b95bdb))
-	var flows []Flow
-	if w.Load > 0 {
-		if w.CDF == "" {
-			return nil, fmt.Errorf("workload: load %g without a cdf", w.Load)
-		}
-		c, err := LoadCDF(w.CDF)
-		if err != nil {
-			return nil, err
-		}
-		if w.Load > 1 || hosts < 2 {
-			return nil, fmt.Errorf("workload: load %g (0..1) with %d hosts (at least 2)", w.Load, hosts)
-		}
-		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9 // ns, mean per host
-		for h := 0; h < hosts; h++ {
-			t := rng.ExpFloat64() * gap
-			for t < float64(w.Duration) {
-				d := rng.IntN(hosts - 1)
-				if d >= h {
-					d++
-				}
-				if len(flows) >= MaxFlows {
-					return nil, errTooMany
-				}
-				flows = append(flows, Flow{Src: h, Dst: d, Size: c.Sample(rng.Float64()), Start: int64(t), Tag: "bg"})
-				t += rng.ExpFloat64() * gap
-			}
-		}
-	}
-	if w.Degree > 0 {
-		// Each fault named by its key (a ScenarioError: exit 2, with the
-		// line when the scenario came from a file).
-		switch {
-		case w.Size <= 0:
-			return nil, &ScenarioError{Key: "workload.size", Msg: fmt.Sprintf("%d: an incast (degree %d) needs a flow size of at least 1 octet", w.Size, w.Degree)}
-		case w.Degree >= hosts:
-			return nil, &ScenarioError{Key: "workload.degree", Msg: fmt.Sprintf("%d senders need more hosts than the fabric's %d (one receives)", w.Degree, hosts)}
-		case w.Remote && w.Rack > 0 && w.Degree > hosts-w.Rack:
-			return nil, &ScenarioError{Key: "workload.degree", Msg: fmt.Sprintf("%d remote senders need more hosts outside the receiver's rack than %d", w.Degree, hosts-w.Rack)}
-		case w.Receiver != nil && *w.Receiver >= hosts:
-			return nil, &ScenarioError{Key: "workload.receiver", Msg: fmt.Sprintf("host %d: the fabric has hosts 0..%d", *w.Receiver, hosts-1)}
-		}
-		var starts []float64
-		switch {
-		case w.IncastLoad > 0:
-			gap := float64(w.Degree*int(w.Size)) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
-			for t := rng.ExpFloat64() * gap; t < float64(w.Duration); t += rng.ExpFloat64() * gap {
-				if len(starts) >= MaxFlows {
-					return nil, errTooMany
-				}
-				starts = append(starts, t)
-			}
-		default:
-			for i := 0; i < max(w.Incasts, 1); i++ {
-				starts = append(starts, float64(int64(i)*w.IncastEvery))
-			}
-		}
-		for _, t0 := range starts {
-			r := rng.IntN(hosts)
-			if w.Receiver != nil && *w.Receiver >= 0 {
-				r = *w.Receiver
-			}
-			perm := rng.Perm(hosts)
-			k := 0
-			for _, s := range perm {
-				if s == r || k == w.Degree || w.Remote && w.Rack > 0 && s/w.Rack == r/w.Rack {
-					continue
-				}
-				k++
-				st := t0
-				if w.Sync > 0 {
-					st += rng.Float64() * float64(w.Sync)
-				}
-				for q := 0; q < max(w.QPs, 1); q++ {
-					if len(flows) >= MaxFlows {
-						return nil, errTooMany
-					}
-					flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
-				}
-			}
-		}
-	}
-	if w.AllToAllSize > 0 {
-		for s := 0; s < hosts; s++ {
-			for d := 0; d < hosts; d++ {
-				if s != d {
-					flows = append(flows, Flow{Src: s, Dst: d, Size: w.AllToAllSize, Tag: "a2a"})
-				}
-			}
-		}
-	}
-	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
-	for i := range flows {
-		flows[i].ID = int64(i)
+	flows := make([]Flow, 0, a.Len())
+	for f, ok := a.Next(); ok; f, ok = a.Next() {
+		flows = append(flows, f)
 	}
 	return flows, nil
 }
@@ -414,9 +303,26 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 // WriteFlows writes flows in HPCC's flow-file format: a count, then
 // "src dst 3 dport size start_s" per flow.
 func WriteFlows(w io.Writer, flows []Flow) error {
+	i := 0
+	return writeFlowFile(w, len(flows), func() (Flow, bool) {
+		if i == len(flows) {
+			return Flow{}, false
+		}
+		i++
+		return flows[i-1], true
+	})
+}
+
+// WriteArrivals writes the flows a has left as WriteFlows does, one at a
+// time: the memory of a host's draws, not of the flows.
+func WriteArrivals(w io.Writer, a *Arrivals) error {
+	return writeFlowFile(w, a.Len()-a.taken, a.Next)
+}
+
+func writeFlowFile(w io.Writer, n int, next func() (Flow, bool)) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d\n", len(flows))
-	for _, f := range flows {
+	fmt.Fprintf(bw, "%d\n", n)
+	for f, ok := next(); ok; f, ok = next() {
 		fmt.Fprintf(bw, "%d %d 3 100 %d %.9f\n", f.Src, f.Dst, f.Size, float64(f.Start)/1e9)
 	}
 	return bw.Flush()

@@ -217,7 +217,7 @@ func writeFlows(path string, sc fabric.Scenario) error {
 	if err != nil {
 		return err
 	}
-	flows, err := sc.Workload.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
+	flows, err := sc.Workload.Arrivals(len(n.Hosts), n.Topo.Host.Speed, sc.Seed)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func writeFlows(path string, sc fabric.Scenario) error {
 		return err
 	}
 	defer f.Abort()
-	if err := fabric.WriteFlows(f, flows); err != nil {
+	if err := fabric.WriteArrivals(f, flows); err != nil {
 		return err
 	}
 	return f.Commit()

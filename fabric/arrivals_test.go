@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package fabric
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// generateAtOnce is the generator as it was before Arrivals streamed it:
+// every flow drawn in one pass, host by host, then the incasts, then
+// sorted by start (stable) and numbered. The streamed flows must be these,
+// in this order, with these IDs.
+func generateAtOnce(w *Workload, hosts int, bps int64, seed uint64) ([]Flow, error) {
+	rng := rand.New(rand.NewPCG(seed, 0xda3e39cb94b95bdb))
+	var flows []Flow
+	if w.Load > 0 {
+		c, err := LoadCDF(w.CDF)
+		if err != nil {
+			return nil, err
+		}
+		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9
+		for h := 0; h < hosts; h++ {
+			t := rng.ExpFloat64() * gap
+			for t < float64(w.Duration) {
+				d := rng.IntN(hosts - 1)
+				if d >= h {
+					d++
+				}
+				if len(flows) >= MaxFlows {
+					return nil, errTooMany
+				}
+				flows = append(flows, Flow{Src: h, Dst: d, Size: c.Sample(rng.Float64()), Start: int64(t), Tag: "bg"})
+				t += rng.ExpFloat64() * gap
+			}
+		}
+	}
+	if w.Degree > 0 {
+		var starts []float64
+		if w.IncastLoad > 0 {
+			gap := float64(w.Degree*int(w.Size)) * 8 / (float64(bps) * float64(hosts) * w.IncastLoad) * 1e9
+			for t := rng.ExpFloat64() * gap; t < float64(w.Duration); t += rng.ExpFloat64() * gap {
+				starts = append(starts, t)
+			}
+		} else {
+			for i := 0; i < max(w.Incasts, 1); i++ {
+				starts = append(starts, float64(int64(i)*w.IncastEvery))
+			}
+		}
+		for _, t0 := range starts {
+			r := rng.IntN(hosts)
+			if w.Receiver != nil && *w.Receiver >= 0 {
+				r = *w.Receiver
+			}
+			k := 0
+			for _, s := range rng.Perm(hosts) {
+				if s == r || k == w.Degree || w.Remote && w.Rack > 0 && s/w.Rack == r/w.Rack {
+					continue
+				}
+				k++
+				st := t0
+				if w.Sync > 0 {
+					st += rng.Float64() * float64(w.Sync)
+				}
+				for q := 0; q < max(w.QPs, 1); q++ {
+					flows = append(flows, Flow{Src: s, Dst: r, Size: w.Size, Start: int64(st), Tag: "incast"})
+				}
+			}
+		}
+	}
+	if w.AllToAllSize > 0 {
+		for s := 0; s < hosts; s++ {
+			for d := 0; d < hosts; d++ {
+				if s != d {
+					flows = append(flows, Flow{Src: s, Dst: d, Size: w.AllToAllSize, Tag: "a2a"})
+				}
+			}
+		}
+	}
+	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
+	for i := range flows {
+		flows[i].ID = int64(i)
+	}
+	return flows, nil
+}
+
+// TestArrivalsAreTheFlowsAtOnce: for background, incast (periodic and
+// Poisson, synchronized within a window wider than the gap between
+// incasts, several queue pairs, remote only, a fixed receiver) and
+// all-to-all workloads, alone and mixed, the streamed flows are exactly
+// the all-at-once generator's, and Len, First and Last agree with them.
+func TestArrivalsAreTheFlowsAtOnce(t *testing.T) {
+	recv := 3
+	// Flows of 1-8 octets at 100 Gb/s: a gap under 1 ns between a host's
+	// flows, so that hosts start flows in the same ns and the order at
+	// equal starts is tested.
+	tiny := filepath.Join(t.TempDir(), "tiny.txt")
+	if err := os.WriteFile(tiny, []byte("1 0\n8 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]Workload{
+		"bg websearch":         {CDF: "websearch", Load: 0.5, Duration: 2_000_000},
+		"bg hadoop high load":  {CDF: "hadoop", Load: 0.9, Duration: 200_000},
+		"incast periodic":      {Degree: 7, Size: 64_000, Incasts: 5, IncastEvery: 10_000},
+		"incast sync overlaps": {Degree: 5, Size: 10_000, Incasts: 20, IncastEvery: 1_000, Sync: 5_000, QPs: 2},
+		"incast poisson":       {Degree: 4, Size: 20_000, IncastLoad: 0.2, Duration: 500_000, Sync: 30_000},
+		"incast remote":        {Degree: 6, Size: 1_000, Incasts: 3, IncastEvery: 0, Remote: true, Rack: 4},
+		"incast receiver":      {Degree: 3, Size: 1_000, Incasts: 4, IncastEvery: 7, Receiver: &recv, Sync: 100},
+		"all to all":           {AllToAllSize: 5_000},
+		"bg ties":              {CDF: tiny, Load: 0.9, Duration: 100},
+		"ties across sources":  {CDF: tiny, Load: 0.9, Duration: 50, Degree: 3, Size: 1, Incasts: 50, IncastEvery: 1, AllToAllSize: 1},
+		"mixed":                {CDF: "hadoop", Load: 0.4, Duration: 300_000, Degree: 8, Size: 30_000, IncastLoad: 0.1, Sync: 2_000, AllToAllSize: 700},
+		"mixed periodic at 0":  {CDF: "hadoop", Load: 0.6, Duration: 100_000, Degree: 3, Size: 1_000, Incasts: 10, IncastEvery: 5_000, AllToAllSize: 100},
+	} {
+		for _, seed := range []uint64{1, 2, 99} {
+			want, err := generateAtOnce(&w, 16, 100e9, seed)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			a, err := w.Arrivals(16, 100e9, seed)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			if a.Len() != len(want) {
+				t.Fatalf("%s seed %d: Len %d, want %d", name, seed, a.Len(), len(want))
+			}
+			if len(want) > 0 && (a.First() != want[0].Start || a.Last() != want[len(want)-1].Start) {
+				t.Errorf("%s seed %d: first %d last %d, want %d %d", name, seed, a.First(), a.Last(), want[0].Start, want[len(want)-1].Start)
+			}
+			for i, wf := range want {
+				f, ok := a.Next()
+				if !ok || f != wf {
+					t.Fatalf("%s seed %d: flow %d is %+v (%v), want %+v", name, seed, i, f, ok, wf)
+				}
+			}
+			if f, ok := a.Next(); ok {
+				t.Fatalf("%s seed %d: a flow after the last: %+v", name, seed, f)
+			}
+		}
+	}
+}
+
+// TestArrivalsMemoryFollowsHosts: the stream of a long background
+// workload holds a cursor a host, not the flows.
+func TestArrivalsMemoryFollowsHosts(t *testing.T) {
+	w := Workload{CDF: "hadoop", Load: 0.5, Duration: 300_000_000}
+	a, err := w.Arrivals(8, 100e9, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() < 100_000 || a.list != nil || len(a.bg) != 8 {
+		t.Fatalf("%d flows, list %v, %d cursors", a.Len(), a.list != nil, len(a.bg))
+	}
+	n := 0
+	for _, ok := a.Next(); ok; _, ok = a.Next() {
+		n++
+	}
+	if n != a.Len() {
+		t.Errorf("%d flows streamed, Len %d", n, a.Len())
+	}
+}
+
+// TestWriteArrivals: the streamed flow file is WriteFlows' of the same
+// flows, count line included.
+func TestWriteArrivals(t *testing.T) {
+	w := Workload{CDF: "hadoop", Load: 0.4, Duration: 300_000, Degree: 8, Size: 30_000, IncastLoad: 0.1, Sync: 2_000}
+	flows, err := w.Generate(16, 100e9, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Arrivals(16, 100e9, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got bytes.Buffer
+	if err := WriteFlows(&want, flows); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteArrivals(&got, a); err != nil {
+		t.Fatal(err)
+	}
+	if len(flows) < 100 || got.String() != want.String() {
+		t.Errorf("%d flows; streamed file differs:\n%.300s\nwant\n%.300s", len(flows), got.String(), want.String())
+	}
+}
