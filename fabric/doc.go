@@ -76,8 +76,14 @@
 // a first pass runs the generator through its draws keeping where each
 // host's begin, and each flow is made when the run reaches its start, the
 // same flows in the same order as generating them all at once
-// (TestArrivalsAreTheFlowsAtOnce). What still grows with the flows of the
-// whole run is each finished flow's result (96 octets, about 125 with the
-// slice's slack, kept for the equal-count size bins, the figures and
-// NAME.fct.csv); MaxFlows caps it.
+// (TestArrivalsAreTheFlowsAtOnce). The finished flows' results (for the
+// size bins, the figures and NAME.fct.csv) are encoded in the order they
+// finish, about 30 octets each, and move to an unlinked temporary file past
+// 1 MiB, like the buffer series; the size bins are computed from them in
+// passes that hold a few counters per bin (flowlog.go): exact, as sorting
+// every flow gave (TestSummarizeFlowsAsSorted), up to 131,072 distinct
+// background sizes, past which the bins' edges are taken on sizes rounded
+// to 9 significant bits. What is left in the heap follows the flows in
+// flight and the distinct sampled values (bounded), not the run's length
+// (TestResultsFollowFlowsInFlight, TestMemoryFlatInRunLength).
 package fabric

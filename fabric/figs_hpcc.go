@@ -82,7 +82,10 @@ func runHPCCReadme(full bool, seeds []uint64, p Progress) (*FigResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		done := r.FlowResults()
+		done, err := r.FlowResults()
+		if err != nil {
+			return nil, err
+		}
 		if len(done) != len(flows) {
 			return nil, fmt.Errorf("hpcc-readme: %d of %d flows completed", len(done), len(flows))
 		}

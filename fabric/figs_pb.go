@@ -57,9 +57,9 @@ func pbRun(full bool, seeds []uint64, cc CC, on bool, p Progress) (*pbAgg, error
 			return nil, err
 		}
 		var short, tiny []float64
-		for _, f := range r.FlowResults() {
+		err = r.EachFlow(func(f FlowResult) error {
 			if f.Tag == "incast" {
-				continue
+				return nil
 			}
 			if f.Size <= pbShort {
 				short = append(short, float64(f.FCT))
@@ -67,6 +67,10 @@ func pbRun(full bool, seeds []uint64, cc CC, on bool, p Progress) (*pbAgg, error
 			if f.Size < 1000 {
 				tiny = append(tiny, float64(f.FCT))
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		sort.Float64s(short)
 		sort.Float64s(tiny)

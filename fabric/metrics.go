@@ -5,12 +5,12 @@ package fabric
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/dissect"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"text/tabwriter"
 )
@@ -105,15 +105,15 @@ type Result struct {
 	// Retx packets sent more than once, Timeouts, NAKs and CNPs sent,
 	// ECN-marked frames, and the data and control (ACK, NAK, CNP)
 	// packets the NICs sent.
-	Retx                          int64 `json:"retx"`
-	Timeouts                      int64 `json:"timeouts"`
-	NAKs                          int64 `json:"naks"`
-	CNPs                          int64 `json:"cnps"`
-	ECNMarked                     int64 `json:"ecn_marked"`
-	DataPackets                   int64 `json:"data_packets"`
-	ControlPackets                int64 `json:"control_packets"`
-	flowsDone                     []FlowResult
-	unfinished                    []Flow // flows that did not complete within the drain
+	Retx                          int64   `json:"retx"`
+	Timeouts                      int64   `json:"timeouts"`
+	NAKs                          int64   `json:"naks"`
+	CNPs                          int64   `json:"cnps"`
+	ECNMarked                     int64   `json:"ecn_marked"`
+	DataPackets                   int64   `json:"data_packets"`
+	ControlPackets                int64   `json:"control_packets"`
+	flows                         flowLog // the finished flows, in the order they finished
+	unfinished                    []Flow  // flows that did not complete within the drain
 	nsw                           int
 	sampleEvery                   int64
 	bufQ                          []quantiles // per switch, in Switches order
@@ -146,11 +146,12 @@ func (r *Result) BufferSeries(i int) ([]int64, error) {
 // returns when it is closed, or when the Result is collected without
 // Close). After Close the buffer series is empty; every other field stays.
 func (r *Result) Close() error {
-	if r.bufLog == nil {
-		return nil
+	err := r.flows.close()
+	r.flows.n = 0
+	if r.bufLog != nil {
+		err = errors.Join(err, r.bufLog.close())
+		r.bufLog = nil
 	}
-	err := r.bufLog.close()
-	r.bufLog = nil
 	return err
 }
 
@@ -173,9 +174,26 @@ func (r *Result) EachBuffer(fn func(t int64, row []int64) error) error {
 	return r.bufLog.each(func(k int64, row []int64) error { return fn(k*r.sampleEvery, row) })
 }
 
-// FlowResults returns the completed flows.
-func (r *Result) FlowResults() []FlowResult { return r.flowsDone }
+// FlowResults returns the completed flows in the order they completed,
+// all at once (about 100 octets a flow); EachFlow streams them.
+func (r *Result) FlowResults() ([]FlowResult, error) {
+	fs := make([]FlowResult, 0, r.flows.n)
+	err := r.EachFlow(func(f FlowResult) error {
+		fs = append(fs, f)
+		return nil
+	})
+	return fs, err
+}
 
+// EachFlow calls fn with every completed flow in the order they completed,
+// read from memory or, for a long run, from a temporary file, so the walk
+// takes the memory of one flow however many there were. fn's error stops
+// the walk and is returned.
+func (r *Result) EachFlow(fn func(f FlowResult) error) error {
+	return r.flows.each(func(f *FlowResult) error { return fn(*f) })
+}
+
+// percentile returns the sample of rank ⌈p·n⌉ − 1 of sorted.
 func percentile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
@@ -184,53 +202,12 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-func binOf(fs []FlowResult) Bin {
-	b := Bin{N: len(fs), Lo: math.MaxInt64}
-	s := make([]float64, len(fs))
-	var sum float64
-	for i, f := range fs {
-		s[i] = f.Slowdown
-		sum += f.Slowdown
-		b.Lo, b.Hi = min(b.Lo, f.Size), max(b.Hi, f.Size)
-	}
-	if len(fs) == 0 {
-		b.Lo = 0
-		return b
-	}
-	sort.Float64s(s)
-	b.Mean = sum / float64(len(s))
-	b.P50, b.P95, b.P99 = percentile(s, 0.5), percentile(s, 0.95), percentile(s, 0.99)
-	return b
-}
-
 // summarize fills the bins (nbins equal-count bins by size; flows of one
-// size stay in one bin).
-func (r *Result) summarize(nbins int) {
-	var bg, inc []FlowResult
-	for _, f := range r.flowsDone {
-		if f.Tag == "incast" {
-			inc = append(inc, f)
-		} else {
-			bg = append(bg, f)
-		}
-	}
-	sort.SliceStable(bg, func(i, j int) bool { return bg[i].Size < bg[j].Size })
-	r.All = binOf(bg)
-	r.Bins = []Bin{} // [] in JSON when there is no background flow, not null
-	for i, lo := 0, 0; i < nbins && lo < len(bg); i++ {
-		hi := (i + 1) * len(bg) / nbins
-		for hi < len(bg) && hi > lo && bg[hi].Size == bg[hi-1].Size {
-			hi++
-		}
-		if hi <= lo {
-			continue
-		}
-		r.Bins = append(r.Bins, binOf(bg[lo:hi]))
-		lo = hi
-	}
-	if len(inc) > 0 {
-		b := binOf(inc)
-		r.Incast = &b
+// size stay in one bin; flowlog.go), the buffer percentiles and the
+// goodput.
+func (r *Result) summarize(nbins int) error {
+	if err := r.summarizeFlows(nbins); err != nil {
+		return err
 	}
 	all := &r.bufAll
 	if n := all.n; n > 0 {
@@ -239,6 +216,7 @@ func (r *Result) summarize(nbins int) {
 	if r.lastDone > r.firstStart {
 		r.Goodput = float64(r.payload) * 8e9 / float64(r.lastDone-r.firstStart)
 	}
+	return nil
 }
 
 // WriteJSON writes r to path through a temporary file renamed when
@@ -312,10 +290,13 @@ func (r *Result) WriteFCT(path string) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		c := csv.NewWriter(w)
 		_ = c.Write([]string{"id", "src", "dst", "size", "start_ns", "fct_ns", "ideal_ns", "slowdown", "retx", "tag", "completed"})
-		for _, f := range r.flowsDone {
-			_ = c.Write([]string{strconv.FormatInt(f.ID, 10), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
+		err := r.flows.each(func(f *FlowResult) error {
+			return c.Write([]string{strconv.FormatInt(f.ID, 10), strconv.Itoa(f.Src), strconv.Itoa(f.Dst), strconv.FormatInt(f.Size, 10),
 				strconv.FormatInt(f.Start, 10), strconv.FormatInt(f.FCT, 10), strconv.FormatInt(f.Ideal, 10),
 				strconv.FormatFloat(f.Slowdown, 'f', 4, 64), strconv.FormatInt(f.Retx, 10), f.Tag, "true"})
+		})
+		if err != nil {
+			return err
 		}
 		// Flows that did not complete: no FCT, slowdown or retransmission
 		// count to give.

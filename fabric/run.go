@@ -262,7 +262,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		if len(sameID) > 0 {
 			sameID = slices.DeleteFunc(sameID, func(s started) bool { return s.f.ID == r.ID })
 		}
-		res.flowsDone = append(res.flowsDone, r)
+		res.flows.add(&r)
 		res.payload += r.Size
 		res.lastDone = max(res.lastDone, r.End)
 	}); err != nil {
@@ -348,7 +348,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
 				if now := time.Now(); now.Sub(lastReport) >= time.Second {
 					lastReport = now
-					progress(n.Sim.Now(), n.Sim.Events, len(res.flowsDone), res.Flows)
+					progress(n.Sim.Now(), n.Sim.Events, res.flows.n, res.Flows)
 				}
 			}
 		}
@@ -379,7 +379,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if res.Flows > 0 {
 		end = arrivals.Last() + sc.Drain
 	}
-	for len(res.flowsDone) < res.Flows && n.Sim.Now() < end {
+	for res.flows.n < res.Flows && n.Sim.Now() < end {
 		advance(min(n.Sim.Now()+sc.SampleEvery, end))
 	}
 	res.WallSeconds = time.Since(wall).Seconds()
@@ -388,7 +388,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if res.WallSeconds > 0 {
 		res.EventsPerSecond = float64(res.Events) / res.WallSeconds
 	}
-	res.Completed = len(res.flowsDone)
+	res.Completed = res.flows.n
 	if res.Completed < res.Flows {
 		// The flows that did not finish, for the per-flow file: the
 		// ones a researcher most needs to see, in the order they began.
@@ -499,6 +499,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	res.RxThroughput = [3]float64{rate(0.1), rate(0.5), rate(0.9)}
 	res.nsw = ns
 	res.sampleEvery = sc.SampleEvery
-	res.summarize(sc.Bins)
+	if err := res.summarize(sc.Bins); err != nil {
+		res.Close()
+		return nil, err
+	}
 	return res, nil
 }

@@ -114,13 +114,7 @@ func (q *quantiles) rank(k int64) int64 {
 		return 0
 	}
 	k = min(max(k, 0), q.n-1) // as percentile() clamps its index
-	if q.sorted == nil {
-		q.sorted = make([]int64, 0, len(q.counts))
-		for v := range q.counts {
-			q.sorted = append(q.sorted, v)
-		}
-		slices.Sort(q.sorted)
-	}
+	q.ascending()
 	// Values below zero (none in practice) come before the zeros.
 	i := 0
 	for ; i < len(q.sorted) && q.sorted[i] < 0; i++ {
@@ -142,6 +136,19 @@ func (q *quantiles) rank(k int64) int64 {
 	return q.sorted[len(q.sorted)-1]
 }
 
+// ascending returns the distinct values counted (0 apart, in q.zero) in
+// increasing order; the slice is q's until the next add.
+func (q *quantiles) ascending() []int64 {
+	if q.sorted == nil {
+		q.sorted = make([]int64, 0, len(q.counts))
+		for v := range q.counts {
+			q.sorted = append(q.sorted, v)
+		}
+		slices.Sort(q.sorted)
+	}
+	return q.sorted
+}
+
 // percentile is the p-th percentile as percentile() takes it from a
 // sorted slice: the sample of rank ⌈p·n⌉ − 1.
 func (q *quantiles) percentile(p float64) int64 {
@@ -151,39 +158,27 @@ func (q *quantiles) percentile(p float64) int64 {
 	return q.rank(int64(math.Ceil(p*float64(q.n))) - 1)
 }
 
-// seriesLog is rows of one value per switch, one row per sample time,
-// delta-encoded (zigzag varints) in memory and, past spillAt octets, in a
-// temporary file removed from its directory as soon as it is made (the
-// space returns when the Result holding it is collected).
-type seriesLog struct {
-	width   int
-	rows    int64
-	prev    []int64
+// spillLog is an append-only run of octets kept in memory up to spillAt
+// and then in a temporary file removed from its directory as soon as it is
+// made (the space returns when the log is closed, or collected). Where no
+// temporary file can be had the octets stay in memory: nothing is lost,
+// only the bound.
+type spillLog struct {
 	buf     []byte
 	f       *os.File
 	spilled int64
-	noSpill bool // the temporary file could not be made: kept in memory
+	noSpill bool // the temporary file could not be made or written
 }
 
-func newSeriesLog(width int) *seriesLog {
-	return &seriesLog{width: width, prev: make([]int64, width)}
-}
-
-// add appends one row (len(row) == width).
-func (s *seriesLog) add(row []int64) {
-	for i, v := range row {
-		s.buf = binary.AppendVarint(s.buf, v-s.prev[i])
-		s.prev[i] = v
-	}
-	s.rows++
+// added is called after each append to buf.
+func (s *spillLog) added() {
 	if len(s.buf) >= spillAt && !s.noSpill {
 		s.spill()
 	}
 }
 
-// spill moves the encoded rows to the temporary file; where there is none
-// to be had, they stay in memory (nothing is lost, only the bound).
-func (s *seriesLog) spill() {
+// spill moves the octets in memory to the temporary file.
+func (s *spillLog) spill() {
 	if s.f == nil {
 		f, err := os.CreateTemp("", "sfcsim-samples-*")
 		if err != nil {
@@ -204,15 +199,54 @@ func (s *seriesLog) spill() {
 	s.buf = s.buf[:0]
 }
 
+// reader reads every octet appended so far, from the start.
+func (s *spillLog) reader() *bufio.Reader {
+	var r io.Reader = bytes.NewReader(s.buf)
+	if s.spilled > 0 {
+		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.spilled), r)
+	}
+	return bufio.NewReaderSize(r, 64<<10)
+}
+
+// close releases the temporary file, if any; the log is empty after.
+func (s *spillLog) close() error {
+	var err error
+	if s.f != nil {
+		err = s.f.Close()
+	}
+	*s = spillLog{}
+	return err
+}
+
+// seriesLog is rows of one value per switch, one row per sample time,
+// delta-encoded (zigzag varints) in a spillLog.
+type seriesLog struct {
+	spillLog
+	width int
+	rows  int64
+	prev  []int64
+}
+
+func newSeriesLog(width int) *seriesLog {
+	return &seriesLog{width: width, prev: make([]int64, width)}
+}
+
+// add appends one row (len(row) == width).
+func (s *seriesLog) add(row []int64) {
+	for i, v := range row {
+		s.buf = binary.AppendVarint(s.buf, v-s.prev[i])
+		s.prev[i] = v
+	}
+	s.rows++
+	s.added()
+}
+
 // close releases the temporary file, if any; the log is empty after.
 func (s *seriesLog) close() error {
 	if s == nil {
 		return nil
 	}
-	var err error
-	if s.f != nil {
-		err = s.f.Close()
-	}
+	err := s.spillLog.close()
 	*s = seriesLog{width: s.width}
 	return err
 }
@@ -223,11 +257,7 @@ func (s *seriesLog) each(fn func(k int64, row []int64) error) error {
 	if s == nil || s.rows == 0 {
 		return nil
 	}
-	var r io.Reader = bytes.NewReader(s.buf)
-	if s.spilled > 0 {
-		r = io.MultiReader(io.NewSectionReader(s.f, 0, s.spilled), r)
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := s.reader()
 	row := make([]int64, s.width)
 	clear(row)
 	for k := int64(0); k < s.rows; k++ {

@@ -58,7 +58,9 @@ func BenchmarkLeafSpine128(b *testing.B) {
 
 // TestMemoryFollowsFlowsInFlight: the heap after a run of 2 ms is not
 // much larger than after 1 ms — NIC and transport state is dropped as flows
-// finish (the flow results themselves are kept for the percentiles).
+// finish, and their results go to the flow log (about 30 octets a flow in
+// memory, in a temporary file past 1 MiB: fabric's
+// TestResultsFollowFlowsInFlight).
 func TestMemoryFollowsFlowsInFlight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 3 ms of a 128-host fabric")
