@@ -21,13 +21,18 @@ import (
 // generator through every draw once, keeping only where each host's draws
 // begin (16 octets a host) and the counts; Next then replays each host's
 // draws from there as the run reaches them, and the incasts as their start
-// comes. Explicit flows and a flows file are already a list; they are
-// sorted and handed out from it.
+// comes. A flows file whose starts never go back (HPCC's are written so)
+// is checked whole on a first reading, then read again line by line as
+// the run takes its flows; explicit flows, and a flows file out of order,
+// are a list, sorted (stable) and handed out from it.
 type Arrivals struct {
 	n           int
 	taken       int
 	first, last int64
-	list        []Flow // explicit flows or a flows file, in start order
+	list        []Flow       // explicit flows or an unsorted flows file, in start order
+	file        *os.File     // a flows file in start order, read as taken
+	scan        *flowScanner // over file
+	err         error
 	bg          bgHeap
 	inc         *incastGen
 	a2a         a2aGen
@@ -47,6 +52,24 @@ func (a *Arrivals) Last() int64 { return a.last }
 // Next returns the next flow in start order, its ID the number of flows
 // returned before it; false when every flow has been returned.
 func (a *Arrivals) Next() (Flow, bool) {
+	if a.scan != nil {
+		f, ok, err := a.scan.next()
+		if err == nil && ok && a.taken >= a.n {
+			err = fmt.Errorf("more flows than on the first reading")
+		}
+		if err != nil || !ok {
+			if err == nil && a.taken != a.n {
+				err = fmt.Errorf("%d flows, %d on the first reading", a.taken, a.n)
+			}
+			if err != nil {
+				a.err = fmt.Errorf("workload: flows_file %s changed while the run read it: %w", a.file.Name(), err)
+			}
+			a.Close()
+			return Flow{}, false
+		}
+		a.taken++
+		return f, true
+	}
 	if a.list != nil {
 		if a.taken >= len(a.list) {
 			return Flow{}, false
@@ -90,6 +113,24 @@ func (a *Arrivals) Next() (Flow, bool) {
 	return best, true
 }
 
+// Err returns what stopped Next early: a flows file that changed between
+// the first reading and the run's.
+func (a *Arrivals) Err() error { return a.err }
+
+// Close releases the flows file a stream reads, if any (Next closes it
+// after the last flow).
+func (a *Arrivals) Close() error {
+	if a.file == nil {
+		return nil
+	}
+	err := a.file.Close()
+	a.file, a.scan = nil, nil
+	if a.n != a.taken && a.err == nil {
+		a.err = fmt.Errorf("workload: closed after %d of %d flows", a.taken, a.n)
+	}
+	return err
+}
+
 // Arrivals returns the workload's flows as a stream in start order, the
 // same flows Generate returns, for hosts hosts whose links run at bps. It
 // calls Check first; the errors are Generate's.
@@ -98,6 +139,12 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 		return nil, err
 	}
 	a := &Arrivals{}
+	if len(w.Flows) == 0 && w.FlowsFile != "" {
+		sorted, err := w.streamFile(a, hosts)
+		if err != nil || sorted {
+			return a, err
+		}
+	}
 	if len(w.Flows) > 0 || w.FlowsFile != "" {
 		flows, err := w.listed(hosts)
 		if err != nil {
@@ -196,6 +243,44 @@ func (w *Workload) listed(hosts int) ([]Flow, error) {
 		return nil, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
 	}
 	return flows, nil
+}
+
+// streamFile reads the workload's flows file once, checking every flow and
+// counting them; if their starts never go back, a is set to read the file
+// again as the run takes them (the memory of a line, not of the flows) and
+// sorted is true. Otherwise the file is to be sorted whole (listed).
+func (w *Workload) streamFile(a *Arrivals, hosts int) (sorted bool, err error) {
+	f, err := os.Open(w.FlowsFile)
+	if err != nil {
+		return false, inputErrorf("workload: flows_file: %v", err)
+	}
+	defer f.Close()
+	fs := newFlowScanner(f, hosts)
+	sorted = true
+	for {
+		fl, ok, err := fs.next()
+		if err != nil {
+			return false, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
+		}
+		if !ok {
+			break
+		}
+		if a.n == 0 {
+			a.first = fl.Start
+		}
+		sorted = sorted && fl.Start >= a.last
+		a.last = max(a.last, fl.Start)
+		a.n++
+	}
+	if !sorted {
+		*a = Arrivals{}
+		return false, nil
+	}
+	if a.file, err = os.Open(w.FlowsFile); err != nil {
+		return false, inputErrorf("workload: flows_file: %v", err)
+	}
+	a.scan = newFlowScanner(a.file, hosts)
+	return true, nil
 }
 
 // bgCursor replays one host's background draws: the gaps between its

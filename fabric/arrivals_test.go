@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -185,5 +186,65 @@ func TestWriteArrivals(t *testing.T) {
 	}
 	if len(flows) < 100 || got.String() != want.String() {
 		t.Errorf("%d flows; streamed file differs:\n%.300s\nwant\n%.300s", len(flows), got.String(), want.String())
+	}
+}
+
+// TestArrivalsFlowsFile: a flows file in start order (ties included) is
+// read as the run takes its flows, the same flows ReadFlows gives; one out
+// of order is sorted whole; one that changes between the first reading
+// and the run's stops the stream with an error naming the file.
+func TestArrivalsFlowsFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sorted := write("sorted.txt", "4\n0 1 3 100 1000 0\n2 3 3 100 500 0.000001\n3 0 3 100 700 0.000001\n1 2 3 100 9 0.5\nnot read\n")
+	unsorted := write("unsorted.txt", "3\n0 1 3 100 1000 0.2\n2 3 3 100 500 0.1\n3 0 3 100 700 0.1\n")
+	for _, c := range []struct {
+		path     string
+		streamed bool
+	}{{sorted, true}, {unsorted, false}} {
+		f, err := os.Open(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ReadFlows(f, 4)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Workload{FlowsFile: c.path}
+		a, err := w.Arrivals(4, 100e9, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (a.scan != nil) != c.streamed || a.Len() != len(want) || a.First() != want[0].Start || a.Last() != want[len(want)-1].Start {
+			t.Errorf("%s: streamed %v, %d flows %d..%d; want %v, %d", c.path, a.scan != nil, a.Len(), a.First(), a.Last(), c.streamed, len(want))
+		}
+		for i, wf := range want {
+			if f, ok := a.Next(); !ok || f != wf {
+				t.Fatalf("%s: flow %d is %+v, want %+v", c.path, i, f, wf)
+			}
+		}
+		if _, ok := a.Next(); ok || a.Err() != nil || a.file != nil {
+			t.Errorf("%s: after the last flow: more %v, err %v, file open %v", c.path, ok, a.Err(), a.file != nil)
+		}
+	}
+	w := Workload{FlowsFile: sorted}
+	a, err := w.Arrivals(4, 100e9, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("sorted.txt", "4\n0 1 3 100 1000 0\n")
+	n := 0
+	for _, ok := a.Next(); ok; _, ok = a.Next() {
+		n++
+	}
+	if err := a.Err(); n != 1 || err == nil || !strings.Contains(err.Error(), "sorted.txt changed") {
+		t.Errorf("%d flows, err %v", n, err)
 	}
 }

@@ -278,6 +278,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer arrivals.Close()
 	res.Flows = arrivals.Len()
 	if res.Flows > 0 {
 		res.firstStart = arrivals.First()
@@ -374,6 +375,9 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		if err := n.Hosts[f.Src].Transport.Start(f); err != nil {
 			return nil, err
 		}
+	}
+	if err := arrivals.Err(); err != nil {
+		return nil, err
 	}
 	var end int64
 	if res.Flows > 0 {

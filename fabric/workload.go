@@ -22,9 +22,10 @@ import (
 // is refused before any flow is made when the flows it would make (the
 // expected count for Poisson arrivals; a hard stop at MaxFlows catches an
 // unlucky draw) exceed this, 100 times the largest shipped figure's
-// workload. Generated flows are streamed (Arrivals), so the bound is on the
-// run's length, not its memory; explicit flows and a flows file are held
-// as a list (56 octets a flow).
+// workload. Generated flows and a flows file in start order are streamed
+// (Arrivals), so the bound is on the run's length, not its memory; explicit
+// flows and a flows file out of order are held as a list (56 octets a
+// flow).
 const MaxFlows = 10_000_000
 
 //go:embed cdf/*.txt
@@ -293,11 +294,12 @@ func (w *Workload) Generate(hosts int, bps int64, seed uint64) ([]Flow, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer a.Close()
 	flows := make([]Flow, 0, a.Len())
 	for f, ok := a.Next(); ok; f, ok = a.Next() {
 		flows = append(flows, f)
 	}
-	return flows, nil
+	return flows, a.Err()
 }
 
 // WriteFlows writes flows in HPCC's flow-file format: a count, then
@@ -316,7 +318,10 @@ func WriteFlows(w io.Writer, flows []Flow) error {
 // WriteArrivals writes the flows a has left as WriteFlows does, one at a
 // time: the memory of a host's draws, not of the flows.
 func WriteArrivals(w io.Writer, a *Arrivals) error {
-	return writeFlowFile(w, a.Len()-a.taken, a.Next)
+	if err := writeFlowFile(w, a.Len()-a.taken, a.Next); err != nil {
+		return err
+	}
+	return a.Err()
 }
 
 func writeFlowFile(w io.Writer, n int, next func() (Flow, bool)) error {
@@ -339,33 +344,68 @@ const maxStartNs = 1e18
 // mix/flow.txt says 2 and carries 254 more flows and a usage note after
 // them. Fewer flows than the count is an error.
 func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
-	sc := bufio.NewScanner(r)
+	fs := newFlowScanner(r, hosts)
 	var flows []Flow
-	line, want := 0, -1
-	for sc.Scan() {
-		line++
-		fs := strings.Fields(sc.Text())
+	for {
+		f, ok, err := fs.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		flows = append(flows, f)
+	}
+	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
+	return flows, nil
+}
+
+// flowScanner reads a flow file one flow at a time, each checked, numbered
+// in file order.
+type flowScanner struct {
+	sc         *bufio.Scanner
+	hosts      int
+	line, want int
+	n          int
+	eof        bool
+}
+
+func newFlowScanner(r io.Reader, hosts int) *flowScanner {
+	return &flowScanner{sc: bufio.NewScanner(r), hosts: hosts, want: -1}
+}
+
+// next returns the next flow; false after the counted flows (what follows
+// them is not read).
+func (s *flowScanner) next() (Flow, bool, error) {
+	if s.eof {
+		return Flow{}, false, nil
+	}
+	for s.want < 0 || s.n < s.want {
+		if !s.sc.Scan() {
+			break
+		}
+		s.line++
+		line := s.line
+		fs := strings.Fields(s.sc.Text())
 		if len(fs) == 0 {
 			continue
 		}
-		if want < 0 {
+		if s.want < 0 {
 			n, err := strconv.Atoi(fs[0])
 			if err != nil || len(fs) != 1 || n < 0 {
-				return nil, inputErrorf("flows line %d: want the flow count, got %q", line, sc.Text())
+				return Flow{}, false, inputErrorf("flows line %d: want the flow count, got %q", line, s.sc.Text())
 			}
 			if n > MaxFlows {
-				return nil, inputErrorf("flows line %d: flow count %d: at most %d (fabric.MaxFlows)", line, n, MaxFlows)
+				return Flow{}, false, inputErrorf("flows line %d: flow count %d: at most %d (fabric.MaxFlows)", line, n, MaxFlows)
 			}
-			want = n
-			if want == 0 {
-				break
-			}
+			s.want = n
 			continue
 		}
 		if len(fs) != 6 {
-			return nil, inputErrorf("flows line %d: want \"src dst pg dport size start_s\", got %q", line, sc.Text())
+			return Flow{}, false, inputErrorf("flows line %d: want \"src dst pg dport size start_s\", got %q", line, s.sc.Text())
 		}
-		s, e1 := strconv.Atoi(fs[0])
+		hosts := s.hosts
+		src, e1 := strconv.Atoi(fs[0])
 		d, e2 := strconv.Atoi(fs[1])
 		pg, e3 := strconv.Atoi(fs[2])
 		dp, e4 := strconv.Atoi(fs[3])
@@ -373,12 +413,12 @@ func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
 		st, e6 := strconv.ParseFloat(fs[5], 64)
 		var bad string
 		switch {
-		case e1 != nil || s < 0 || s >= hosts:
+		case e1 != nil || src < 0 || src >= hosts:
 			bad = fmt.Sprintf("src %q: want a host 0..%d", fs[0], hosts-1)
 		case e2 != nil || d < 0 || d >= hosts:
 			bad = fmt.Sprintf("dst %q: want a host 0..%d", fs[1], hosts-1)
-		case s == d:
-			bad = fmt.Sprintf("src and dst are both host %d", s)
+		case src == d:
+			bad = fmt.Sprintf("src and dst are both host %d", src)
 		case e3 != nil || pg < 0 || pg > 7:
 			bad = fmt.Sprintf("pg %q: want a priority 0..7", fs[2])
 		case e4 != nil || dp < 0 || dp > 65535:
@@ -390,22 +430,21 @@ func ReadFlows(r io.Reader, hosts int) ([]Flow, error) {
 			bad = fmt.Sprintf("start %q: want 0 to %g seconds", fs[5], maxStartNs/1e9)
 		}
 		if bad != "" {
-			return nil, inputErrorf("flows line %d: %s in %q", line, bad, sc.Text())
+			return Flow{}, false, inputErrorf("flows line %d: %s in %q", line, bad, s.sc.Text())
 		}
-		flows = append(flows, Flow{ID: int64(len(flows)), Src: s, Dst: d, Size: sz, Start: int64(math.Round(st * 1e9))})
-		if len(flows) == want {
-			break
-		}
+		f := Flow{ID: int64(s.n), Src: src, Dst: d, Size: sz, Start: int64(math.Round(st * 1e9))}
+		s.n++
+		return f, true, nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	s.eof = true
+	if err := s.sc.Err(); err != nil {
+		return Flow{}, false, err
 	}
-	if want < 0 {
-		return nil, inputErrorf("flows: empty file, want the flow count")
+	if s.want < 0 {
+		return Flow{}, false, inputErrorf("flows: empty file, want the flow count")
 	}
-	if want != len(flows) {
-		return nil, inputErrorf("flows: header says %d flows, file has %d", want, len(flows))
+	if s.want != s.n {
+		return Flow{}, false, inputErrorf("flows: header says %d flows, file has %d", s.want, s.n)
 	}
-	sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
-	return flows, nil
+	return Flow{}, false, nil
 }

@@ -221,6 +221,7 @@ func writeFlows(path string, sc fabric.Scenario) error {
 	if err != nil {
 		return err
 	}
+	defer flows.Close()
 	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
 	if err != nil {
 		return err
