@@ -298,8 +298,11 @@ func checkScenario(sc fabric.Scenario) error {
 		w.Rack = len(n.Hosts) / len(n.ToRs)
 	}
 	if w.FlowsFile != "" {
-		_, err = w.Generate(len(n.Hosts), n.Topo.Host.Speed, sc.Seed) // bounded by MaxFlows
-		return err
+		a, err := w.Arrivals(len(n.Hosts), n.Topo.Host.Speed, sc.Seed) // reads and checks the file
+		if err != nil {
+			return err
+		}
+		return a.Close()
 	}
 	return w.Check(len(n.Hosts), n.Topo.Host.Speed)
 }
