@@ -90,7 +90,8 @@
 // the field is true; named by its Wireshark name (infiniband.bth.se) it
 // tests presence, as in Wireshark. Where a name is both ours and
 // Wireshark's (ip.src, ip.ttl, eth.type, ...) it is ours: ip.* covers IPv6
-// too (docs/interop.md lists the differences).
+// too (docs/interop.md lists the differences); addresses of the two
+// families are not ordered (ip.src > 10.0.1.0 is false for IPv6 sources).
 //
 // A mask on octets keeps the shorter of the two lengths, as in Wireshark
 // (eth.dst[0:2] & 0x01 == 0x01 holds for a group address); an IPv4 mask

@@ -757,7 +757,7 @@ func (l *lit) eq(v *dissect.Value) bool {
 	case l.isPfx:
 		return v.Kind == dissect.KindIP && l.prefix.Contains(v.A)
 	case l.isRange:
-		return compare(v, &l.val) >= 0 && compare(v, &l.hi) <= 0
+		return sameFamily(v, &l.val) && sameFamily(v, &l.hi) && compare(v, &l.val) >= 0 && compare(v, &l.hi) <= 0
 	case v.Kind == dissect.KindString && l.byName:
 		return v.S == l.val.S
 	case v.Kind == dissect.KindString:
@@ -791,7 +791,14 @@ func (l *lit) test(c cmpOp, v *dissect.Value, rr *latin1) bool {
 	if v.Kind == dissect.KindString && !l.byName {
 		return order(c, cmp.Compare(v.U, l.val.U)) // a named value by number
 	}
-	return order(c, compare(v, &l.val))
+	return sameFamily(v, &l.val) && order(c, compare(v, &l.val))
+}
+
+// sameFamily reports whether two values can be ordered: not an IPv4 and an
+// IPv6 address (ip.src > 10.0.1.0 leaves IPv6 frames out, as tshark's
+// ip.src, which has no IPv6 address, does).
+func sameFamily(a, b *dissect.Value) bool {
+	return a.Kind != dissect.KindIP || b.Kind != dissect.KindIP || a.A.Is4() == b.A.Is4()
 }
 
 // parseSeconds reads decimal seconds with up to 9 decimals exactly (a

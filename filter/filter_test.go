@@ -123,6 +123,12 @@ var valid = []struct {
 	{"udp.dstport not in {4791}", "1 2 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	{"bts.origin in {queue, estimate}", "9 11"},
 	{"ip.src in {10.0.0.1..10.0.0.5}", "3 6 7 9 11 13"},
+	// Addresses of two families are not ordered: IPv6 sources are not
+	// "greater" than an IPv4 literal, nor IPv4 in a range to an IPv6 end.
+	{"ip.src > 10.0.0.1", "7 9 11 13 15"},
+	{"ip.src < fd00::", ""},
+	{"ip.src >= ::", "4 5 8 10 14 16"},
+	{"ip.src in {10.0.0.1 .. fd00::ffff}", ""},
 	{"ip.src in {10.0.0.0/24, fd00::1}", "3 4 6 7 9 11 13"},
 	{"eth.src[0:3] == 02:00:00", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	{"eth.src[-1] == 01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
