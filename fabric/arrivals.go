@@ -5,6 +5,7 @@ package fabric
 import (
 	"container/heap"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -19,7 +20,7 @@ import (
 // host 0's background flows, then host 1's, ...), then the incasts, and the
 // flows are numbered in (start, order of generation). A first pass runs the
 // generator through every draw once, keeping only where each host's draws
-// begin (16 octets a host) and the counts; Next then replays each host's
+// begin (a cursor of about 150 octets a host) and the counts; Next then replays each host's
 // draws from there as the run reaches them, and the incasts as their start
 // comes. A flows file whose starts never go back (HPCC's are written so)
 // is checked whole on a first reading, then read again line by line as
@@ -140,9 +141,12 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 	}
 	a := &Arrivals{}
 	if len(w.Flows) == 0 && w.FlowsFile != "" {
-		sorted, err := w.streamFile(a, hosts)
-		if err != nil || sorted {
-			return a, err
+		done, err := w.streamFile(a, hosts)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return a, nil
 		}
 	}
 	if len(w.Flows) > 0 || w.FlowsFile != "" {
@@ -246,17 +250,38 @@ func (w *Workload) listed(hosts int) ([]Flow, error) {
 }
 
 // streamFile reads the workload's flows file once, checking every flow and
-// counting them; if their starts never go back, a is set to read the file
-// again as the run takes them (the memory of a line, not of the flows) and
-// sorted is true. Otherwise the file is to be sorted whole (listed).
-func (w *Workload) streamFile(a *Arrivals, hosts int) (sorted bool, err error) {
+// counting them; if their starts never go back, a is set to read the same
+// open file again as the run takes them (the memory of a line, not of the
+// flows) and done is true. A file that is not a regular file (a pipe, a
+// FIFO) is read once into a list (done). Otherwise the file is to be
+// sorted whole (listed).
+func (w *Workload) streamFile(a *Arrivals, hosts int) (done bool, err error) {
 	f, err := os.Open(w.FlowsFile)
 	if err != nil {
 		return false, inputErrorf("workload: flows_file: %v", err)
 	}
-	defer f.Close()
+	defer func() {
+		if a.file != f {
+			f.Close()
+		}
+	}()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		// A pipe or a FIFO is read once, as a list.
+		flows, err := ReadFlows(f, hosts)
+		if err != nil {
+			return false, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
+		}
+		a.list, a.n = flows, len(flows)
+		if a.list == nil {
+			a.list = []Flow{}
+		}
+		if len(flows) > 0 {
+			a.first, a.last = flows[0].Start, flows[len(flows)-1].Start
+		}
+		return true, nil
+	}
 	fs := newFlowScanner(f, hosts)
-	sorted = true
+	inOrder := true
 	for {
 		fl, ok, err := fs.next()
 		if err != nil {
@@ -268,18 +293,20 @@ func (w *Workload) streamFile(a *Arrivals, hosts int) (sorted bool, err error) {
 		if a.n == 0 {
 			a.first = fl.Start
 		}
-		sorted = sorted && fl.Start >= a.last
+		inOrder = inOrder && fl.Start >= a.last
 		a.last = max(a.last, fl.Start)
 		a.n++
 	}
-	if !sorted {
+	if !inOrder {
 		*a = Arrivals{}
 		return false, nil
 	}
-	if a.file, err = os.Open(w.FlowsFile); err != nil {
+	// The same open file again from its start: a file renamed or
+	// replaced meanwhile is not read.
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return false, inputErrorf("workload: flows_file: %v", err)
 	}
-	a.scan = newFlowScanner(a.file, hosts)
+	a.file, a.scan = f, newFlowScanner(f, hosts)
 	return true, nil
 }
 

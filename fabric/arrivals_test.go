@@ -9,7 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/opensfc/sfc/device"
 )
 
 // generateAtOnce is the generator as it was before Arrivals streamed it:
@@ -246,5 +250,65 @@ func TestArrivalsFlowsFile(t *testing.T) {
 	}
 	if err := a.Err(); n != 1 || err == nil || !strings.Contains(err.Error(), "sorted.txt changed") {
 		t.Errorf("%d flows, err %v", n, err)
+	}
+}
+
+// TestArrivalsFlowsFileFIFO: a flows file that is a FIFO (or a pipe, as
+// /dev/stdin) is read once, as a list, not opened a second time.
+func TestArrivalsFlowsFileFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "flows.fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("SKIP: no FIFO here: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.WriteString("2\n0 1 3 100 1000 0\n1 0 3 100 500 0.000002\n")
+		f.Close()
+	}()
+	w := Workload{FlowsFile: p}
+	done := make(chan error, 1)
+	var got []Flow
+	go func() {
+		a, err := w.Arrivals(2, 100e9, 1)
+		if err == nil {
+			for f, ok := a.Next(); ok; f, ok = a.Next() {
+				got = append(got, f)
+			}
+			err = a.Err()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || len(got) != 2 || got[1].Start != 2000 {
+			t.Errorf("flows %+v, err %v", got, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Arrivals on a FIFO still blocked after 10 s")
+	}
+}
+
+// TestRunUnfinishedWithRepeatedIDs: explicit flows may repeat an ID on
+// different hosts; the one that never finishes is the one listed
+// unfinished, whichever of the two finishes first.
+func TestRunUnfinishedWithRepeatedIDs(t *testing.T) {
+	sc := Scenario{Name: "dup", Seed: 1, Drain: 200 * device.Microsecond,
+		Topology:  Topo{Kind: LeafSpine, ToRs: 2, Spines: 1, HostsPerToR: 2},
+		Transport: TransportConfig{CC: CCHPCC, Recovery: IRN},
+		Workload: Workload{Flows: []Flow{
+			{ID: 7, Src: 0, Dst: 1, Size: 1 << 40},
+			{ID: 7, Src: 2, Dst: 1, Size: 1000, Start: 1000},
+		}},
+	}
+	r, err := Run(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Completed != 1 || len(r.unfinished) != 1 || r.unfinished[0].Src != 0 {
+		t.Errorf("%d completed, unfinished %+v; want the 1 TiB flow from host 0", r.Completed, r.unfinished)
 	}
 }

@@ -3,6 +3,7 @@
 package fabric
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,7 +63,7 @@ func (l *flowLog) each(fn func(r *FlowResult) error) error {
 	}
 	br := l.reader()
 	var r FlowResult
-	var tag []byte
+	var tag bytes.Buffer
 	for i := 0; i < l.n; i++ {
 		var v [9]int64
 		for j := range v {
@@ -77,22 +78,17 @@ func (l *flowLog) each(fn func(r *FlowResult) error) error {
 			return flowLogErr(i, err)
 		}
 		n, err := binary.ReadUvarint(br)
-		if err == nil && n > 1<<20 {
-			err = fmt.Errorf("tag of %d octets", n)
-		}
 		if err != nil {
 			return flowLogErr(i, err)
 		}
-		tag = tag[:0]
-		for ; n > 0; n-- {
-			c, err := br.ReadByte()
-			if err != nil {
-				return flowLogErr(i, err)
-			}
-			tag = append(tag, c)
+		// Grown as the octets come, so that a damaged length cannot ask
+		// for more memory than the log holds.
+		tag.Reset()
+		if _, err := io.CopyN(&tag, br, int64(min(n, math.MaxInt64))); err != nil {
+			return flowLogErr(i, err)
 		}
-		if string(tag) != r.Tag {
-			r.Tag = string(tag)
+		if string(tag.Bytes()) != r.Tag {
+			r.Tag = tag.String()
 		}
 		r.ID, r.Src, r.Dst, r.Size, r.Start, r.End, r.FCT, r.Ideal, r.Retx = v[0], int(v[1]), int(v[2]), v[3], v[4], v[5], v[6], v[7], v[8]
 		r.Slowdown = math.Float64frombits(binary.LittleEndian.Uint64(sd[:]))
@@ -146,6 +142,7 @@ type groupStats struct {
 	n      int64
 	lo, hi int64
 	sum    big.Float
+	nan    bool      // a NaN slowdown was summed: the mean is NaN
 	ranks  [3]int64  // the ranks of P50, P95, P99
 	prefix [3]uint64 // their slowdowns' bits found so far
 }
@@ -159,6 +156,10 @@ func (g *groupStats) add(f *FlowResult, x *big.Float) {
 	}
 	g.n++
 	g.lo, g.hi = min(g.lo, f.Size), max(g.hi, f.Size)
+	if math.IsNaN(f.Slowdown) {
+		g.nan = true // no transport makes one; big.Float cannot hold it
+		return
+	}
 	g.sum.Add(&g.sum, x.SetFloat64(f.Slowdown))
 }
 
@@ -169,6 +170,9 @@ func (g *groupStats) bin() Bin {
 	}
 	s, _ := g.sum.Float64()
 	b.Mean = s / float64(g.n)
+	if g.nan {
+		b.Mean = math.NaN()
+	}
 	b.P50 = math.Float64frombits(g.prefix[0])
 	b.P95 = math.Float64frombits(g.prefix[1])
 	b.P99 = math.Float64frombits(g.prefix[2])
@@ -194,8 +198,11 @@ func (r *Result) summarizeFlows(nbins int) error {
 	gs := make([]groupStats, nb+2)
 	all, inc := &gs[nb], &gs[nb+1]
 	groups := func(f *FlowResult) (int, int) {
-		if f.Tag == "incast" {
+		switch {
+		case f.Tag == "incast":
 			return nb + 1, -1
+		case nb == 0:
+			return nb, -1
 		}
 		key := f.Size
 		if sizes.coarse {

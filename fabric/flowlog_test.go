@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sort"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestSummarizeFlowsAsSorted(t *testing.T) {
 	for _, spill := range []int{1 << 20, 512} {
 		spillAt = spill
 		for _, n := range []int{0, 1, 2, 3, 17, 100, 5000} {
-			for _, nbins := range []int{1, 3, 10, 40} {
+			for _, nbins := range []int{0, 1, 3, 10, 40} {
 				fs := randomResults(rng, n)
 				r := &Result{}
 				for i := range fs {
@@ -150,6 +151,23 @@ func TestSummarizeFlowsAsSorted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFlowLogLongTag: a tag of 2 MiB (a library caller's) reads back
+// whole, from the temporary file.
+func TestFlowLogLongTag(t *testing.T) {
+	defer func(old int) { spillAt = old }(spillAt)
+	spillAt = 4096
+	var l flowLog
+	tag := strings.Repeat("\x00\xffé", 700_000)
+	l.add(&FlowResult{Flow: Flow{ID: 1, Size: 5, Tag: tag}, Slowdown: 2})
+	l.add(&FlowResult{Flow: Flow{ID: 2, Size: 6, Tag: "bg"}, Slowdown: 1})
+	var got []string
+	err := l.each(func(r *FlowResult) error { got = append(got, r.Tag); return nil })
+	if err != nil || len(got) != 2 || got[0] != tag || got[1] != "bg" || l.spilled == 0 {
+		t.Errorf("err %v, %d tags back, spilled %d", err, len(got), l.spilled)
+	}
+	l.close()
 }
 
 // TestSummarizeFlowsCoarseSizes: past the exact limit of distinct sizes the

@@ -142,9 +142,11 @@ func (r *Result) BufferSeries(i int) ([]int64, error) {
 }
 
 // Close releases what the Result holds outside the heap: the temporary
-// file its buffer samples moved to in a long run (unlinked, so the space
-// returns when it is closed, or when the Result is collected without
-// Close). After Close the buffer series is empty; every other field stays.
+// files its buffer samples and its finished flows moved to in a long run
+// (unlinked, so the space returns when they are closed, or when the
+// Result is collected without Close). After Close the buffer series and
+// the flows (FlowResults, EachFlow, the completed rows of WriteFCT) are
+// empty; every other field, the bins and counts included, stays.
 func (r *Result) Close() error {
 	err := r.flows.close()
 	r.flows.n = 0

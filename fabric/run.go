@@ -161,7 +161,7 @@ type Progress func(simNs, events int64, done, total int)
 // done, or Drain after the last arrival). The result depends only on the
 // scenario (its seed included); wall time and events/s are reported
 // beside it.
-func Run(sc Scenario, progress Progress) (*Result, error) {
+func Run(sc Scenario, progress Progress) (_ *Result, err error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -247,21 +247,27 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 		}
 	}
 	res := &Result{Name: sc.Name, Seed: sc.Seed, firstStart: -1}
-	// The flows started and not yet done, by ID (and the rare flow whose
-	// ID another in flight already has: explicit flows may repeat one),
-	// with their place in the arrivals: what is left at the end is the
-	// per-flow file's unfinished rows, in that order.
+	defer func() {
+		if err != nil {
+			res.Close() // its temporary files, at once
+		}
+	}()
+	// The flows started and not yet done, by source host and ID (unique
+	// in flight: a host's transport refuses a second flow on a queue pair
+	// in use, and the ID names the queue pair), with their place in the
+	// arrivals: what is left at the end is the per-flow file's unfinished
+	// rows, in that order.
+	type flowKey struct {
+		src int
+		id  int64
+	}
 	type started struct {
 		f   Flow
 		seq int
 	}
-	inFlight := map[int64]started{}
-	var sameID []started
+	inFlight := map[flowKey]started{}
 	if _, err := n.AttachTransports(sc.Transport, func(r FlowResult) {
-		delete(inFlight, r.ID)
-		if len(sameID) > 0 {
-			sameID = slices.DeleteFunc(sameID, func(s started) bool { return s.f.ID == r.ID })
-		}
+		delete(inFlight, flowKey{r.Src, r.ID})
 		res.flows.add(&r)
 		res.payload += r.Size
 		res.lastDone = max(res.lastDone, r.End)
@@ -367,14 +373,10 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 			eligible++
 		}
 		advance(f.Start)
-		if _, dup := inFlight[f.ID]; dup {
-			sameID = append(sameID, started{f, seq})
-		} else {
-			inFlight[f.ID] = started{f, seq}
-		}
 		if err := n.Hosts[f.Src].Transport.Start(f); err != nil {
 			return nil, err
 		}
+		inFlight[flowKey{f.Src, f.ID}] = started{f, seq}
 	}
 	if err := arrivals.Err(); err != nil {
 		return nil, err
@@ -396,7 +398,7 @@ func Run(sc Scenario, progress Progress) (*Result, error) {
 	if res.Completed < res.Flows {
 		// The flows that did not finish, for the per-flow file: the
 		// ones a researcher most needs to see, in the order they began.
-		left := append(sameID, slices.Collect(maps.Values(inFlight))...)
+		left := slices.Collect(maps.Values(inFlight))
 		slices.SortFunc(left, func(a, b started) int { return cmp.Compare(a.seq, b.seq) })
 		for _, s := range left {
 			res.unfinished = append(res.unfinished, s.f)

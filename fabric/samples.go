@@ -180,7 +180,7 @@ func (s *spillLog) added() {
 // spill moves the octets in memory to the temporary file.
 func (s *spillLog) spill() {
 	if s.f == nil {
-		f, err := os.CreateTemp("", "sfcsim-samples-*")
+		f, err := os.CreateTemp("", "sfcsim-spill-*")
 		if err != nil {
 			s.noSpill = true
 			return

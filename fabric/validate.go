@@ -18,7 +18,7 @@ import (
 // ranges"). They keep a run's memory, time and output bounded: the
 // simulator takes one buffer sample per switch per SampleEvery (held in
 // bounded memory, samples.go, but each a row of NAME.buffer.csv and a
-// step of the run), and generates every flow before the run starts.
+// step of the run), and makes every flow it runs.
 const (
 	// MinSampleEvery is the shortest buffer sampling period, 1 µs.
 	MinSampleEvery = device.Microsecond

@@ -198,7 +198,7 @@ func wlParam(name, value, allowed string) error {
 // Check range-checks the workload's keys for hosts hosts whose links run
 // at bps and refuses a workload that would generate more than MaxFlows
 // flows, naming the keys; it generates nothing (a flows_file is read only
-// by Generate). Errors wrap device.ErrParam.
+// by Arrivals and Generate). Errors wrap device.ErrParam.
 func (w *Workload) Check(hosts int, bps int64) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	d := func(v int64) string { return strconv.FormatInt(v, 10) }
@@ -213,12 +213,12 @@ func (w *Workload) Check(hosts int, bps int64) error {
 		return wlParam("degree", d(int64(w.Degree)), fmt.Sprintf("0..%d", MaxFlows))
 	case w.Size < 0:
 		return wlParam("size", d(w.Size), "0.. octets")
-	case w.Sync < 0:
-		return wlParam("sync", d(w.Sync), "0.. ns")
+	case w.Sync < 0 || w.Sync > MaxTime:
+		return wlParam("sync", d(w.Sync), fmt.Sprintf("0..%d ns", int64(MaxTime)))
 	case w.Incasts < 0 || w.Incasts > MaxFlows:
 		return wlParam("incasts", d(int64(w.Incasts)), fmt.Sprintf("0..%d", MaxFlows))
-	case w.IncastEvery < 0:
-		return wlParam("incast_every", d(w.IncastEvery), "0.. ns")
+	case w.IncastEvery < 0 || w.IncastEvery > MaxTime:
+		return wlParam("incast_every", d(w.IncastEvery), fmt.Sprintf("0..%d ns", int64(MaxTime)))
 	case w.QPs < 0 || w.QPs > MaxFlows:
 		return wlParam("qps", d(int64(w.QPs)), fmt.Sprintf("0..%d", MaxFlows))
 	case w.AllToAllSize < 0:
