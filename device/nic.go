@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Flow is a NIC's state for one flow: what the host offered and has not
@@ -220,10 +221,19 @@ func (d *Device) nicFlowStart(i int64) {
 	d.kick(d.ports[0], false)
 }
 
+// activate puts a flow that has something to send into the round: last in
+// it, just before the flow served next (at rr), so that a flow that
+// empties and comes back (a transport posts one packet at a time) waits
+// one round like the others, never behind a pointer that keeps chasing
+// the end of the list.
 func (d *Device) activate(f *Flow) {
 	if !f.active && f.Backlog() {
 		f.active = true
-		d.nic.active = append(d.nic.active, f)
+		ns := d.nic
+		ns.active = slices.Insert(ns.active, ns.rr, f)
+		if len(ns.active) > 1 {
+			ns.rr++
+		}
 	}
 }
 
