@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/device"
