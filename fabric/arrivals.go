@@ -230,7 +230,7 @@ func (w *Workload) listed(hosts int) ([]Flow, error) {
 		flows := make([]Flow, len(w.Flows))
 		copy(flows, w.Flows)
 		for i, f := range flows {
-			if f.Src < 0 || f.Dst < 0 || f.Src >= hosts || f.Dst >= hosts || f.Src == f.Dst || f.Size <= 0 || f.Start < 0 {
+			if f.Src < 0 || f.Dst < 0 || f.Src >= hosts || f.Dst >= hosts || f.Src == f.Dst || f.Size <= 0 || f.Size > MaxSize || f.Start < 0 {
 				return nil, fmt.Errorf("workload: flow %d (%d → %d, %d octets at %d ns) is not a flow between two of hosts 0..%d", i, f.Src, f.Dst, f.Size, f.Start, hosts-1)
 			}
 		}

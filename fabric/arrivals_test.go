@@ -312,3 +312,40 @@ func TestRunUnfinishedWithRepeatedIDs(t *testing.T) {
 		t.Errorf("%d completed, unfinished %+v; want the 1 TiB flow from host 0", r.Completed, r.unfinished)
 	}
 }
+
+// TestFlowsInFlightBounded: workloads that start more than MaxInFlight
+// flows at one instant are refused before the run, naming the keys; a run
+// that comes to hold more than the bound stops with an error; a flows-file
+// size above MaxSize is refused on its line.
+func TestFlowsInFlightBounded(t *testing.T) {
+	for _, c := range []struct {
+		w    Workload
+		key  string
+		host int
+	}{
+		{Workload{AllToAllSize: 1000}, "all_to_all_size", 600},
+		{Workload{Degree: 7, Size: 1000, Incasts: 1_000_000}, "incasts, degree, qps", 8},
+		{Workload{Degree: 7, Size: 1000, Incasts: 40_000, QPs: 2}, "incasts, degree, qps", 8},
+	} {
+		err := c.w.Check(c.host, 100e9)
+		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), "MaxInFlight") {
+			t.Errorf("%+v: %v", c.w, err)
+		}
+	}
+	if err := (&Workload{AllToAllSize: 1000}).Check(512, 100e9); err != nil {
+		t.Errorf("a 512-host all-to-all: %v", err)
+	}
+	defer func(old int) { maxInFlight = old }(maxInFlight)
+	maxInFlight = 5
+	sc := Scenario{Name: "many", Seed: 1,
+		Topology:  Topo{Kind: LeafSpine, ToRs: 2, Spines: 1, HostsPerToR: 4},
+		Transport: TransportConfig{CC: CCHPCC, Recovery: IRN},
+		Workload:  Workload{Degree: 7, Size: 100_000},
+	}
+	if _, err := Run(sc, nil); err == nil || !strings.Contains(err.Error(), "more than 5 flows in flight") {
+		t.Errorf("7 flows at once with a bound of 5: %v", err)
+	}
+	if _, err := ReadFlows(strings.NewReader("1\n0 1 3 100 9223372036854775807 0.000001\n"), 4); err == nil || !strings.Contains(err.Error(), "flows line 2: size") {
+		t.Errorf("a size of 2^63-1 octets: %v", err)
+	}
+}

@@ -157,6 +157,9 @@ func (s *Scenario) ResolvePaths(dir string) {
 // simulated time, the events run so far and the flows completed.
 type Progress func(simNs, events int64, done, total int)
 
+// maxInFlight is MaxInFlight, a variable for the tests.
+var maxInFlight = MaxInFlight
+
 // Run builds the scenario's fabric and runs it to completion (every flow
 // done, or Drain after the last arrival). The result depends only on the
 // scenario (its seed included); wall time and events/s are reported
@@ -377,6 +380,9 @@ func Run(sc Scenario, progress Progress) (_ *Result, err error) {
 			return nil, err
 		}
 		inFlight[flowKey{f.Src, f.ID}] = started{f, seq}
+		if len(inFlight) > maxInFlight {
+			return nil, fmt.Errorf("%s: more than %d flows in flight at %.6f s (fabric.MaxInFlight, about 6 KB each): fewer flows at once, or a lower load", sc.Name, maxInFlight, float64(f.Start)/1e9)
+		}
 	}
 	if err := arrivals.Err(); err != nil {
 		return nil, err

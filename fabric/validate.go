@@ -35,6 +35,12 @@ const (
 	MaxSize = 1 << 40
 	// MaxBins bounds the number of size bins.
 	MaxBins = 1000
+	// MaxInFlight bounds the flows started and not finished at once: a
+	// flow in flight holds its NIC and transport state, about 6 KB, so
+	// 262,144 of them (a 512-host all-to-all) take about 1.6 GB. A
+	// workload that starts more at one instant is refused before the run
+	// (Workload.Check); a run that comes to hold more stops with an error.
+	MaxInFlight = 1 << 18
 )
 
 // ScenarioError is a scenario value out of range. File and Line are set

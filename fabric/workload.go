@@ -254,6 +254,15 @@ func (w *Workload) Check(hosts int, bps int64) error {
 	if n > MaxFlows {
 		return wlParam(strings.Join(slices.Compact(keys), ", "), fmt.Sprintf("about %.3g flows", n), fmt.Sprintf("at most %d flows (fabric.MaxFlows)", MaxFlows))
 	}
+	// Flows that start at one instant are all in flight together.
+	if w.AllToAllSize > 0 && float64(hosts)*float64(hosts-1) > MaxInFlight {
+		return wlParam("all_to_all_size (hosts × hosts−1 flows at time 0)", fmt.Sprintf("%d flows at once", hosts*(hosts-1)), fmt.Sprintf("at most %d flows in flight (fabric.MaxInFlight)", MaxInFlight))
+	}
+	if w.Degree > 0 && w.IncastLoad == 0 && w.IncastEvery == 0 {
+		if at := float64(max(w.Incasts, 1)) * float64(w.Degree) * float64(max(w.QPs, 1)); at > MaxInFlight {
+			return wlParam("incasts, degree, qps (incast_every 0: all at time 0)", fmt.Sprintf("%.0f flows at once", at), fmt.Sprintf("at most %d flows in flight (fabric.MaxInFlight)", MaxInFlight))
+		}
+	}
 	return nil
 }
 
@@ -423,8 +432,8 @@ func (s *flowScanner) next() (Flow, bool, error) {
 			bad = fmt.Sprintf("pg %q: want a priority 0..7", fs[2])
 		case e4 != nil || dp < 0 || dp > 65535:
 			bad = fmt.Sprintf("dport %q: want 0..65535", fs[3])
-		case e5 != nil || sz <= 0:
-			bad = fmt.Sprintf("size %q: want 1..%d octets", fs[4], int64(math.MaxInt64))
+		case e5 != nil || sz <= 0 || sz > MaxSize:
+			bad = fmt.Sprintf("size %q: want 1..%d octets", fs[4], int64(MaxSize))
 		case e6 != nil || math.IsNaN(st) || st < 0 || st*1e9 >= maxStartNs:
 			// Beyond maxStartNs the start would not fit an int64 of ns.
 			bad = fmt.Sprintf("start %q: want 0 to %g seconds", fs[5], maxStartNs/1e9)
