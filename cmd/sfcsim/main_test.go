@@ -416,6 +416,38 @@ func TestRunNotInput(t *testing.T) {
 	}
 }
 
+// TestSweepNotInput: a sweep whose outputs include its scenario (named
+// jobs.txt or sweep.csv in OUT) or a job's CDF (named as a job's per-bin
+// CSV) is refused with exit 2 before anything is written; each input is
+// left as it was.
+func TestSweepNotInput(t *testing.T) {
+	dir := t.TempDir()
+	jobs := smallWith(t, dir, "jobs.txt", "sw", "")
+	csv := smallWith(t, dir, "sweep.csv", "sw", "")
+	cdf := filepath.Join(dir, "c_transport-cc=hpcc_seed1.csv") // job names come from the file name
+	os.WriteFile(cdf, []byte("1000 0\n2000 100\n"), 0o644)
+	withCDF := smallWith(t, dir, "c.yaml", "sw", "")
+	b, _ := os.ReadFile(withCDF)
+	os.WriteFile(withCDF, []byte(strings.Replace(string(b), "cdf: websearch", "cdf: "+filepath.Base(cdf), 1)), 0o644)
+	for _, c := range []struct {
+		in   string
+		args []string
+	}{
+		{jobs, []string{"sweep", jobs, "-o", dir, "--set", "workload.load=0.3", "--emit", "slurm"}},
+		{csv, []string{"sweep", csv, "-o", dir, "--set", "workload.load=0.3"}},
+		{cdf, []string{"sweep", withCDF, "-o", dir, "--set", "transport.cc=hpcc,dcqcn"}},
+	} {
+		before, _ := os.ReadFile(c.in)
+		ents, _ := os.ReadDir(dir)
+		code, _, stderr := sfcsim(c.args...)
+		after, _ := os.ReadFile(c.in)
+		ents2, _ := os.ReadDir(dir)
+		if code != 2 || !strings.Contains(stderr, "input") || string(before) != string(after) || len(ents) != len(ents2) {
+			t.Errorf("%v: exit %d, stderr %q, input changed %v, %d files then %d", c.args, code, stderr, string(before) != string(after), len(ents), len(ents2))
+		}
+	}
+}
+
 // TestFlowsOutRangeExit: a flows file out of range is exit 2 with
 // --flows-out too (writeFlows generates the workload before fabric.Run).
 func TestFlowsOutRangeExit(t *testing.T) {

@@ -124,6 +124,11 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 				j.sc = *sc0
 				j.sc.Seed, j.sc.Name = uint64(j.seed), j.name
 			}
+			// No file the sweep writes may be one it reads: the scenario,
+			// a job's CDF or flows file.
+			if err := sweepNotInput(args[0], out, emit, all); err != nil {
+				return err
+			}
 			if emit == "slurm" {
 				return emitSlurm(cmd.OutOrStdout(), out, all)
 			}
@@ -434,6 +439,40 @@ eval "$(sed -n "${SLURM_ARRAY_TASK_ID}p" jobs.txt)"
 		}
 	}
 	fmt.Fprintf(w, "wrote %d job scenarios, %s and %s\n", len(all), filepath.Join(out, "jobs.txt"), filepath.Join(out, "sweep.sbatch"))
+	return nil
+}
+
+// sweepNotInput refuses (usage error) a sweep one of whose outputs in out
+// would be one of its inputs: the scenario, or a CDF or flows file of a
+// job (any spelling or link of it, atomicfile.CheckNotInput).
+func sweepNotInput(scenario, out, emit string, all []job) error {
+	inputs := []string{scenario}
+	seen := map[string]bool{scenario: true}
+	for i := range all {
+		for _, in := range all[i].sc.InputFiles() {
+			if !seen[in] {
+				seen[in] = true
+				inputs = append(inputs, in)
+			}
+		}
+	}
+	var outs []string
+	if emit == "slurm" {
+		outs = append(outs, filepath.Join(out, "jobs.txt"), filepath.Join(out, "sweep.sbatch"))
+		for i := range all {
+			outs = append(outs, filepath.Join(out, all[i].name+".yaml"))
+		}
+	} else {
+		outs = append(outs, filepath.Join(out, "sweep.csv"))
+		for i := range all {
+			outs = append(outs, runOpts{out: out}.outputs(all[i].name)...)
+		}
+	}
+	for _, o := range outs {
+		if err := atomicfile.CheckNotInput(o, inputs...); err != nil {
+			return usage("%v", err)
+		}
+	}
 	return nil
 }
 
