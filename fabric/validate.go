@@ -119,6 +119,10 @@ func checkNodes(n *yaml.Node, path string) error {
 		switch {
 		case math.IsNaN(f) || math.IsInf(f, 0):
 			return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is not a finite number"}
+		case math.Abs(f) >= 1<<63:
+			// Beyond every key's range; and the YAML decoder turns such a
+			// number into an integer that wrapped (2^64 as seed 2^63).
+			return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is out of range"}
 		case f < 0 && !negativeOK[path]:
 			return &ScenarioError{Line: n.Line, Key: path, Msg: n.Value + " is negative"}
 		}

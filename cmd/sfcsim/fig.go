@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/opensfc/sfc/atomicfile"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
@@ -94,10 +96,7 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	}
 	base := filepath.Join(out, fr.Name+"-"+fr.Scale)
 	b, _ := json.MarshalIndent(fr, "", "  ")
-	if err := os.WriteFile(base+".json.tmp", append(b, '\n'), 0o644); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(base+".json.tmp", base+".json"); err != nil {
+	if err := writeAtomic(base+".json", append(b, '\n')); err != nil {
 		return 0, err
 	}
 	if err := plotFiles(fr, base); err != nil {
@@ -120,7 +119,8 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	for _, n := range fr.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	fmt.Fprintf(w, "wrote %s.json, %s.svg, %s.png\n", base, base, base)
+	eb := dissect.Escape(base)
+	fmt.Fprintf(w, "wrote %s.json, %s.svg, %s.png\n", eb, eb, eb)
 	return failed, nil
 }
 
@@ -158,10 +158,33 @@ func plotFig(fr *fabric.FigResult, path string) error {
 		p.Add(l, sc)
 		p.Legend.Add(s.Label, l, sc)
 	}
-	tmp := path + ".tmp" + filepath.Ext(path) // Save picks the format by extension
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, tmp); err != nil {
-		os.Remove(tmp)
+	wt, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	// A unique temporary file beside path, renamed when complete: two
+	// runs writing one directory, or one interrupted, leave no stray file.
+	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := wt.WriteTo(f); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// writeAtomic writes b to path through a unique temporary file in its
+// directory, renamed when complete.
+func writeAtomic(path string, b []byte) error {
+	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	return f.Commit()
 }

@@ -54,10 +54,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Errors quote inputs (scenario names, CDF and flow file names):
 	// escaped, so that no control sequence reaches the terminal.
 	// Lines are escaped one by one: a multi-line error (the YAML
-	// decoder's) keeps its lines.
+	// decoder's) keeps its lines, each after the first indented, so that
+	// a newline in a file name cannot make a line that looks like an
+	// error of its own.
 	lines := strings.Split(err.Error(), "\n")
 	for i, l := range lines {
 		lines[i] = dissect.Escape(l)
+		if i > 0 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+			lines[i] = "  " + lines[i]
+		}
 	}
 	fmt.Fprintf(stderr, "sfcsim: %s\n", strings.Join(lines, "\n"))
 	return code

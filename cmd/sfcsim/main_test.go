@@ -539,3 +539,48 @@ func TestRunErrorsNameTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsSafe: two runs writing one directory at once both succeed
+// and leave no temporary file (plots go through atomicfile, not a fixed
+// NAME.png.tmp.png); a control character in --out is escaped in the
+// "wrote" line; a newline in a file name cannot start an error line of
+// its own; a seed of 2^64 is out of range, not wrapped to 2^63.
+func TestOutputsSafe(t *testing.T) {
+	dir := t.TempDir()
+	sc := smallWith(t, dir, "s.yaml", "two", "")
+	out := filepath.Join(dir, "out")
+	codes := make(chan int, 2)
+	for range 2 {
+		go func() {
+			code, _, _ := sfcsim("run", "-q", sc, "-o", out)
+			codes <- code
+		}()
+	}
+	if a, b := <-codes, <-codes; a != 0 || b != 0 {
+		t.Errorf("concurrent runs exit %d and %d", a, b)
+	}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), "tmp") || strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+	if len(ents) != 8 {
+		t.Errorf("%d files in the output directory, want 8", len(ents))
+	}
+	esc := filepath.Join(dir, "\x1b[31mfig")
+	code, stdout, _ := sfcsim("fig", "hpcc-readme", "-q", "-o", esc)
+	if code != 0 || strings.Contains(stdout, "\x1b") || !strings.Contains(stdout, "wrote ") {
+		t.Errorf("fig -o with ESC: exit %d, stdout %q", code, stdout)
+	}
+	nl := filepath.Join(dir, "nl\nbad.yaml")
+	os.WriteFile(nl, []byte("name: x\nworkload: {load: 7}\n"), 0o644)
+	if _, _, stderr := sfcsim("run", "-q", nl); !strings.Contains(stderr, "\n  bad.yaml") {
+		t.Errorf("a newline in a file name: %q", stderr)
+	}
+	seed := filepath.Join(dir, "seed.yaml")
+	os.WriteFile(seed, []byte("name: s\nseed: 18446744073709551616\n"), 0o644)
+	if code, _, stderr := sfcsim("run", "-q", seed); code != 2 || !strings.Contains(stderr, "seed.yaml:2: seed: 18446744073709551616 is out of range") {
+		t.Errorf("seed 2^64: exit %d, %q", code, stderr)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/opensfc/sfc/atomicfile"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -438,7 +439,7 @@ eval "$(sed -n "${SLURM_ARRAY_TASK_ID}p" jobs.txt)"
 			}
 		}
 	}
-	fmt.Fprintf(w, "wrote %d job scenarios, %s and %s\n", len(all), filepath.Join(out, "jobs.txt"), filepath.Join(out, "sweep.sbatch"))
+	fmt.Fprintf(w, "wrote %d job scenarios, %s and %s\n", len(all), dissect.Escape(filepath.Join(out, "jobs.txt")), dissect.Escape(filepath.Join(out, "sweep.sbatch")))
 	return nil
 }
 
