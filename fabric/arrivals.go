@@ -174,14 +174,14 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 	}
 	if w.Load > 0 {
 		if w.CDF == "" {
-			return nil, fmt.Errorf("workload: load %g without a cdf", w.Load)
+			return nil, &ScenarioError{Key: "workload.cdf", Msg: fmt.Sprintf("missing: workload.load %g needs a size distribution", w.Load)}
 		}
 		c, err := LoadCDF(w.CDF)
 		if err != nil {
 			return nil, err
 		}
 		if w.Load > 1 || hosts < 2 {
-			return nil, fmt.Errorf("workload: load %g (0..1) with %d hosts (at least 2)", w.Load, hosts)
+			return nil, &ScenarioError{Key: "workload.load", Msg: fmt.Sprintf("%g: background load needs at least 2 hosts, the fabric has %d", w.Load, hosts)}
 		}
 		gap := c.Mean() * 8 / (float64(bps) * w.Load) * 1e9 // ns, mean per host
 		for h := 0; h < hosts; h++ {

@@ -111,6 +111,12 @@ func LoadScenario(path string) (*Scenario, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("%s: scenario: %w", path, err)
 	}
+	// One scenario per file: a second document would be ignored.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if dec.Decode(&doc) == nil && dec.Decode(&doc) == nil {
+		return nil, &ScenarioError{File: path, Line: doc.Line, Key: "---", Msg: "a second YAML document: one scenario per file"}
+	}
 	var s *Scenario
 	err = checkNodes(&root, "")
 	if err == nil {

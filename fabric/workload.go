@@ -5,6 +5,7 @@ package fabric
 import (
 	"bufio"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -67,7 +68,7 @@ func LoadCDF(name string) (*CDF, error) {
 // ReadCDF parses a CDF; errors name the line.
 func ReadCDF(name string, r io.Reader) (*CDF, error) {
 	c := &CDF{Name: name}
-	sc := bufio.NewScanner(r)
+	sc := newLineScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -92,7 +93,7 @@ func ReadCDF(name string, r io.Reader) (*CDF, error) {
 		c.Size, c.Pct = append(c.Size, s), append(c.Pct, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("cdf %s: %w", name, err)
+		return nil, inputErrorf("cdf %s line %d: %v", name, line+1, lineErr(err))
 	}
 	if len(c.Size) < 2 || c.Pct[len(c.Pct)-1] != 100 {
 		return nil, fmt.Errorf("cdf %s: needs at least two points and must end at 100 %%", name)
@@ -380,7 +381,25 @@ type flowScanner struct {
 }
 
 func newFlowScanner(r io.Reader, hosts int) *flowScanner {
-	return &flowScanner{sc: bufio.NewScanner(r), hosts: hosts, want: -1}
+	return &flowScanner{sc: newLineScanner(r), hosts: hosts, want: -1}
+}
+
+// maxLine bounds a line of a CDF or flows file: 1 MiB.
+const maxLine = 1 << 20
+
+// newLineScanner scans lines of up to maxLine octets.
+func newLineScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return sc
+}
+
+// lineErr says what a scanner's error means for the line it stopped at.
+func lineErr(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("longer than %d octets", maxLine)
+	}
+	return err
 }
 
 // next returns the next flow; false after the counted flows (what follows
@@ -447,7 +466,7 @@ func (s *flowScanner) next() (Flow, bool, error) {
 	}
 	s.eof = true
 	if err := s.sc.Err(); err != nil {
-		return Flow{}, false, err
+		return Flow{}, false, inputErrorf("flows line %d: %v", s.line+1, lineErr(err))
 	}
 	if s.want < 0 {
 		return Flow{}, false, inputErrorf("flows: empty file, want the flow count")

@@ -35,12 +35,18 @@ func usage(format string, a ...any) error {
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &errWriter{w: stdout}
 	root := newRoot(stderr)
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	err := root.Execute()
+	if err == nil && out.err != nil {
+		// The summary or the PASS/FAIL verdicts did not reach their
+		// reader (a full disk, a closed pipe): not a success.
+		err = fmt.Errorf("writing standard output: %w", out.err)
+	}
 	if err == nil {
 		return 0
 	}
@@ -86,4 +92,20 @@ func newRoot(stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
 	root.AddCommand(newRunCmd(), newFigCmd(), newSweepCmd())
 	return root
+}
+
+// errWriter keeps the first error of the writes to w; later writes are
+// dropped.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -582,5 +583,39 @@ func TestOutputsSafe(t *testing.T) {
 	os.WriteFile(seed, []byte("name: s\nseed: 18446744073709551616\n"), 0o644)
 	if code, _, stderr := sfcsim("run", "-q", seed); code != 2 || !strings.Contains(stderr, "seed.yaml:2: seed: 18446744073709551616 is out of range") {
 		t.Errorf("seed 2^64: exit %d, %q", code, stderr)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestInputAndOutputErrors: a summary that cannot be written is exit 1,
+// not a silent success; a second YAML document, a flows-file line over
+// 1 MiB and a background load on a one-host fabric are input errors (exit
+// 2) naming what and where.
+func TestInputAndOutputErrors(t *testing.T) {
+	dir := t.TempDir()
+	sc := smallWith(t, dir, "s.yaml", "w", "")
+	var errb bytes.Buffer
+	if code := run([]string{"run", "-q", sc}, failWriter{}, &errb); code != 1 || !strings.Contains(errb.String(), "writing standard output: disk full") {
+		t.Errorf("stdout failing: exit %d, %q", code, errb.String())
+	}
+	two := smallWith(t, dir, "two.yaml", "two", "---\nname: other\n")
+	if code, _, stderr := sfcsim("run", "-q", two); code != 2 || !strings.Contains(stderr, "second YAML document") {
+		t.Errorf("two documents: exit %d, %q", code, stderr)
+	}
+	flows := filepath.Join(dir, "long.txt")
+	os.WriteFile(flows, []byte("1\n0 1 3 100 1000 0"+strings.Repeat(" ", 2<<20)+"\n"), 0o644)
+	ff := smallWith(t, dir, "ff.yaml", "ff", "")
+	b, _ := os.ReadFile(ff)
+	os.WriteFile(ff, []byte(strings.Replace(string(b), "  cdf: websearch\n  load: 0.3\n  duration: 200000\n", "  flows_file: long.txt\n", 1)), 0o644)
+	if code, _, stderr := sfcsim("run", "-q", ff); code != 2 || !strings.Contains(stderr, "flows line 2: longer than 1048576 octets") {
+		t.Errorf("a 2 MiB line: exit %d, %q", code, stderr)
+	}
+	one := filepath.Join(dir, "one.yaml")
+	os.WriteFile(one, []byte("name: one\ntopology: {kind: leafspine, tors: 1, spines: 1, hosts_per_tor: 1}\nworkload: {cdf: hadoop, load: 0.5, duration: 1000}\n"), 0o644)
+	if code, _, stderr := sfcsim("run", "-q", one); code != 2 || !strings.Contains(stderr, "workload.load") {
+		t.Errorf("load on one host: exit %d, %q", code, stderr)
 	}
 }
