@@ -4,9 +4,9 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
