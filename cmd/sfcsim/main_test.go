@@ -613,6 +613,14 @@ func TestInputAndOutputErrors(t *testing.T) {
 	if code, _, stderr := sfcsim("run", "-q", ff); code != 2 || !strings.Contains(stderr, "flows line 2: longer than 1048576 octets") {
 		t.Errorf("a 2 MiB line: exit %d, %q", code, stderr)
 	}
+	if code, _, stderr := sfcsim("run", "-q", sc, "-o", sc); code != 2 || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("--out a file: exit %d, %q", code, stderr)
+	}
+	for _, o := range []string{"", sc} {
+		if code, _, stderr := sfcsim("sweep", sc, "-o", o, "--set", "workload.load=0.3"); code != 2 {
+			t.Errorf("sweep -o %q: exit %d, %q", o, code, stderr)
+		}
+	}
 	one := filepath.Join(dir, "one.yaml")
 	os.WriteFile(one, []byte("name: one\ntopology: {kind: leafspine, tors: 1, spines: 1, hosts_per_tor: 1}\nworkload: {cdf: hadoop, load: 0.5, duration: 1000}\n"), 0o644)
 	if code, _, stderr := sfcsim("run", "-q", one); code != 2 || !strings.Contains(stderr, "workload.load") {

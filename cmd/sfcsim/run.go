@@ -240,6 +240,9 @@ func writableDir(flag, dir string) error {
 	if dir == "" {
 		return usage("%s: an empty directory name", flag)
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usage("%s %s: a file, not a directory", flag, dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s %s: %w", flag, dir, err)
 	}

@@ -130,10 +130,13 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			if err := sweepNotInput(args[0], out, emit, all); err != nil {
 				return err
 			}
+			if out == "" {
+				return usage("--out: an empty directory name")
+			}
 			if emit == "slurm" {
 				return emitSlurm(cmd.OutOrStdout(), out, all)
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			if err := writableDir("--out", out); err != nil {
 				return err
 			}
 			var mu sync.Mutex
