@@ -336,6 +336,17 @@ func (s *Scenario) Validate() error {
 	if err := checkFrac("workload.incast_load", w.IncastLoad); err != nil {
 		return err
 	}
+	// An incast's keys without its degree made no flow, silently.
+	if w.Degree == 0 {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"workload.incasts", w.Incasts > 0}, {"workload.incast_every", w.IncastEvery > 0}, {"workload.incast_load", w.IncastLoad > 0}, {"workload.sync", w.Sync > 0}, {"workload.qps", w.QPs > 0}} {
+			if k.set {
+				return &ScenarioError{Key: k.key, Msg: "an incast key without workload.degree (the senders per incast): no incast would be made"}
+			}
+		}
+	}
 	// Samples per switch: one per period from 0 to the last arrival plus
 	// the drain (the defaults as Run sets them).
 	every, drain := s.SampleEvery, s.Drain

@@ -49,6 +49,9 @@ func TestScenarioRanges(t *testing.T) {
 		{"workload: {degree: 4, size: -1}", "workload.size", 21},
 		{"workload: {degree: 4, size: 1000, incast_load: 1.5, duration: 10}", "workload.incast_load", 21},
 		{"workload: {degree: 4, size: 1000, receiver: -2}", "workload.receiver", 21},
+		{"workload: {cdf: websearch, load: 0.3, duration: 1000, incasts: 5}", "workload.incasts", 21},
+		{"workload: {cdf: websearch, load: 0.3, duration: 1000, sync: 5}", "workload.sync", 21},
+		{"seed: 18446744073709551616", "seed", 21},
 		{"sample_every: 1000\ndrain: 100000000000", "sample_every", 21},
 	} {
 		// Comment out the base's key (line for line) when the case
