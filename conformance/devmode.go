@@ -246,11 +246,13 @@ type devChecker struct {
 	deof  bool
 	dlim  int64 // every device frame at or before dlim was processed
 
-	// data
-	slab  []dataItem // items are allocated 256 at a time
-	dq    map[dataKey]*dataQ
-	ring  []*dataItem
-	rhead int
+	// data: the reference's data frames in the order it sent them,
+	// numbered from 0, in a ring: items[n % len(items)] is frame n, for
+	// n in [iHead, iTail). A flow's queue names its frames by number, so
+	// that the items are neither allocated nor collected one by one.
+	items        []dataItem
+	iHead, iTail uint64
+	dq           map[dataKey]*dataQ
 
 	trig *trigIndex
 	sfc  *sfcState
@@ -310,7 +312,7 @@ const (
 )
 
 type dataQ struct {
-	items []*dataItem
+	items []uint64 // the numbers of the flow's frames (devChecker.items)
 	head  int
 	// seen holds the hashes of the last len(seen) frames matched, to name
 	// a second copy of any of them a duplicate (DATA-DUP), not an
@@ -341,20 +343,39 @@ func (q *dataQ) dupOf(h uint64) bool {
 	return false
 }
 
-func (q *dataQ) live() []*dataItem { return q.items[q.head:] }
+func (q *dataQ) live() []uint64 { return q.items[q.head:] }
 
-func (q *dataQ) trim() {
-	for q.head < len(q.items) && q.items[q.head].state == itemMatched {
-		q.items[q.head] = nil
+// trim drops the matched frames at the head of q. Frames leave the
+// ring in number order (expire), and each flow's frames are in number
+// order in its queue, so a frame leaves its queue no later than the
+// ring: a queue names only frames in the ring.
+func (q *dataQ) trim(k *devChecker) {
+	for q.head < len(q.items) && k.item(q.items[q.head]).state == itemMatched {
 		q.head++
 	}
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0
 	} else if q.head > 64 && q.head*2 > len(q.items) {
 		n := copy(q.items, q.items[q.head:])
-		clear(q.items[n:])
 		q.items, q.head = q.items[:n], 0
 	}
+}
+
+// item returns the reference's data frame number n (in the ring).
+func (k *devChecker) item(n uint64) *dataItem { return &k.items[n&uint64(len(k.items)-1)] }
+
+// newItem adds the next data frame to the ring and returns its number.
+func (k *devChecker) newItem() uint64 {
+	if k.iTail-k.iHead == uint64(len(k.items)) {
+		// Full: twice the room, each frame moved to its new slot.
+		nb := make([]dataItem, max(256, 2*len(k.items)))
+		for n := k.iHead; n < k.iTail; n++ {
+			nb[n&uint64(len(nb)-1)] = *k.item(n)
+		}
+		k.items = nb
+	}
+	k.iTail++
+	return k.iTail - 1
 }
 
 // reorderReach is how far ahead of its reference time a data frame of a
@@ -790,11 +811,8 @@ func (k *devChecker) refOut(o device.Out) {
 	}
 	var m device.Meta
 	device.Parse(o.Frame, &m, &k.cp)
-	if len(k.slab) == 0 {
-		k.slab = make([]dataItem, 256)
-	}
-	it := &k.slab[0]
-	k.slab = k.slab[1:]
+	n := k.newItem()
+	it := k.item(n)
 	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
 	if k.onlyICRC {
 		it.icrcSt = icrcNone
@@ -807,8 +825,7 @@ func (k *devChecker) refOut(o device.Out) {
 		q = &dataQ{}
 		k.dq[it.key] = q
 	}
-	q.items = append(q.items, it)
-	k.ring = append(k.ring, it)
+	q.items = append(q.items, n)
 }
 
 // refFire takes a decision of the reference SFC switch.
@@ -1144,10 +1161,11 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 	}
 	h := k.hash(r.data, m)
 	live := q.live()
-	for i, it := range live {
+	for i, n := range live {
 		if i >= 4096 {
 			break
 		}
+		it := k.item(n)
 		// Equal keyed 64-bit hashes (a fresh seed per run) and lengths
 		// stand for equal frames: comparing the octets too would read the
 		// reference's copy back from memory for every frame.
@@ -1163,8 +1181,8 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 			k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
 				Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
 		}
-		for _, x := range live[:i] {
-			if x.state == itemPending {
+		for _, n := range live[:i] {
+			if x := k.item(n); x.state == itemPending {
 				x.state = itemOvertaken
 			}
 		}
@@ -1174,7 +1192,7 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		q.matched(h, r.t)
 		k.free(it.data)
 		it.data = nil
-		q.trim()
+		q.trim(k)
 		return true
 	}
 	if q.dupOf(h) {
@@ -1202,8 +1220,8 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	q := k.dq[key] // a duplicate of its last matched frame: matchData
 	var head *dataItem
 	if q != nil {
-		for _, it := range q.live() {
-			if it.state != itemMatched {
+		for _, n := range q.live() {
+			if it := k.item(n); it.state != itemMatched {
 				head = it
 				break
 			}
@@ -1213,10 +1231,11 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 		// A router's rewrites (rule 8): the frame stands for the first
 		// pending frame of its flow it is a routed copy of.
 		live := q.live()
-		for i, it := range live {
+		for i, n := range live {
 			if i >= 4096 {
 				break
 			}
+			it := k.item(n)
 			if it.state == itemMatched || !k.routedAs(it.data, r.data, r.port) {
 				continue
 			}
@@ -1229,8 +1248,8 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 				k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: port, Time: r.t, Field: "frame.order",
 					Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
 			}
-			for _, x := range live[:i] {
-				if x.state == itemPending {
+			for _, n := range live[:i] {
+				if x := k.item(n); x.state == itemPending {
 					x.state = itemOvertaken
 				}
 			}
@@ -1240,7 +1259,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 			q.matched(k.hash(r.data, m), r.t)
 			k.free(it.data)
 			it.data = nil
-			q.trim()
+			q.trim(k)
 			return
 		}
 	}
@@ -1289,7 +1308,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	head.state = itemMatched
 	k.free(head.data)
 	head.data = nil
-	q.trim()
+	q.trim(k)
 }
 
 // checkICRCMatched is checkICRC for a device frame matched to the
@@ -1376,13 +1395,12 @@ func icrcOKMeta(frame []byte, m *device.Meta, cp *device.Codepoints) (ok, has bo
 // pending item is finalized.
 func (k *devChecker) expire(all bool) {
 	lim := k.dlim
-	for k.rhead < len(k.ring) {
-		it := k.ring[k.rhead]
+	for k.iHead < k.iTail {
+		it := k.item(k.iHead)
 		if !all && it.t+k.win >= lim {
 			break
 		}
-		k.ring[k.rhead] = nil
-		k.rhead++
+		k.iHead++ // (its slot is taken again by the next refOut, not before)
 		if it.state == itemMatched {
 			continue
 		}
@@ -1401,13 +1419,8 @@ func (k *devChecker) expire(all bool) {
 		k.free(it.data)
 		it.data = nil
 		if q := k.dq[it.key]; q != nil {
-			q.trim()
+			q.trim(k)
 		}
-	}
-	if k.rhead > 1024 && k.rhead*2 > len(k.ring) {
-		n := copy(k.ring, k.ring[k.rhead:])
-		clear(k.ring[n:])
-		k.ring, k.rhead = k.ring[:n], 0
 	}
 	if k.sfc != nil {
 		k.sfc.expire(all)
