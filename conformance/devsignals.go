@@ -14,7 +14,7 @@ import (
 	"net/netip"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/cim"
@@ -114,11 +114,16 @@ type sfcState struct {
 // 64 octets, so that a signal's quote can be traced to the packet it
 // quotes (quote content, trigger time).
 type trigIndex struct {
-	k     *devChecker
-	ring  []trigItem // time-ordered; lookups (one per signal) scan it
-	thead int
-	qbuf  []byte
+	k *devChecker
+	// ring holds packets [head, tail) of the input, packet n at
+	// n % len(ring) (a power of two), in time order; lookups (one per
+	// signal) scan it from the latest.
+	ring       []trigItem
+	head, tail uint64
+	qbuf       []byte
 }
+
+func (s *trigIndex) at(n uint64) *trigItem { return &s.ring[n&uint64(len(s.ring)-1)] }
 
 type trigItem struct {
 	h uint64
@@ -189,7 +194,16 @@ func (s *trigIndex) index(r *record, m *device.Meta) {
 	e.t, e.no, e.iplen, e.vid = r.t, r.no, len(ip), m.VID
 	copy(e.dst[:], r.data[0:6])
 	copy(e.src[:], r.data[6:12])
-	s.ring = append(s.ring, trigItem{h, e})
+	if s.tail-s.head == uint64(len(s.ring)) {
+		// Full: twice the room, each packet moved to its new slot.
+		nr := make([]trigItem, max(1024, 2*len(s.ring)))
+		for n := s.head; n < s.tail; n++ {
+			nr[n&uint64(len(nr)-1)] = *s.at(n)
+		}
+		s.ring = nr
+	}
+	*s.at(s.tail) = trigItem{h, e}
+	s.tail++
 }
 
 func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
@@ -204,9 +218,9 @@ func (s *trigIndex) lookupBefore(quote []byte, t int64) (trigEntry, bool) {
 	if !ok {
 		return trigEntry{}, false
 	}
-	for i := len(s.ring) - 1; i >= s.thead; i-- {
-		if s.ring[i].h == h && s.ring[i].e.t <= t {
-			return s.ring[i].e, true
+	for n := s.tail; n > s.head; n-- {
+		if x := s.at(n - 1); x.h == h && x.e.t <= t {
+			return x.e, true
 		}
 	}
 	return trigEntry{}, false
@@ -474,7 +488,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 			if !crossing && (p == 0) == (sig.PauseUS == 0) && (masked || abs64(int64(p)-int64(sig.PauseUS))*device.Microsecond <= k.ptol) {
 				ok = true
 			}
-			seen.add(fmt.Sprint(p))
+			seen.add(int64(p))
 		})
 		if !ok {
 			det := fmt.Sprintf("tolerance %s", fmtTime(k.ptol))
@@ -503,7 +517,7 @@ func (s *sfcState) devSignal(r *record, m *device.Meta) {
 			if (d == 0) == (sig.QueueDepth == 0) && abs64(d-int64(sig.QueueDepth)) <= k.depthTol[cp] {
 				ok = true
 			}
-			seen.add(fmt.Sprint(d))
+			seen.add(d)
 		})
 		if !ok {
 			k.dev(Deviation{Check: "SFC-BTS-DEPTH", Frame: r.no, Port: port, Time: r.t, Field: "bts.queue_depth",
@@ -618,30 +632,39 @@ func sfcVarying(frame []byte, m *device.Meta, e *exemptions, quote bool) {
 }
 
 // valueList collects the distinct values a deviation names as expected:
-// the first six, and whether there were more.
+// the first six in the order seen, and whether there were more. They are
+// formatted only for a deviation (the list is built for every signal).
 type valueList struct {
-	v    []string
+	v    [6]int64
+	n    int
 	more bool
 }
 
-func (l *valueList) add(s string) {
-	if slices.Contains(l.v, s) {
+func (l *valueList) add(x int64) {
+	if slices.Contains(l.v[:l.n], x) {
 		return
 	}
-	if len(l.v) == 6 {
+	if l.n == len(l.v) {
 		l.more = true
 		return
 	}
-	l.v = append(l.v, s)
+	l.v[l.n] = x
+	l.n++
 }
 
 // String lists the values, with ", …" when there were more.
 func (l *valueList) String() string {
-	s := strings.Join(l.v, ", ")
-	if l.more {
-		s += ", …"
+	var b []byte
+	for i, x := range l.v[:l.n] {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, x, 10)
 	}
-	return s
+	if l.more {
+		b = append(b, ", …"...)
+	}
+	return string(b)
 }
 
 // values calls fn with every pause time and depth the reference gives
@@ -856,12 +879,8 @@ func (s *sfcState) expire(all bool) {
 func (s *trigIndex) expire(all bool) {
 	k := s.k
 	lim := k.dlim
-	for s.thead < len(s.ring) && (all || s.ring[s.thead].e.t+k.win < lim) {
-		s.thead++
-	}
-	if s.thead > 4096 && s.thead*2 > len(s.ring) {
-		n := copy(s.ring, s.ring[s.thead:])
-		s.ring, s.thead = s.ring[:n], 0
+	for s.head < s.tail && (all || s.at(s.head).e.t+k.win < lim) {
+		s.head++
 	}
 }
 
