@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"net/netip"
 	"testing"
+	"unsafe"
 
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/layers"
@@ -119,3 +120,36 @@ func TestDataKeyAndNoAllocs(t *testing.T) {
 
 // netipMapped is a as an IPv4-mapped IPv6 address.
 func netipMapped(a netip.Addr) netip.Addr { return netip.AddrFrom16(a.As16()) }
+
+// TestFlowCache: a flowCache answers only for the key last put in a
+// slot, and then with its value: keys that differ in any octet, many
+// sharing a slot, never get another's value.
+func TestFlowCache(t *testing.T) {
+	var c flowCache[int]
+	want := map[dataKey]int{}
+	var keys []dataKey
+	for i := 0; i < 2000; i++ {
+		var key dataKey
+		b := (*[48]byte)(unsafe.Pointer(&key))
+		b[i%48] = byte(i/48 + 1) // one octet differs from the zero key
+		keys = append(keys, key)
+		c.put(&key, i)
+		want[key] = i
+	}
+	hits := 0
+	for _, key := range keys {
+		if v, ok := c.get(&key); ok {
+			hits++
+			if v != want[key] {
+				t.Fatalf("key %x: cached %d, want %d", key, v, want[key])
+			}
+		}
+	}
+	var zero dataKey
+	if _, ok := c.get(&zero); ok {
+		t.Error("the zero key, never put, is cached")
+	}
+	if hits == 0 || hits > 64 {
+		t.Errorf("%d keys cached, want 1 to 64", hits)
+	}
+}

@@ -14,10 +14,12 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/filter"
+	"github.com/opensfc/sfc/internal/prefetch"
 	"github.com/opensfc/sfc/layers"
 )
 
@@ -218,6 +220,7 @@ type devChecker struct {
 	ign      *filter.Filter
 	ignFrame dissect.Frame
 	inFlows  map[dataKey]struct{} // the scenario's flows (port 0)
+	incache  flowCache[bool]      // recent keys of inFlows
 	// inSignals are the flows (port 0) of the input's signal frames: a
 	// NIC that hands one to its host where the reference consumes it
 	// (a BTS) or alters it (a CIM) is judged as a data frame would be.
@@ -253,6 +256,7 @@ type devChecker struct {
 	items        []dataItem
 	iHead, iTail uint64
 	dq           map[dataKey]*dataQ
+	qcache       flowCache[*dataQ] // recent entries of dq (cleared when one is deleted)
 
 	trig *trigIndex
 	sfc  *sfcState
@@ -286,8 +290,8 @@ const (
 
 type dataItem struct {
 	t     int64
-	no    int // reference output number
-	key   dataKey
+	no    int    // reference output number
+	q     *dataQ // its flow's queue (alive while the frame is pending)
 	hash  uint64
 	data  []byte
 	state uint8
@@ -314,6 +318,7 @@ const (
 type dataQ struct {
 	items []uint64 // the numbers of the flow's frames (devChecker.items)
 	head  int
+	port  int // the device port of the flow (dataKey.port)
 	// seen holds the hashes of the last len(seen) frames matched, to name
 	// a second copy of any of them a duplicate (DATA-DUP), not an
 	// alteration of the flow's next pending frame; next is where the
@@ -725,6 +730,55 @@ func icrcOff(frame []byte, m *device.Meta, cp *device.Codepoints) int {
 	return end - 4
 }
 
+// flowQ returns the queue of flow key, nil when there is none.
+func (k *devChecker) flowQ(key *dataKey) *dataQ {
+	if q, ok := k.qcache.get(key); ok {
+		return q
+	}
+	q := k.dq[*key]
+	if q != nil {
+		k.qcache.put(key, q)
+	}
+	return q
+}
+
+// flowCache keeps the values of the last keys looked up in a map keyed
+// by dataKey, one per slot of a small direct-mapped table: a flow's
+// frames come in runs, and a hit costs a few multiplications and one
+// comparison where the map hashes all 48 octets. Only what the map holds
+// is put in; a deletion from the map clears the cache.
+type flowCache[V any] struct {
+	keys [64]dataKey
+	vals [64]V
+	ok   [64]bool
+}
+
+// slot picks key's slot in a flowCache from its eight-octet words.
+func (key *dataKey) slot() int {
+	w := (*[6]uint64)(unsafe.Pointer(key))
+	h := w[0] ^ w[1]*0x9e3779b97f4a7c15 ^ w[2]*0xc2b2ae3d27d4eb4f ^ w[3]*0x165667b19e3779f9 ^ w[4]*0xd6e8feb86659fd93 ^ w[5]*0xff51afd7ed558ccd
+	h ^= h >> 29
+	h *= 0x94d049bb133111eb
+	return int(h >> 58)
+}
+
+func (c *flowCache[V]) get(key *dataKey) (V, bool) {
+	i := key.slot()
+	if c.ok[i] && c.keys[i] == *key {
+		return c.vals[i], true
+	}
+	var zero V
+	return zero, false
+}
+
+func (c *flowCache[V]) put(key *dataKey, v V) {
+	i := key.slot()
+	c.keys[i], c.vals[i], c.ok[i] = *key, v, true
+}
+
+// dataKey is plain memory, six words (slot reads them so).
+var _ = [1]struct{}{}[unsafe.Sizeof(dataKey{})-48]
+
 func keyOf(m *device.Meta, port int) dataKey {
 	if !m.IP() {
 		return dataKey{port: int32(port), et: m.EtherType}
@@ -813,19 +867,30 @@ func (k *devChecker) refOut(o device.Out) {
 	device.Parse(o.Frame, &m, &k.cp)
 	n := k.newItem()
 	it := k.item(n)
-	*it = dataItem{t: o.Time, no: k.refNo, key: keyOf(&m, o.Port), hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
+	key := keyOf(&m, o.Port)
+	q := k.flowQ(&key)
+	if q == nil {
+		q = &dataQ{port: o.Port}
+		k.dq[key] = q
+		k.qcache.put(&key, q)
+	}
+	*it = dataItem{t: o.Time, no: k.refNo, q: q, hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
 	if k.onlyICRC {
 		it.icrcSt = icrcNone
 		if end, has := icrcEnd(o.Frame, &m, &k.cp); has {
 			it.icrcSt, it.icrc = icrcHas, binary.LittleEndian.Uint32(o.Frame[end-4:end])
 		}
 	}
-	q := k.dq[it.key]
-	if q == nil {
-		q = &dataQ{}
-		k.dq[it.key] = q
-	}
 	q.items = append(q.items, n)
+	// What the next frame will be written to was last used thousands of
+	// frames ago: ask for it now, so that its cache misses overlap the
+	// model's work instead of stalling the next refOut.
+	if len(k.items) > 0 {
+		prefetch.Pointer(unsafe.Pointer(k.item(n+1)), unsafe.Sizeof(dataItem{}))
+	}
+	if p := len(k.pool); p > 0 {
+		prefetch.Bytes(k.pool[p-1][:cap(k.pool[p-1])], len(o.Frame))
+	}
 }
 
 // refFire takes a decision of the reference SFC switch.
@@ -838,8 +903,9 @@ func (k *devChecker) afterInput(r *record) {
 	m := &k.inMeta // parsed by beforeInput
 	if m.Kind == device.KindData {
 		key := keyOf(m, 0)
-		if _, ok := k.inFlows[key]; !ok {
+		if _, ok := k.incache.get(&key); !ok {
 			k.inFlows[key] = struct{}{}
+			k.incache.put(&key, true)
 		}
 	} else if k.c.Role == device.RoleNIC && r.port != device.HostPort && m.Kind.Signal() {
 		if k.inSignals == nil {
@@ -1155,7 +1221,7 @@ func (k *devChecker) justifiedRule(m *device.Meta, frame []byte) string {
 // matched on its port and flow (DATA-DUP).
 func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 	key := keyOf(m, r.port)
-	q := k.dq[key]
+	q := k.flowQ(&key)
 	if q == nil {
 		return false
 	}
@@ -1217,7 +1283,7 @@ func (k *devChecker) unmatchedData(r *record, m *device.Meta) {
 	port := k.c.PortName(r.port)
 	k.rep.checked(ruleDataAltered, 1)
 	key := keyOf(m, r.port)
-	q := k.dq[key] // a duplicate of its last matched frame: matchData
+	q := k.flowQ(&key) // a duplicate of its last matched frame: matchData
 	var head *dataItem
 	if q != nil {
 		for _, n := range q.live() {
@@ -1405,7 +1471,7 @@ func (k *devChecker) expire(all bool) {
 			continue
 		}
 		k.rep.checked(ruleDataLoss, 1)
-		d := Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(int(it.key.port)), Time: it.t, Field: "frame",
+		d := Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(it.q.port), Time: it.t, Field: "frame",
 			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}
 		if it.state == itemOvertaken {
 			// A later frame of its flow was captured: the loss is in the
@@ -1413,14 +1479,12 @@ func (k *devChecker) expire(all bool) {
 			d.Detail += "; later frames of its flow were sent"
 			k.dev(d)
 		} else {
-			k.missing(d, int(it.key.port))
+			k.missing(d, it.q.port)
 		}
 		it.state = itemMatched
 		k.free(it.data)
 		it.data = nil
-		if q := k.dq[it.key]; q != nil {
-			q.trim(k)
-		}
+		it.q.trim(k)
 	}
 	if k.sfc != nil {
 		k.sfc.expire(all)
@@ -1438,6 +1502,7 @@ func (k *devChecker) expire(all bool) {
 		for key, q := range k.dq {
 			if len(q.live()) == 0 && (all || q.lastT < lim-k.win) {
 				delete(k.dq, key)
+				k.qcache = flowCache[*dataQ]{}
 			}
 		}
 		if k.sfc != nil {
