@@ -228,9 +228,12 @@ type devChecker struct {
 	bg        *BackgroundCounts
 
 	// capture coverage (rule 9)
-	devLast  int64         // model time of the latest device frame read
-	devPorts map[int]int64 // frames per port in the device capture so far
-	lastSig  int64         // the reference's last signal
+	devLast int64 // model time of the latest device frame read
+	// the ports that carried a device frame so far: ports 0 to 63 in
+	// devLow (looked at for every device frame), others in devPorts
+	devLow   [64]bool
+	devPorts map[int]bool
+	lastSig  int64 // the reference's last signal
 	hasSig   bool
 	lostEnd  int64 // deviations not reported: after the capture's end
 	lostAt   int64 // the earliest reference frame of them (model time)
@@ -397,7 +400,7 @@ const (
 func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRes int64) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
-		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]int64{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
+		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
 	rep.Background = k.bg
 	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup, ruleDataExtra} {
 		k.matchChecks[i] = rep.byName[id]
@@ -608,7 +611,7 @@ func (k *devChecker) missing(d Deviation, port int) {
 		k.rep.notJudged(d.Check, 1)
 		return
 	}
-	if k.devPorts[port] == 0 {
+	if !k.devCarried(port) {
 		h := k.held[port]
 		if h == nil {
 			h = &heldDevs{}
@@ -618,6 +621,15 @@ func (k *devChecker) missing(d Deviation, port int) {
 		return
 	}
 	k.dev(d)
+}
+
+// devCarried reports whether port carried a frame of the device capture
+// so far.
+func (k *devChecker) devCarried(port int) bool {
+	if uint(port) < uint(len(k.devLow)) {
+		return k.devLow[port]
+	}
+	return k.devPorts[port]
 }
 
 // undecidedOf returns the undecided deviations of the port named port.
@@ -948,10 +960,14 @@ func (k *devChecker) advance(lim int64) {
 			}
 			k.dpend = r
 			k.devLast = max(k.devLast, r.t)
-			if k.devPorts[r.port] == 0 {
+			if !k.devCarried(r.port) {
 				k.release(r.port)
+				if uint(r.port) < uint(len(k.devLow)) {
+					k.devLow[r.port] = true
+				} else {
+					k.devPorts[r.port] = true
+				}
 			}
-			k.devPorts[r.port]++
 		}
 		if k.dpend.t > lim {
 			break
