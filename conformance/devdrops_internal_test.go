@@ -40,11 +40,18 @@ func TestDropScanByInterface(t *testing.T) {
 		b = append(b, make([]byte, 60)...)
 		return block(6, append(b, opt(4, drop)...))
 	}
+	plain := func(iface uint32, capLen int) []byte { // no options: passed over whole (plainEPB)
+		b := le.AppendUint32(nil, iface)
+		b = append(b, make([]byte, 8)...)
+		b = le.AppendUint32(b, uint32(capLen))
+		b = le.AppendUint32(b, uint32(capLen))
+		return block(6, append(b, make([]byte, (capLen+3)&^3)...))
+	}
 	var file []byte
-	for _, b := range [][]byte{shb, idb, idb, epb(0, 0), isb(1, 2), shb, idb, epb(0, 3), isb(0, 1)} {
+	for _, b := range [][]byte{shb, idb, idb, plain(1, 61), epb(0, 0), plain(0, 64), isb(1, 2), shb, idb, plain(0, 1), epb(0, 3), plain(0, 0), isb(0, 1), plain(0, 63)} {
 		file = append(file, b...)
 	}
-	for _, step := range []int{1, 7, len(file)} {
+	for _, step := range []int{1, 7, 100, len(file)} {
 		var d dropScan
 		for o := 0; o < len(file); o += step {
 			d.Write(file[o:min(o+step, len(file))])
