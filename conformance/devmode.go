@@ -134,6 +134,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 		return rep, err
 	}
 	k.in = in
+	k.modelCP = m.Dev.Codepoints() == k.cp
 	m.Dev.OnOutput(k.refOut)
 	if m.obs != nil {
 		m.obs.fire = k.refFire
@@ -170,6 +171,8 @@ func vectorDigest(casePath string, in *stream) string {
 // older than the window behind the device capture's clock.
 type devChecker struct {
 	inMeta device.Meta // the input frame beforeInput parsed, for afterInput
+	// modelCP: the model parses with k.cp, so it can take inMeta.
+	modelCP bool
 	// The device frame devFrame is judging: its number and whether the
 	// capture flags it inbound (evidence: see dev).
 	curNo      int
@@ -933,12 +936,20 @@ func (k *devChecker) afterInput(r *record) {
 // is indexed as a possible quote before the reference can signal it (a
 // signal built the instant its packet arrives found only an older copy of
 // the packet, a retransmission, and took its latency from that).
-func (k *devChecker) beforeInput(r *record) {
+//
+// It returns the frame parsed, for the model to take, when the model
+// parses with the checker's codepoints (it always does: BuildModel gives
+// the device the case's).
+func (k *devChecker) beforeInput(r *record) *device.Meta {
 	k.inMeta = device.Meta{}
 	device.Parse(r.data, &k.inMeta, &k.cp)
 	if k.trig != nil {
 		k.trig.index(r, &k.inMeta)
 	}
+	if k.modelCP {
+		return &k.inMeta
+	}
+	return nil
 }
 
 // advance checks every device frame at or before lim, then finalizes the

@@ -154,8 +154,10 @@ func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report
 
 // replay feeds every input record to the model in order, calling before(r)
 // before and after(r) after each (either may be nil), then runs the model
-// until idle (and on to the case's end).
-func replay(m *Model, in *stream, count *int64, before, after func(r *record)) error {
+// until idle (and on to the case's end). What before returns, when not
+// nil, is the frame parsed with the model's codepoints: the model takes
+// it instead of parsing the frame again.
+func replay(m *Model, in *stream, count *int64, before func(r *record) *device.Meta, after func(r *record)) error {
 	for {
 		r, err := in.next()
 		if err == io.EOF {
@@ -165,10 +167,16 @@ func replay(m *Model, in *stream, count *int64, before, after func(r *record)) e
 			return err
 		}
 		*count++
+		var meta *device.Meta
 		if before != nil {
-			before(r)
+			meta = before(r)
 		}
-		if err := m.Dev.Input(r.port, r.t, r.data); err != nil {
+		if meta != nil {
+			err = m.Dev.InputParsed(r.port, r.t, r.data, meta)
+		} else {
+			err = m.Dev.Input(r.port, r.t, r.data)
+		}
+		if err != nil {
 			return &UnusableError{File: in.file, Frame: r.no, Reason: "the model refused the frame: " + err.Error(), Err: err}
 		}
 		if after != nil {

@@ -573,6 +573,28 @@ func (d *Device) Input(port int, t int64, frame []byte) error {
 	return nil
 }
 
+// InputParsed is Input for a frame the caller has parsed already: m
+// must be what Parse(frame, m, &cp) gives with cp = d.Codepoints(). The
+// device takes m instead of parsing the frame again; on a NIC's host
+// side (which parses as it offers) it is Input.
+func (d *Device) InputParsed(port int, t int64, frame []byte, m *Meta) error {
+	if d.role == RoleNIC && port == HostPort {
+		return d.Input(port, t, frame)
+	}
+	if t < d.sim.now {
+		return fmt.Errorf("%w: %d < %d", ErrTimeOrder, t, d.sim.now)
+	}
+	pt := d.Port(port)
+	if pt == nil {
+		return fmt.Errorf("%w: %d", ErrPort, port)
+	}
+	d.sim.RunUntil(t)
+	p := d.sim.alloc(frame)
+	p.Meta = *m
+	d.received(pt, p)
+	return nil
+}
+
 // AdvanceTo runs every event due at or before t and sets the clock to t.
 func (d *Device) AdvanceTo(t int64) { d.sim.RunUntil(t) }
 
@@ -609,11 +631,16 @@ func (d *Device) drop(p *Packet, port int, reason string) {
 func (d *Device) DropFrame(p *Packet, reason string) { d.drop(p, p.InPort, reason) }
 
 func (d *Device) receive(pt *Port, p *Packet) {
+	Parse(p.Data, &p.Meta, &d.codes)
+	d.received(pt, p)
+}
+
+// received is receive for a frame parsed into p.Meta.
+func (d *Device) received(pt *Port, p *Packet) {
 	now := d.sim.now
 	p.InPort, p.Arrival, p.OutPort, p.Queue = pt.ID, now, -1, -1
 	pt.RxFrames++
 	pt.RxBytes += int64(len(p.Data))
-	Parse(p.Data, &p.Meta, &d.codes)
 	if p.Meta.Kind == KindMalformed {
 		d.drop(p, pt.ID, "malformed")
 		return
