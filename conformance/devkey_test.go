@@ -153,3 +153,11 @@ func TestFlowCache(t *testing.T) {
 		t.Errorf("%d keys cached, want 1 to 64", hits)
 	}
 }
+
+// TestDataItemSize: a reference frame's item in the ring is one cache
+// line on a 64-bit machine (its fields are ordered for it).
+func TestDataItemSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) == 8 && unsafe.Sizeof(dataItem{}) != 64 {
+		t.Errorf("dataItem is %d octets, want 64", unsafe.Sizeof(dataItem{}))
+	}
+}

@@ -295,18 +295,20 @@ const (
 )
 
 type dataItem struct {
-	t     int64
-	no    int    // reference output number
-	q     *dataQ // its flow's queue (alive while the frame is pending)
-	hash  uint64
-	data  []byte
-	state uint8
+	t    int64
+	no   int    // reference output number
+	q    *dataQ // its flow's queue (alive while the frame is pending)
+	hash uint64
+	data []byte
 	// icrc is the reference frame's ICRC octets (little-endian) when
 	// icrcSt is icrcHas, read while the frame is in cache: a matched
 	// device frame's ICRC is compared with it without reading data.
 	icrc   uint32
 	icrcSt uint8
+	state  uint8
+	// (64 octets on a 64-bit machine, one cache line: TestDataItemSize)
 }
+
 
 // dataItem.icrcSt
 const (
