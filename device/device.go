@@ -851,8 +851,14 @@ func (d *Device) pick(pt *Port) (*Packet, int64) {
 		wake = min(wake, u)
 	}
 	nq := len(pt.Queues)
-	for i := 0; i < nq; i++ {
-		qi := (pt.rr + i) % nq
+	qi := pt.rr
+	if qi >= nq {
+		qi = 0 // (pt.rr < nq always: a guard)
+	}
+	for i := 0; i < nq; i, qi = i+1, qi+1 {
+		if qi == nq {
+			qi = 0 // round robin without a division per queue
+		}
 		if qi == int(d.ctrl) {
 			continue
 		}
@@ -865,7 +871,10 @@ func (d *Device) pick(pt *Port) (*Packet, int64) {
 			wake = min(wake, u)
 			continue
 		}
-		pt.rr = (qi + 1) % nq
+		pt.rr = qi + 1
+		if pt.rr == nq {
+			pt.rr = 0
+		}
 		return q.pop(), 0
 	}
 	if wake == math.MaxInt64 {
