@@ -309,7 +309,6 @@ type dataItem struct {
 	// (64 octets on a 64-bit machine, one cache line: TestDataItemSize)
 }
 
-
 // dataItem.icrcSt
 const (
 	icrcUnknown uint8 = iota // the ICRC is not the only volatile field
