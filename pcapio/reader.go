@@ -254,16 +254,23 @@ type ngIface struct {
 // Open opens path ("-" for standard input), detecting pcap, pcapng, gzip and zstd.
 func Open(path string) (*Reader, error) {
 	var f io.ReadCloser
+	var size int64 // a regular file's
+	cr := &countingReader{}
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
+		cr.r = f
 		path = "<stdin>"
 	} else {
-		var err error
-		if f, err = os.Open(path); err != nil {
+		fi, err := os.Open(path)
+		if err != nil {
 			return nil, err
 		}
+		regular := false
+		if st, err := fi.Stat(); err == nil && st.Mode().IsRegular() {
+			regular, size = true, st.Size()
+		}
+		f, cr.r = fi, newFileReader(fi, regular)
 	}
-	cr := &countingReader{r: f}
 	r, err := NewReader(path, cr)
 	if err != nil {
 		f.Close()
@@ -271,11 +278,7 @@ func Open(path string) (*Reader, error) {
 	}
 	r.closer = f
 	r.count = cr
-	if fi, ok := f.(*os.File); ok {
-		if st, err := fi.Stat(); err == nil && st.Mode().IsRegular() {
-			r.size = st.Size()
-		}
-	}
+	r.size = size
 	return r, nil
 }
 
