@@ -43,7 +43,7 @@ type batch struct {
 	out    []byte
 	view   view
 	src    *source
-	done   chan struct{}
+	seq    int // the batch's number in capture order
 }
 
 // parallelism returns how many workers to run (0: read serially).
@@ -72,37 +72,33 @@ func lockSpinning(mu *sync.Mutex) {
 
 // readParallel reads r through pr with n workers. It returns the read
 // error (nil at the end of the capture) or the output error.
+//
+// There is no writer goroutine: the worker that renders the batch next in
+// capture order writes it, and those after it that are rendered already.
+// A writer goroutine slept waiting for nearly every batch and was woken by
+// the worker that rendered it: with two cores, a futex call and a context
+// switch per batch.
 func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
-	free := make(chan *batch, 2*n+2)
-	for i := 0; i < cap(free); i++ {
-		free <- &batch{done: make(chan struct{}, 1)}
+	pool := 2*n + 2
+	free := make(chan *batch, pool)
+	for i := 0; i < pool; i++ {
+		free <- &batch{}
 	}
-	ordered := make(chan *batch, cap(free))
-	var stop atomic.Bool
-	writeErr := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range ordered {
-			<-b.done
-			if err == nil && !stop.Load() {
-				err = pr.emit(b)
-				if err != nil || pr.done() {
-					stop.Store(true)
-				}
-			}
-			free <- b
-		}
-		writeErr <- err
-	}()
-
 	var (
-		mu      sync.Mutex // reading r, pr.first, queueing in order
+		stop    atomic.Bool
+		mu      sync.Mutex // reading r, pr.first and pr.prev, seq
+		seq     int        // the number of the next batch read
 		readErr error
 		ended   bool
+
+		outMu   sync.Mutex // the fields below, and writing the output
+		pending = make([]*batch, pool)
+		nextOut int // the number of the next batch to write
+		outErr  error
 		wg      sync.WaitGroup
 	)
-	// next reads the next batch and queues it for output, or returns nil
-	// at the end (of the capture, or of the output).
+	// next reads the next batch, or returns nil at the end (of the capture,
+	// or of the output).
 	next := func() *batch {
 		lockSpinning(&mu)
 		defer mu.Unlock()
@@ -138,8 +134,33 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 				break
 			}
 		}
-		ordered <- b
+		b.seq = seq
+		seq++
 		return b
+	}
+	// done queues b for output, and writes it and the batches after it
+	// that are waiting when it is the next in order. At most pool batches
+	// exist, so batch numbers modulo pool tell the waiting ones apart.
+	done := func(b *batch) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		pending[b.seq%pool] = b
+		for {
+			i := nextOut % pool
+			b := pending[i]
+			if b == nil || b.seq != nextOut {
+				return
+			}
+			pending[i] = nil
+			nextOut++
+			if outErr == nil && !stop.Load() {
+				outErr = pr.emit(b)
+				if outErr != nil || pr.done() {
+					stop.Store(true)
+				}
+			}
+			free <- b
+		}
 	}
 	for i := 0; i < n; i++ {
 		fm := pr.newFormatter()
@@ -148,14 +169,13 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 			defer wg.Done()
 			for b := next(); b != nil; b = next() {
 				fm.render(b)
-				b.done <- struct{}{}
+				done(b)
 			}
 		}()
 	}
 	wg.Wait()
-	close(ordered)
-	if err := <-writeErr; err != nil {
-		return err
+	if outErr != nil {
+		return outErr
 	}
 	return readErr
 }
