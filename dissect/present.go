@@ -148,6 +148,42 @@ var presenceRules = func() []presenceRule {
 	return rs
 }()
 
+// presenceMasks are presenceRules as masks of Presence, so that PresenceOf
+// tests each decoded layer once rather than each protocol.
+type presenceMasks struct {
+	byBit                          [32]Presence // ruleLayer protocols, by their layer's mask bit
+	ip, reth, aeth, cnp, flow, sll Presence
+	layer, call                    []int // the ruleLayer and ruleCall protocols
+}
+
+var presence = func() (m presenceMasks) {
+	for i, r := range presenceRules {
+		bit := Presence(1) << uint(i)
+		switch r.kind {
+		case ruleLayer:
+			if r.bit != 0 {
+				m.byBit[bits.TrailingZeros32(r.bit)] |= bit
+			}
+			m.layer = append(m.layer, i)
+		case ruleIP:
+			m.ip |= bit
+		case ruleRETH:
+			m.reth |= bit
+		case ruleAETH:
+			m.aeth |= bit
+		case ruleCNP:
+			m.cnp |= bit
+		case ruleFlow:
+			m.flow |= bit
+		case ruleSLL:
+			m.sll |= bit
+		default:
+			m.call = append(m.call, i)
+		}
+	}
+	return m
+}()
+
 // PresenceOf returns the protocols f holds: Protos[i].Present(f) for
 // every i, in one pass over f's decoded layers.
 func PresenceOf(f *Frame) Presence {
@@ -156,32 +192,44 @@ func PresenceOf(f *Frame) Presence {
 	for _, t := range p.Decoded {
 		dec |= decBit(t)
 	}
+	m := &presence
+	var s Presence
+	for d := dec; d != 0; d &= d - 1 {
+		s |= m.byBit[bits.TrailingZeros32(d)]
+	}
+	if f.Err != nil {
+		// The layer that failed counts when it kept its fixed header (as has).
+		for _, i := range m.layer {
+			r := &presenceRules[i]
+			if p.Failed == r.lt && p.FailedLen >= gopacketHeader[r.lt] {
+				s |= 1 << uint(i)
+			}
+		}
+	}
+	if dec&(decIPv4|decIPv6) != 0 {
+		s |= m.ip
+	}
 	// The BTH decoded, or failed keeping the extension headers it decoded
 	// whole (bthExt).
-	bth := dec&decBTH != 0 || p.Failed == layers.LayerTypeBTH && f.Err != nil
-	var s Presence
-	for i := range presenceRules {
-		r := &presenceRules[i]
-		var ok bool
-		switch r.kind {
-		case ruleLayer:
-			ok = dec&r.bit != 0 || p.Failed == r.lt && f.Err != nil && p.FailedLen >= gopacketHeader[r.lt] // as has
-		case ruleIP:
-			ok = dec&(decIPv4|decIPv6) != 0
-		case ruleRETH:
-			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeRETH)
-		case ruleAETH:
-			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeAETH)
-		case ruleCNP:
-			ok = bth && p.BTH.ExtDecoded(layers.LayerTypeCNP)
-		case ruleSLL:
-			ok = dec&decSLL != 0
-		case ruleFlow:
-			ok = dec&(decBTS|decPostcard) != 0 || dec&decCIM != 0 && p.CIM.HasFlow
-		default:
-			ok = Protos[i].present(f)
+	if dec&decBTH != 0 || p.Failed == layers.LayerTypeBTH && f.Err != nil {
+		if p.BTH.ExtDecoded(layers.LayerTypeRETH) {
+			s |= m.reth
 		}
-		if ok {
+		if p.BTH.ExtDecoded(layers.LayerTypeAETH) {
+			s |= m.aeth
+		}
+		if p.BTH.ExtDecoded(layers.LayerTypeCNP) {
+			s |= m.cnp
+		}
+	}
+	if dec&decSLL != 0 {
+		s |= m.sll
+	}
+	if dec&(decBTS|decPostcard) != 0 || dec&decCIM != 0 && p.CIM.HasFlow {
+		s |= m.flow
+	}
+	for _, i := range m.call {
+		if Protos[i].present(f) {
 			s |= 1 << uint(i)
 		}
 	}
