@@ -4,6 +4,7 @@ package dissect
 
 import (
 	"encoding/hex"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -247,11 +248,10 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		}
 	}
 	dst = append(dst, '}')
-	in := PresenceOf(f)
-	for i, p := range Protos {
-		if !in.Has(i) {
-			continue
-		}
+	// The protocols the frame holds, in Protos order: the set bits.
+	for in := PresenceOf(f); in != 0; in &= in - 1 {
+		i := bits.TrailingZeros64(uint64(in))
+		p := Protos[i]
 		dst = append(dst, jsonOpen[i]...)
 		if fast := jsonFastOf[i]; fast != nil && !cut && f.Err == nil {
 			var ok bool

@@ -395,7 +395,11 @@ func countWarnings(f *Frame) int {
 	if f.CapLen > f.Len {
 		n++ // frameWarning
 	}
-	for i := range f.P.Decoded {
+	for i, t := range f.P.Decoded {
+		// layerWarnings has none for the other layers: skip its search.
+		if decBit(t)&(decWarn|decIPv4|decIPv6|decUDP) == 0 {
+			continue
+		}
 		_, w := layerWarnings(f, i)
 		n += bits.OnesCount16(uint16(w))
 	}

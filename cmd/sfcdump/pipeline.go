@@ -4,6 +4,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"strconv"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -79,7 +81,7 @@ func lockSpinning(mu *sync.Mutex) {
 // the worker that rendered it: with two cores, a futex call and a context
 // switch per batch.
 func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
-	pool := 2*n + 2
+	pool := poolX(n)
 	free := make(chan *batch, pool)
 	for i := 0; i < pool; i++ {
 		free <- &batch{}
@@ -216,4 +218,17 @@ func (pr *printer) emit(b *batch) error {
 		}
 	}
 	return pr.print(b.out)
+}
+
+func poolX(n int) int {
+	if v, err := strconv.Atoi(os.Getenv("SFC_POOL")); err == nil {
+		return v
+	}
+	return 2*n + 2
+}
+
+func init() {
+	if v, err := strconv.Atoi(os.Getenv("SFC_CHUNK")); err == nil {
+		pcapio.ReadChunkX = v << 10
+	}
 }
