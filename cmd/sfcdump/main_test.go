@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -304,5 +305,75 @@ func TestSerialMatchesParallelManyBatches(t *testing.T) {
 				t.Errorf("%v: -w files differ (%d and %d octets)", args, len(wser), len(wpar))
 			}
 		}
+	}
+}
+
+// TestParallelOutputInOrder holds back the rendering of some batches so
+// that the batches after them finish first: the worker that renders the
+// batch next in order writes it and those waiting after it, so the output
+// is still the serial path's, frame for frame.
+func TestParallelOutputInOrder(t *testing.T) {
+	if parallelism() == 0 {
+		t.Skip("one CPU: the serial path")
+	}
+	frames := append(loadFrames(t, sampleCap), loadFrames(t, malformedCap)...)
+	path := filepath.Join(t.TempDir(), "many.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(f, "port0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0)
+	for i := 0; i < 30000; i++ {
+		fr := frames[i%len(frames)]
+		if err := w.Write(0, t0.Add(time.Duration(i)*time.Microsecond), fr.Data, fr.Len); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	old := runtime.GOMAXPROCS(1)
+	ser, _, _ := sfcdump(t, "read", path)
+	runtime.GOMAXPROCS(old)
+	var late atomic.Int32
+	testBeforeRender = func(seq int) {
+		if seq%3 == 0 {
+			late.Add(1)
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	defer func() { testBeforeRender = nil }()
+	par, _, _ := sfcdump(t, "read", path)
+	if par != ser || strings.Count(par, "\n") != 30000 {
+		t.Errorf("parallel output with batches finishing out of order differs from the serial (%d and %d lines)",
+			strings.Count(par, "\n"), strings.Count(ser, "\n"))
+	}
+	if late.Load() < 3 {
+		t.Errorf("only %d batches held back: the capture is too small to test the order", late.Load())
+	}
+}
+
+// TestBatchStack checks the free batches are taken last in, first out,
+// and that pop waits for a push.
+func TestBatchStack(t *testing.T) {
+	st := &batchStack{}
+	st.cond.L = &st.mu
+	a, b := &batch{}, &batch{}
+	st.push(a)
+	st.push(b)
+	if st.pop() != b || st.pop() != a {
+		t.Fatal("not last in, first out")
+	}
+	got := make(chan *batch)
+	go func() { got <- st.pop() }()
+	time.Sleep(time.Millisecond)
+	st.push(a)
+	if <-got != a {
+		t.Fatal("pop did not get the batch pushed while it waited")
 	}
 }

@@ -4,8 +4,6 @@ package main
 
 import (
 	"io"
-	"os"
-	"strconv"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -81,10 +79,11 @@ func lockSpinning(mu *sync.Mutex) {
 // the worker that rendered it: with two cores, a futex call and a context
 // switch per batch.
 func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
-	pool := poolX(n)
-	free := make(chan *batch, pool)
+	pool := 2*n + 2
+	free := &batchStack{}
+	free.cond.L = &free.mu
 	for i := 0; i < pool; i++ {
-		free <- &batch{}
+		free.push(&batch{})
 	}
 	var (
 		stop    atomic.Bool
@@ -107,9 +106,9 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 		if ended || stop.Load() {
 			return nil
 		}
-		b := <-free
+		b := free.pop()
 		if err := r.ReadBatch(&b.rb, batchFrames); err != nil {
-			free <- b
+			free.push(b)
 			if err != io.EOF {
 				readErr = err
 			}
@@ -161,7 +160,7 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 					stop.Store(true)
 				}
 			}
-			free <- b
+			free.push(b)
 		}
 	}
 	for i := 0; i < n; i++ {
@@ -170,6 +169,9 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 		go func() {
 			defer wg.Done()
 			for b := next(); b != nil; b = next() {
+				if testBeforeRender != nil {
+					testBeforeRender(b.seq)
+				}
 				fm.render(b)
 				done(b)
 			}
@@ -220,15 +222,37 @@ func (pr *printer) emit(b *batch) error {
 	return pr.print(b.out)
 }
 
-func poolX(n int) int {
-	if v, err := strconv.Atoi(os.Getenv("SFC_POOL")); err == nil {
-		return v
-	}
-	return 2*n + 2
+// batchStack holds the free batches. The batch freed last is taken
+// first: its buffers were touched last, so they are the likeliest still in
+// cache when the next read copies into one (a queue cycled through all
+// of them: 0.14 against 0.115 s of system time for the 1M-frame capture,
+// the floor's 0.11).
+type batchStack struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	s    []*batch
 }
 
-func init() {
-	if v, err := strconv.Atoi(os.Getenv("SFC_CHUNK")); err == nil {
-		pcapio.ReadChunkX = v << 10
+// testBeforeRender, when set by a test, is called by a worker with the
+// number of the batch it is about to render.
+var testBeforeRender func(seq int)
+
+// push returns b to the stack.
+func (st *batchStack) push(b *batch) {
+	st.mu.Lock()
+	st.s = append(st.s, b)
+	st.mu.Unlock()
+	st.cond.Signal()
+}
+
+// pop takes the batch pushed last, waiting for one when there is none.
+func (st *batchStack) pop() *batch {
+	st.mu.Lock()
+	for len(st.s) == 0 {
+		st.cond.Wait()
 	}
+	b := st.s[len(st.s)-1]
+	st.s = st.s[:len(st.s)-1]
+	st.mu.Unlock()
+	return b
 }
