@@ -13,10 +13,15 @@ import (
 
 // The parallel reader: each worker takes the read lock, reads a batch of
 // frames (pcapio.ReadBatch: the frames of one read, left in the buffer
-// they were read into) and queues it for output, then decodes and renders
-// it outside the lock; a writer goroutine writes the batches' output in
-// capture order, applying -c and -w. A fixed pool of batches is recycled,
-// so memory does not grow with the capture.
+// they were read into) and numbers it, then decodes and renders it outside
+// the lock; the worker that renders the batch next in capture order writes
+// its output and that of the rendered batches waiting after it, applying
+// -c and -w. A fixed pool of batches is recycled, so memory does not grow
+// with the capture.
+//
+// The reads are raw system calls (pcapio's fileReader), so the scheduler
+// does not hand a reading worker's P to another thread (see readParallel
+// for the writer goroutine there was).
 //
 // The worker that read a batch decodes it: the read's copy left the
 // frames in that core's cache. (A reader goroutine handing batches to
