@@ -19,9 +19,9 @@ import (
 // -c and -w. A fixed pool of batches is recycled, so memory does not grow
 // with the capture.
 //
-// The reads are raw system calls (pcapio's fileReader), so the scheduler
-// does not hand a reading worker's P to another thread (see readParallel
-// for the writer goroutine there was).
+// A regular file's reads that the page cache serves are raw system calls
+// (pcapio's fileReader), so the scheduler does not hand a reading worker's
+// P to another thread in the middle of a read.
 //
 // The worker that read a batch decodes it: the read's copy left the
 // frames in that core's cache. (A reader goroutine handing batches to
