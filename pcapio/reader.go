@@ -550,8 +550,8 @@ func (r *Reader) ReadBatch(b *Batch, limit int) error {
 	// Hand the buffer over with the frames; keep the unparsed tail.
 	tail := r.buf[r.pos:r.end]
 	nb := b.buf[:cap(b.buf)]
-	if len(nb) < ReadChunkX || len(nb) < 2*len(tail) {
-		nb = make([]byte, max(ReadChunkX, 2*len(tail)))
+	if len(nb) < readChunk || len(nb) < 2*len(tail) {
+		nb = make([]byte, max(readChunk, 2*len(tail)))
 	}
 	b.buf = r.buf
 	r.buf = nb
@@ -952,6 +952,3 @@ func (r *Reader) Close() error {
 func capLenError(capLen, origLen uint32) error {
 	return fmt.Errorf("%w: %d > %d", ErrCapLen, capLen, origLen)
 }
-
-// ReadChunkX exp
-var ReadChunkX = readChunk
