@@ -37,8 +37,6 @@ type Arrivals struct {
 	bg          bgHeap
 	inc         *incastGen
 	a2a         a2aGen
-	next        Flow // the flow Next returns next, when have
-	have        bool
 }
 
 // Len returns the number of flows in all.

@@ -87,7 +87,7 @@ func (l *flowLog) each(fn func(r *FlowResult) error) error {
 		if _, err := io.CopyN(&tag, br, int64(min(n, math.MaxInt64))); err != nil {
 			return flowLogErr(i, err)
 		}
-		if string(tag.Bytes()) != r.Tag {
+		if b := tag.Bytes(); string(b) != r.Tag { // no allocation for the same tag
 			r.Tag = tag.String()
 		}
 		r.ID, r.Src, r.Dst, r.Size, r.Start, r.End, r.FCT, r.Ideal, r.Retx = v[0], int(v[1]), int(v[2]), v[3], v[4], v[5], v[6], v[7], v[8]

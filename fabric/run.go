@@ -114,7 +114,8 @@ func LoadScenario(path string) (*Scenario, error) {
 	// One scenario per file: a second document would be ignored.
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if dec.Decode(&doc) == nil && dec.Decode(&doc) == nil {
+	first := dec.Decode(&doc)
+	if first == nil && dec.Decode(&doc) == nil {
 		return nil, &ScenarioError{File: path, Line: doc.Line, Key: "---", Msg: "a second YAML document: one scenario per file"}
 	}
 	var s *Scenario
