@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/pcapgo"
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/pcapio"
@@ -29,27 +28,10 @@ type liveHandle interface {
 	Close() error
 }
 
-// openLive opens a live capture on iface. Tests replace it to open the
-// handle inside a network namespace.
-var openLive = func(iface string, promisc bool, snaplen int) (liveHandle, error) {
-	h, err := pcapgo.NewEthernetHandle(iface)
-	if err != nil {
-		return nil, err
-	}
-	if promisc {
-		if err := h.SetPromiscuous(true); err != nil {
-			h.Close()
-			return nil, fmt.Errorf("promiscuous mode: %w", err)
-		}
-	}
-	if snaplen > 0 {
-		if err := h.SetCaptureLength(snaplen); err != nil {
-			h.Close()
-			return nil, fmt.Errorf("snaplen %d: %w", snaplen, err)
-		}
-	}
-	return h, nil
-}
+// openLive opens a live capture on iface (capture_linux.go; elsewhere an
+// error: AF_PACKET is Linux's). Tests replace it to open the handle inside
+// a network namespace.
+var openLive = openEthernet
 
 func newCaptureCmd() *cobra.Command {
 	var o outputOptions
