@@ -69,6 +69,13 @@ func (e *ScenarioError) Error() string {
 // Unwrap returns device.ErrParam.
 func (e *ScenarioError) Unwrap() error { return device.ErrParam }
 
+// linkKey reports whether path is a link's speed or delay
+// (topology.host.delay, ...).
+func linkKey(path string) bool {
+	tier, key, ok := strings.Cut(strings.TrimPrefix(path, "topology."), ".")
+	return ok && strings.HasPrefix(path, "topology.") && (tier == "host" || tier == "up" || tier == "core") && (key == "delay" || key == "speed")
+}
+
 // negativeOK are the numeric keys where a negative value means something.
 var negativeOK = map[string]bool{
 	"workload.receiver": true, // -1: a random receiver
@@ -115,6 +122,11 @@ func checkNodes(n *yaml.Node, path string) error {
 			}
 		default:
 			return nil
+		}
+		if f == 0 && n.ShortTag() == "!!int" && strings.Trim(n.Value, "+-0") == "" && linkKey(path) {
+			// A link's 0 means "not given" to the topology, which takes
+			// the default: say so rather than run with 1 µs.
+			return &ScenarioError{Line: n.Line, Key: path, Msg: "0 would be taken as not given (the default: the tier below's value, 100 Gb/s and 1 µs for host): leave the key out, or give at least 1"}
 		}
 		switch {
 		case math.IsNaN(f) || math.IsInf(f, 0):

@@ -219,3 +219,15 @@ func TestReadScenarioBounds(t *testing.T) {
 		t.Errorf("a scenario over %d octets: %v", MaxScenarioSize, err)
 	}
 }
+
+// TestLinkZero: a link's speed or delay of 0 would be taken as not given
+// (the default, 1 µs for delay): refused, naming the key and line.
+func TestLinkZero(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "z.yaml")
+	os.WriteFile(f, []byte("name: z\ntopology:\n  kind: leafspine\n  up: {delay: 0}\nworkload: {degree: 3, size: 1000}\n"), 0o644)
+	_, err := LoadScenario(f)
+	var se *ScenarioError
+	if !errors.As(err, &se) || se.Key != "topology.up.delay" || se.Line != 4 {
+		t.Errorf("%v", err)
+	}
+}
