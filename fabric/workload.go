@@ -104,10 +104,17 @@ func ReadCDF(name string, r io.Reader) (*CDF, error) {
 	return c, nil
 }
 
-// Mean returns the mean size by the trapezoid rule (HPCC traffic_gen's
-// getAvg).
+// Mean returns the mean size of Sample's draws: the trapezoid rule between
+// points (HPCC traffic_gen's getAvg) plus the first size times the first
+// percent.
 func (c *CDF) Mean() float64 {
+	// Sample draws the first size for every u up to the first percent:
+	// that mass counts (HPCC's getAvg leaves it out, so a CDF whose first
+	// point is above 0 % offered more than the load asked).
 	var m float64
+	if len(c.Size) > 0 {
+		m = max(1, c.Size[0]) * c.Pct[0] / 100
+	}
 	for i := 1; i < len(c.Size); i++ {
 		m += (c.Size[i] + c.Size[i-1]) / 2 * (c.Pct[i] - c.Pct[i-1]) / 100
 	}

@@ -206,3 +206,25 @@ func TestResolveCDF(t *testing.T) {
 		}
 	}
 }
+
+// TestCDFMeanFirstPoint: a CDF whose first point is above 0 % puts that
+// mass on its first size, as Sample does; the mean counts it, so the
+// offered load is the one asked (HPCC's getAvg leaves it out).
+func TestCDFMeanFirstPoint(t *testing.T) {
+	c, err := ReadCDF("t", strings.NewReader("100 50\n1000 100\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	const n = 200_000
+	for i := 0; i < n; i++ {
+		sum += float64(c.Sample((float64(i) + 0.5) / n))
+	}
+	if m := c.Mean(); math.Abs(m-sum/n) > 0.01*m || math.Abs(m-325) > 1 {
+		t.Errorf("mean %.1f, samples average %.1f, want 50 %% × 100 + 50 %% × 550 = 325", m, sum/n)
+	}
+	one, _ := ReadCDF("one", strings.NewReader("100 100\n200 100\n"))
+	if m := one.Mean(); m != 100 {
+		t.Errorf("all mass on the first point: mean %g, want 100", m)
+	}
+}
