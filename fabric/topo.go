@@ -12,8 +12,8 @@ import (
 // Link is the speed (bit/s) and propagation delay (ns) of one tier of
 // links.
 type Link struct {
-	Speed int64 `yaml:"speed" json:"speed"`
-	Delay int64 `yaml:"delay" json:"delay"`
+	Speed int64 `yaml:"speed,omitempty" json:"speed"` // 0 (left out): the default
+	Delay int64 `yaml:"delay,omitempty" json:"delay"` // 0 (left out): the default
 }
 
 // TopoKind names a topology family.

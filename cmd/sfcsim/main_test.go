@@ -616,6 +616,11 @@ func TestInputAndOutputErrors(t *testing.T) {
 	if code, _, stderr := sfcsim("run", "-q", sc, "-o", sc); code != 2 || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("--out a file: exit %d, %q", code, stderr)
 	}
+	for _, set := range []string{"workload.load=.3,0.30", "workload.duration=2,0x2", "workload.duration=200000,2e5"} {
+		if code, _, stderr := sfcsim("sweep", sc, "-o", filepath.Join(dir, "dup"), "--set", set); code != 2 || !strings.Contains(stderr, "twice") {
+			t.Errorf("sweep --set %s: exit %d, %q", set, code, stderr)
+		}
+	}
 	for _, o := range []string{"", sc} {
 		if code, _, stderr := sfcsim("sweep", sc, "-o", o, "--set", "workload.load=0.3"); code != 2 {
 			t.Errorf("sweep -o %q: exit %d, %q", o, code, stderr)

@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"math"
 	"io"
 	"os"
 	"path/filepath"
@@ -259,10 +260,10 @@ func parseSets(sets []string) ([]axis, error) {
 			if strings.TrimSpace(x) == "" {
 				return nil, usage("--set %q: an empty value", s)
 			}
-			if dup[x] {
-				return nil, usage("--set %q: value %q twice (two jobs would write the same files)", s, x)
+			if dup[sameValue(x)] {
+				return nil, usage("--set %q: value %q twice (two jobs would run the same scenario)", s, x)
 			}
-			dup[x] = true
+			dup[sameValue(x)] = true
 			// The key and value alone, so that the error names them.
 			if _, err := (job{sets: [][2]string{{k, x}}}).scenario(nil, "."); err != nil {
 				// Its line numbers are those of a one-key document: drop them.
@@ -276,6 +277,28 @@ func parseSets(sets []string) ([]axis, error) {
 }
 
 var yamlLine = regexp.MustCompile(`line [0-9]+: `)
+
+// sameValue is the key under which two --set values are the same: a
+// number by its value (.3 and 0.30, 2 and 0x2 and 2.0), anything else as
+// written.
+func sameValue(x string) string {
+	var v any
+	if yaml.Unmarshal([]byte(x), &v) != nil {
+		return x
+	}
+	switch n := v.(type) {
+	case int:
+		return "#" + strconv.Itoa(n)
+	case uint64:
+		return "#" + strconv.FormatUint(n, 10)
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) < 1<<62 {
+			return "#" + strconv.FormatInt(int64(n), 10)
+		}
+		return "#" + strconv.FormatFloat(n, 'g', -1, 64)
+	}
+	return x
+}
 
 // sanitizeName keeps letters, digits and . _ + - = , in a job name (it
 // becomes file names and a line of jobs.txt) and replaces the rest by _.
