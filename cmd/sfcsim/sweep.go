@@ -5,8 +5,8 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
