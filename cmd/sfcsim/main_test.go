@@ -616,6 +616,21 @@ func TestInputAndOutputErrors(t *testing.T) {
 	if code, _, stderr := sfcsim("run", "-q", sc, "-o", sc); code != 2 || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("--out a file: exit %d, %q", code, stderr)
 	}
+	// A later run of the same name without background flows leaves no
+	// slowdown plot of the earlier one behind.
+	stale := filepath.Join(dir, "stale")
+	if code, _, stderr := sfcsim("run", "-q", sc, "-o", stale); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(sc)
+	incast := strings.Replace(string(b), "  cdf: websearch\n  load: 0.3\n  duration: 200000\n", "  degree: 3\n  size: 10000\n", 1)
+	os.WriteFile(filepath.Join(dir, "inc.yaml"), []byte(incast), 0o644)
+	if code, _, stderr := sfcsim("run", "-q", filepath.Join(dir, "inc.yaml"), "-o", stale); code != 0 {
+		t.Fatalf("incast run: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(stale, "w.fct.svg")); err == nil {
+		t.Error("the first run's w.fct.svg is still there after a run without background flows")
+	}
 	for _, set := range []string{"workload.load=.3,0.30", "workload.duration=2,0x2", "workload.duration=200000,2e5"} {
 		if code, _, stderr := sfcsim("sweep", sc, "-o", filepath.Join(dir, "dup"), "--set", set); code != 2 || !strings.Contains(stderr, "twice") {
 			t.Errorf("sweep --set %s: exit %d, %q", set, code, stderr)

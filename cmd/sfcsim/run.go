@@ -287,6 +287,14 @@ func plotRun(res *fabric.Result, base string) error {
 		if err := plotFiles(fr, base+".fct"); err != nil {
 			return err
 		}
+	} else {
+		// No background flow, no slowdown plot: an earlier run's of the
+		// same name would read as this one's.
+		for _, ext := range []string{".fct.svg", ".fct.png"} {
+			if err := os.Remove(base + ext); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
 	}
 	idx := make([]int, len(res.Switches))
 	for i := range idx {
