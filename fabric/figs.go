@@ -103,10 +103,10 @@ func runAll(scs []Scenario, p Progress) ([]*Result, error) {
 	if p != nil {
 		var mu sync.Mutex
 		inner := p
-		p = func(sim, events int64, done, total int) {
+		p = func(run string, sim, events int64, done, total int) {
 			mu.Lock()
 			defer mu.Unlock()
-			inner(sim, events, done, total)
+			inner(run, sim, events, done, total)
 		}
 	}
 	sem := make(chan struct{}, Workers)

@@ -60,7 +60,7 @@ func TestRunAllWorkers(t *testing.T) {
 	}
 	Workers = 3
 	calls := 0
-	three, err := runAll(scs, func(int64, int64, int, int) { calls++ }) // serialised: no race
+	three, err := runAll(scs, func(string, int64, int64, int, int) { calls++ }) // serialised: no race
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,8 +161,11 @@ func (s *Scenario) ResolvePaths(dir string) {
 }
 
 // Progress is called about once per wall-clock second of a run with the
-// simulated time, the events run so far and the flows completed.
-type Progress func(simNs, events int64, done, total int)
+// run's name and seed, the simulated time, the events run so far and the
+// flows completed. Runs in parallel (sfcsim fig -j) call it from their
+// goroutines at once: it must be safe for that, and keep what it needs
+// per run.
+type Progress func(run string, simNs, events int64, done, total int)
 
 // maxInFlight is MaxInFlight, a variable for the tests.
 var maxInFlight = MaxInFlight
@@ -365,7 +368,7 @@ func Run(sc Scenario, progress Progress) (_ *Result, err error) {
 			if progress != nil && nextSample%(100*sc.SampleEvery) == 0 {
 				if now := time.Now(); now.Sub(lastReport) >= time.Second {
 					lastReport = now
-					progress(n.Sim.Now(), n.Sim.Events, res.flows.n, res.Flows)
+					progress(fmt.Sprintf("%s seed %d", sc.Name, sc.Seed), n.Sim.Now(), n.Sim.Events, res.flows.n, res.Flows)
 				}
 			}
 		}

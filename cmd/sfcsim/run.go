@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/device"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/fabric"
 	"github.com/opensfc/sfc/internal/term"
 	"github.com/spf13/cobra"
@@ -135,14 +137,27 @@ func progressLine(w io.Writer, quiet bool) fabric.Progress {
 	if quiet {
 		return nil
 	}
-	var last int64
-	lastT := time.Now()
+	// Each run's last report, for its own rate: runs in parallel (fig
+	// -j) report through this one function from their goroutines.
+	type mark struct {
+		events int64
+		t      time.Time
+	}
+	var mu sync.Mutex
+	last := map[string]mark{}
+	start := time.Now()
 	tty := isTerminal(w)
-	return func(sim, events int64, done, total int) {
+	return func(run string, sim, events int64, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
 		now := time.Now()
-		rate := float64(events-last) / max(now.Sub(lastT).Seconds(), 1e-9)
-		last, lastT = events, now
-		line := fmt.Sprintf("%8.3f ms simulated, %d/%d flows, %.2f M events, %.2f M events/s", float64(sim)/1e6, done, total, float64(events)/1e6, rate/1e6)
+		m, ok := last[run]
+		if !ok {
+			m = mark{0, start}
+		}
+		rate := float64(events-m.events) / max(now.Sub(m.t).Seconds(), 1e-9)
+		last[run] = mark{events, now}
+		line := fmt.Sprintf("%s: %8.3f ms simulated, %d/%d flows, %.2f M events, %.2f M events/s", dissect.Escape(run), float64(sim)/1e6, done, total, float64(events)/1e6, rate/1e6)
 		if tty {
 			fmt.Fprintf(w, "\r%s\033[K", line) // one line, rewritten
 		} else {
