@@ -5,6 +5,8 @@ package device
 import (
 	"math"
 	"unsafe"
+
+	"github.com/opensfc/sfc/internal/prefetch"
 )
 
 // Sim is the virtual clock and event queue that one or more devices share.
@@ -124,11 +126,11 @@ func (s *Sim) step() {
 	// next one's headers and the one after's packet while this event runs.
 	if next := s.q.soon(); len(next) > 0 {
 		if n := s.ev[next[0].slot()].pkt; n != nil && len(n.Data) > 0 {
-			prefetch(unsafe.Pointer(&n.Data[0]))
+			prefetch.Line(unsafe.Pointer(&n.Data[0]))
 		}
 		if len(next) > 1 {
 			if c := s.ev[next[1].slot()].pkt; c != nil {
-				prefetch(unsafe.Pointer(c))
+				prefetch.Line(unsafe.Pointer(c))
 			}
 		}
 	}

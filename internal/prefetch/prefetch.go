@@ -13,13 +13,13 @@ import "unsafe"
 func Bytes(b []byte, n int) {
 	n = min(n, len(b))
 	for i := 0; i < n; i += 64 {
-		line(unsafe.Pointer(&b[i]))
+		Line(unsafe.Pointer(&b[i]))
 	}
 }
 
 // Pointer prefetches the n octets at p, 64 octets apart.
 func Pointer(p unsafe.Pointer, n uintptr) {
 	for i := uintptr(0); i < n; i += 64 {
-		line(unsafe.Add(p, i))
+		Line(unsafe.Add(p, i))
 	}
 }

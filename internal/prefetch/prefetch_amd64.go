@@ -4,7 +4,7 @@ package prefetch
 
 import "unsafe"
 
-// line prefetches the cache line at p into every level (PREFETCHT0).
+// Line prefetches the cache line at p into every level (PREFETCHT0).
 //
 //go:noescape
-func line(p unsafe.Pointer)
+func Line(p unsafe.Pointer)
