@@ -152,13 +152,7 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 		if err != nil {
 			return nil, err
 		}
-		a.list, a.n = flows, len(flows)
-		if a.list == nil {
-			a.list = []Flow{}
-		}
-		if len(flows) > 0 {
-			a.first, a.last = flows[0].Start, flows[len(flows)-1].Start
-		}
+		a.setList(flows)
 		return a, nil
 	}
 	pcg := rand.NewPCG(seed, 0xda3e39cb94b95bdb)
@@ -221,6 +215,17 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 	return a, nil
 }
 
+// setList makes a hand out flows, already checked and in start order.
+func (a *Arrivals) setList(flows []Flow) {
+	a.list, a.n = flows, len(flows)
+	if a.list == nil {
+		a.list = []Flow{} // non-nil: Next reads the list, not the generators
+	}
+	if len(flows) > 0 {
+		a.first, a.last = flows[0].Start, flows[len(flows)-1].Start
+	}
+}
+
 // listed returns the workload's explicit flows or its flows file's, checked
 // and in start order (stable: equal starts keep their order).
 func (w *Workload) listed(hosts int) ([]Flow, error) {
@@ -269,13 +274,7 @@ func (w *Workload) streamFile(a *Arrivals, hosts int) (done bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
 		}
-		a.list, a.n = flows, len(flows)
-		if a.list == nil {
-			a.list = []Flow{}
-		}
-		if len(flows) > 0 {
-			a.first, a.last = flows[0].Start, flows[len(flows)-1].Start
-		}
+		a.setList(flows)
 		return true, nil
 	}
 	fs := newFlowScanner(f, hosts)
