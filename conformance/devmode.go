@@ -256,13 +256,11 @@ type devChecker struct {
 	dlim  int64 // every device frame at or before dlim was processed
 
 	// data: the reference's data frames in the order it sent them,
-	// numbered from 0, in a ring: items[n % len(items)] is frame n, for
-	// n in [iHead, iTail). A flow's queue names its frames by number, so
-	// that the items are neither allocated nor collected one by one.
-	items        []dataItem
-	iHead, iTail uint64
-	dq           map[dataKey]*dataQ
-	qcache       flowCache[*dataQ] // recent entries of dq (cleared when one is deleted)
+	// numbered from 0, in a ring. A flow's queue names its frames by
+	// number.
+	items  ring[dataItem]
+	dq     map[dataKey]*dataQ
+	qcache flowCache[*dataQ] // recent entries of dq (cleared when one is deleted)
 
 	trig *trigIndex
 	sfc  *sfcState
@@ -374,21 +372,7 @@ func (q *dataQ) trim(k *devChecker) {
 }
 
 // item returns the reference's data frame number n (in the ring).
-func (k *devChecker) item(n uint64) *dataItem { return &k.items[n&uint64(len(k.items)-1)] }
-
-// newItem adds the next data frame to the ring and returns its number.
-func (k *devChecker) newItem() uint64 {
-	if k.iTail-k.iHead == uint64(len(k.items)) {
-		// Full: twice the room, each frame moved to its new slot.
-		nb := make([]dataItem, max(256, 2*len(k.items)))
-		for n := k.iHead; n < k.iTail; n++ {
-			nb[n&uint64(len(nb)-1)] = *k.item(n)
-		}
-		k.items = nb
-	}
-	k.iTail++
-	return k.iTail - 1
-}
+func (k *devChecker) item(n uint64) *dataItem { return k.items.at(n) }
 
 // reorderReach is how far ahead of its reference time a data frame of a
 // flow may leave and still be recognised (as reordered and early).
@@ -881,7 +865,7 @@ func (k *devChecker) refOut(o device.Out) {
 	}
 	var m device.Meta
 	device.Parse(o.Frame, &m, &k.cp)
-	n := k.newItem()
+	n := k.items.push(256)
 	it := k.item(n)
 	key := keyOf(&m, o.Port)
 	q := k.flowQ(&key)
@@ -901,7 +885,7 @@ func (k *devChecker) refOut(o device.Out) {
 	// What the next frame will be written to was last used thousands of
 	// frames ago: ask for it now, so that its cache misses overlap the
 	// model's work instead of stalling the next refOut.
-	if len(k.items) > 0 {
+	if len(k.items.buf) > 0 {
 		prefetch.Pointer(unsafe.Pointer(k.item(n+1)), unsafe.Sizeof(dataItem{}))
 	}
 	if p := len(k.pool); p > 0 {
@@ -1489,12 +1473,12 @@ func icrcOKMeta(frame []byte, m *device.Meta, cp *device.Codepoints) (ok, has bo
 // pending item is finalized.
 func (k *devChecker) expire(all bool) {
 	lim := k.dlim
-	for k.iHead < k.iTail {
-		it := k.item(k.iHead)
+	for k.items.head < k.items.tail {
+		it := k.item(k.items.head)
 		if !all && it.t+k.win >= lim {
 			break
 		}
-		k.iHead++ // (its slot is taken again by the next refOut, not before)
+		k.items.head++ // (its slot is taken again by the next refOut, not before)
 		if it.state == itemMatched {
 			continue
 		}

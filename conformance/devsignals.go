@@ -115,15 +115,13 @@ type sfcState struct {
 // quotes (quote content, trigger time).
 type trigIndex struct {
 	k *devChecker
-	// ring holds packets [head, tail) of the input, packet n at
-	// n % len(ring) (a power of two), in time order; lookups (one per
-	// signal) scan it from the latest.
-	ring       []trigItem
-	head, tail uint64
-	qbuf       []byte
+	// pkts holds the input's packets of the window in time order;
+	// lookups (one per signal) scan it from the latest.
+	pkts ring[trigItem]
+	qbuf []byte
 }
 
-func (s *trigIndex) at(n uint64) *trigItem { return &s.ring[n&uint64(len(s.ring)-1)] }
+func (s *trigIndex) at(n uint64) *trigItem { return s.pkts.at(n) }
 
 type trigItem struct {
 	h uint64
@@ -194,16 +192,7 @@ func (s *trigIndex) index(r *record, m *device.Meta) {
 	e.t, e.no, e.iplen, e.vid = r.t, r.no, len(ip), m.VID
 	copy(e.dst[:], r.data[0:6])
 	copy(e.src[:], r.data[6:12])
-	if s.tail-s.head == uint64(len(s.ring)) {
-		// Full: twice the room, each packet moved to its new slot.
-		nr := make([]trigItem, max(1024, 2*len(s.ring)))
-		for n := s.head; n < s.tail; n++ {
-			nr[n&uint64(len(nr)-1)] = *s.at(n)
-		}
-		s.ring = nr
-	}
-	*s.at(s.tail) = trigItem{h, e}
-	s.tail++
+	*s.at(s.pkts.push(1024)) = trigItem{h, e}
 }
 
 func (s *trigIndex) lookup(quote []byte) (trigEntry, bool) {
@@ -218,7 +207,7 @@ func (s *trigIndex) lookupBefore(quote []byte, t int64) (trigEntry, bool) {
 	if !ok {
 		return trigEntry{}, false
 	}
-	for n := s.tail; n > s.head; n-- {
+	for n := s.pkts.tail; n > s.pkts.head; n-- {
 		if x := s.at(n - 1); x.h == h && x.e.t <= t {
 			return x.e, true
 		}
@@ -879,8 +868,8 @@ func (s *sfcState) expire(all bool) {
 func (s *trigIndex) expire(all bool) {
 	k := s.k
 	lim := k.dlim
-	for s.head < s.tail && (all || s.at(s.head).e.t+k.win < lim) {
-		s.head++
+	for s.pkts.head < s.pkts.tail && (all || s.at(s.pkts.head).e.t+k.win < lim) {
+		s.pkts.head++
 	}
 }
 
