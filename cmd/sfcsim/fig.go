@@ -96,7 +96,7 @@ func runFig(cmd *cobra.Command, name, out string, full, quiet bool, ss []uint64)
 	}
 	base := filepath.Join(out, fr.Name+"-"+fr.Scale)
 	b, _ := json.MarshalIndent(fr, "", "  ")
-	if err := writeAtomic(base+".json", append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(base+".json", append(b, '\n'), atomicfile.DefaultPerm); err != nil {
 		return 0, err
 	}
 	if err := plotFiles(fr, base); err != nil {
@@ -170,20 +170,6 @@ func plotFig(fr *fabric.FigResult, path string) error {
 	}
 	defer f.Abort()
 	if _, err := wt.WriteTo(f); err != nil {
-		return err
-	}
-	return f.Commit()
-}
-
-// writeAtomic writes b to path through a unique temporary file in its
-// directory, renamed when complete.
-func writeAtomic(path string, b []byte) error {
-	f, err := atomicfile.Create(path, atomicfile.DefaultPerm)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if _, err := f.Write(b); err != nil {
 		return err
 	}
 	return f.Commit()
