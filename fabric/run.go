@@ -83,6 +83,11 @@ func ReadScenario(r io.Reader) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
+	// One scenario per file: a second document would be ignored.
+	var extra yaml.Node
+	if dec.Decode(&extra) == nil {
+		return nil, &ScenarioError{Line: extra.Line, Key: "---", Msg: "a second YAML document: one scenario per file"}
+	}
 	return &s, nil
 }
 
@@ -110,13 +115,6 @@ func LoadScenario(path string) (*Scenario, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("%s: scenario: %w", path, err)
-	}
-	// One scenario per file: a second document would be ignored.
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	first := dec.Decode(&doc)
-	if first == nil && dec.Decode(&doc) == nil {
-		return nil, &ScenarioError{File: path, Line: doc.Line, Key: "---", Msg: "a second YAML document: one scenario per file"}
 	}
 	var s *Scenario
 	err = checkNodes(&root, "")
@@ -522,8 +520,7 @@ func Run(sc Scenario, progress Progress) (_ *Result, err error) {
 	res.nsw = ns
 	res.sampleEvery = sc.SampleEvery
 	if err := res.summarize(sc.Bins); err != nil {
-		res.Close()
-		return nil, err
+		return nil, err // (the deferred Close releases its files)
 	}
 	return res, nil
 }
