@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/opensfc/sfc/fabric"
 )
 
 func sfcsim(args ...string) (int, string, string) {
@@ -502,6 +505,56 @@ func TestSweepPrintsInJobOrder(t *testing.T) {
 	c4, four, e4 := sfcsim(append(args, "-j", "4", "-o", filepath.Join(dir, "b"))...)
 	if c1 != 0 || c4 != 0 || one != four || strings.Count(one, "\n") != 6 {
 		t.Errorf("-j 1 (exit %d, %s):\n%s\n-j 4 (exit %d, %s):\n%s", c1, e1, one, c4, e4, four)
+	}
+}
+
+// TestSweepProgress: a sweep's jobs report progress on standard error
+// as run's do, none with -q; on a terminal the line is erased before the
+// jobs' result lines are printed.
+func TestSweepProgress(t *testing.T) {
+	defer func(r func(fabric.Scenario, fabric.Progress) (*fabric.Result, error), tty func(io.Writer) bool) {
+		sweepRun, isTerminal = r, tty
+	}(sweepRun, isTerminal)
+	sweepRun = func(sc fabric.Scenario, p fabric.Progress) (*fabric.Result, error) {
+		if p != nil {
+			p(fmt.Sprintf("%s seed %d", sc.Name, sc.Seed), 1_500_000, 42_000_000, 3, 9)
+		}
+		return fabric.Run(sc, nil)
+	}
+	args := []string{"sweep", "../../fabric/testdata/small.yaml", "--set", "transport.cc=hpcc,dcqcn", "-j", "2"}
+	for _, tc := range []struct {
+		tty, quiet bool
+		want       []string
+		count      int // of "ms simulated"
+	}{
+		{false, false, []string{"small_transport-cc=hpcc_seed1 seed 1:    1.500 ms simulated, 3/9 flows, 42.00 M events", "small_transport-cc=dcqcn_seed1 seed 1: "}, 2},
+		{false, true, nil, 0},
+		{true, false, []string{"\r\x1b[K"}, 2},
+		{true, true, nil, 0},
+	} {
+		isTerminal = func(io.Writer) bool { return tc.tty }
+		a := append(args, "-o", t.TempDir())
+		if tc.quiet {
+			a = append(a, "-q")
+		}
+		code, out, stderr := sfcsim(a...)
+		if code != 0 || strings.Count(out, "\n") != 2 {
+			t.Fatalf("tty %v quiet %v: exit %d\n%s\n%s", tc.tty, tc.quiet, code, out, stderr)
+		}
+		if n := strings.Count(stderr, "ms simulated"); n != tc.count {
+			t.Errorf("tty %v quiet %v: %d progress lines:\n%q", tc.tty, tc.quiet, n, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("tty %v quiet %v: no %q in\n%q", tc.tty, tc.quiet, w, stderr)
+			}
+		}
+		if tc.tty && !tc.quiet && !strings.HasSuffix(stderr, "\r\x1b[K") {
+			t.Errorf("tty: the progress line is not erased at the end: %q", stderr)
+		}
+		if tc.quiet && stderr != "" {
+			t.Errorf("-q: stderr %q", stderr)
+		}
 	}
 }
 

@@ -29,8 +29,9 @@ func newSweepCmd() *cobra.Command {
 	var sets []string
 	var seeds, jobs, arrayMax int
 	var out, emit string
+	var quiet bool
 	c := &cobra.Command{
-		Use:   "sweep scenario.yaml --set KEY=V1,V2 ... [--seeds N] [-j N] [--emit slurm]",
+		Use:   "sweep scenario.yaml --set KEY=V1,V2 ... [--seeds N] [-j N] [-q] [--emit slurm]",
 		Short: "Run a parameter sweep as independent seeded jobs (or write a Slurm job array)",
 		Long: `Run scenario.yaml once per combination of the --set values and per seed. KEY is
 a dotted path into the scenario (transport.cc, workload.load, flow_control, ...);
@@ -41,7 +42,9 @@ written (exit 2). At most 100000 jobs, --seeds ≤ 100, -j ≤ 256.
 Each job writes the files run --out writes (OUT/JOB.json, .csv, .fct.csv,
 .buffer.csv and the .fct and .buffer plots), and OUT/sweep.csv has a row per
 job: its values, seed, flows, completed, the non-incast slowdown's P50, P95 and
-P99, max buffer, drops, PFC pauses and goodput. With --emit slurm, sfcsim writes
+P99, max buffer, drops, PFC pauses and goodput. While jobs run, a progress line per
+running job (simulated time, events/s) goes to standard error, as run's does
+(-q: none). With --emit slurm, sfcsim writes
 OUT/jobs.txt (one "sfcsim run" line per job) and OUT/sweep.sbatch (a job array
 running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -142,6 +145,18 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 			}
 			var mu sync.Mutex
 			var firstErr error
+			// The progress lines and the jobs' result lines under one
+			// lock: on a terminal the progress line is erased before a
+			// result line is printed, never cut by one.
+			stderr := cmd.ErrOrStderr()
+			var prog fabric.Progress
+			if p := progressLine(stderr, quiet); p != nil {
+				prog = func(run string, sim, events int64, done, total int) {
+					mu.Lock()
+					defer mu.Unlock()
+					p(run, sim, events, done, total)
+				}
+			}
 			// Lines are printed in job order whatever order the jobs end
 			// in, so that two runs of one sweep print the same.
 			lines := make([]*string, len(all))
@@ -156,7 +171,7 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 				go func(i int) {
 					defer wg.Done()
 					defer func() { <-sem }()
-					res, err := fabric.Run(all[i].sc, nil)
+					res, err := sweepRun(all[i].sc, prog)
 					if err == nil {
 						err = writeResult(res, filepath.Join(out, all[i].name))
 						res.Close() // the samples' file; what the row needs stays
@@ -179,6 +194,9 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 						}
 					}
 					lines[i] = &line
+					if printed < len(lines) && lines[printed] != nil {
+						clearProgress(stderr, quiet)
+					}
 					for printed < len(lines) && lines[printed] != nil {
 						fmt.Fprint(cmd.OutOrStdout(), *lines[printed])
 						printed++
@@ -205,8 +223,12 @@ running line $SLURM_ARRAY_TASK_ID) instead of running anything.`,
 	c.Flags().IntVar(&arrayMax, "array-max", 1000, fmt.Sprintf("--emit slurm: most array tasks (Slurm's MaxArraySize − 1; 1..%d)", maxSweepJobs))
 	c.Flags().StringVarP(&out, "out", "o", "sweep", "output directory")
 	c.Flags().StringVar(&emit, "emit", "", "write a job script instead of running (slurm)")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress line")
 	return c
 }
+
+// sweepRun runs one job: fabric.Run, a variable for the tests.
+var sweepRun = fabric.Run
 
 type axis struct {
 	key    string
