@@ -24,8 +24,10 @@ import (
 // draws from there as the run reaches them, and the incasts as their start
 // comes. A flows file whose starts never go back (HPCC's are written so)
 // is checked whole on a first reading, then read again line by line as
-// the run takes its flows; explicit flows, and a flows file out of order,
-// are a list, sorted (stable) and handed out from it.
+// the run takes its flows; explicit flows are a list, sorted (stable) and
+// handed out from it, and so is a flows file out of order (or read from a
+// pipe) of up to flowSortChunk flows; a longer one is sorted in chunks
+// kept in a temporary file and merged as the run takes them.
 type Arrivals struct {
 	n           int
 	taken       int
@@ -33,6 +35,7 @@ type Arrivals struct {
 	list        []Flow       // explicit flows or an unsorted flows file, in start order
 	file        *os.File     // a flows file in start order, read as taken
 	scan        *flowScanner // over file
+	merge       *flowMerge   // a long flows file out of order, sorted in chunks
 	err         error
 	bg          bgHeap
 	inc         *incastGen
@@ -63,6 +66,18 @@ func (a *Arrivals) Next() (Flow, bool) {
 			if err != nil {
 				a.err = fmt.Errorf("workload: flows_file %s changed while the run read it: %w", a.file.Name(), err)
 			}
+			a.Close()
+			return Flow{}, false
+		}
+		a.taken++
+		return f, true
+	}
+	if a.merge != nil {
+		f, ok, err := a.merge.next()
+		if err != nil {
+			a.err = fmt.Errorf("workload: flows_file: %w", err)
+		}
+		if !ok || err != nil {
 			a.Close()
 			return Flow{}, false
 		}
@@ -119,6 +134,14 @@ func (a *Arrivals) Err() error { return a.err }
 // Close releases the flows file a stream reads, if any (Next closes it
 // after the last flow).
 func (a *Arrivals) Close() error {
+	if a.merge != nil {
+		err := a.merge.close()
+		a.merge = nil
+		if a.n != a.taken && a.err == nil {
+			a.err = fmt.Errorf("workload: closed after %d of %d flows", a.taken, a.n)
+		}
+		return err
+	}
 	if a.file == nil {
 		return nil
 	}
@@ -139,15 +162,12 @@ func (w *Workload) Arrivals(hosts int, bps int64, seed uint64) (*Arrivals, error
 	}
 	a := &Arrivals{}
 	if len(w.Flows) == 0 && w.FlowsFile != "" {
-		done, err := w.streamFile(a, hosts)
-		if err != nil {
+		if err := w.streamFile(a, hosts); err != nil {
 			return nil, err
 		}
-		if done {
-			return a, nil
-		}
+		return a, nil
 	}
-	if len(w.Flows) > 0 || w.FlowsFile != "" {
+	if len(w.Flows) > 0 {
 		flows, err := w.listed(hosts)
 		if err != nil {
 			return nil, err
@@ -226,8 +246,8 @@ func (a *Arrivals) setList(flows []Flow) {
 	}
 }
 
-// listed returns the workload's explicit flows or its flows file's, checked
-// and in start order (stable: equal starts keep their order).
+// listed returns the workload's explicit flows, checked and in start order
+// (stable: equal starts keep their order).
 func (w *Workload) listed(hosts int) ([]Flow, error) {
 	if len(w.Flows) > 0 {
 		flows := make([]Flow, len(w.Flows))
@@ -240,49 +260,46 @@ func (w *Workload) listed(hosts int) ([]Flow, error) {
 		sort.SliceStable(flows, func(i, j int) bool { return flows[i].Start < flows[j].Start })
 		return flows, nil
 	}
-	f, err := os.Open(w.FlowsFile)
-	if err != nil {
-		return nil, inputErrorf("workload: flows_file: %v", err)
-	}
-	defer f.Close()
-	flows, err := ReadFlows(f, hosts)
-	if err != nil {
-		return nil, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
-	}
-	return flows, nil
+	return nil, nil
 }
 
 // streamFile reads the workload's flows file once, checking every flow and
 // counting them; if their starts never go back, a is set to read the same
 // open file again as the run takes them (the memory of a line, not of the
-// flows) and done is true. A file that is not a regular file (a pipe, a
-// FIFO) is read once into a list (done). Otherwise the file is to be
-// sorted whole (listed).
-func (w *Workload) streamFile(a *Arrivals, hosts int) (done bool, err error) {
+// flows). A file out of order is read again and sorted (sortFlows), and a
+// file that is not a regular file (a pipe, a FIFO) is read once, sorted.
+func (w *Workload) streamFile(a *Arrivals, hosts int) error {
 	f, err := os.Open(w.FlowsFile)
 	if err != nil {
-		return false, inputErrorf("workload: flows_file: %v", err)
+		return inputErrorf("workload: flows_file: %v", err)
 	}
 	defer func() {
 		if a.file != f {
 			f.Close()
 		}
 	}()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		// A pipe or a FIFO is read once, as a list.
-		flows, err := ReadFlows(f, hosts)
+	sorted := func() error {
+		list, m, n, first, last, err := sortFlows(f, hosts)
 		if err != nil {
-			return false, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
+			return fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
 		}
-		a.setList(flows)
-		return true, nil
+		*a = Arrivals{}
+		if m == nil {
+			a.setList(list)
+			return nil
+		}
+		a.merge, a.n, a.first, a.last = m, n, first, last
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return sorted() // a pipe or a FIFO is read once
 	}
 	fs := newFlowScanner(f, hosts)
 	inOrder := true
 	for {
 		fl, ok, err := fs.next()
 		if err != nil {
-			return false, fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
+			return fmt.Errorf("workload: flows_file %s: %w", w.FlowsFile, err)
 		}
 		if !ok {
 			break
@@ -294,17 +311,16 @@ func (w *Workload) streamFile(a *Arrivals, hosts int) (done bool, err error) {
 		a.last = max(a.last, fl.Start)
 		a.n++
 	}
-	if !inOrder {
-		*a = Arrivals{}
-		return false, nil
-	}
 	// The same open file again from its start: a file renamed or
 	// replaced meanwhile is not read.
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return false, inputErrorf("workload: flows_file: %v", err)
+		return inputErrorf("workload: flows_file: %v", err)
+	}
+	if !inOrder {
+		return sorted()
 	}
 	a.file, a.scan = f, newFlowScanner(f, hosts)
-	return true, nil
+	return nil
 }
 
 // bgCursor replays one host's background draws: the gaps between its

@@ -4,10 +4,12 @@ package fabric
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -347,5 +349,83 @@ func TestFlowsInFlightBounded(t *testing.T) {
 	}
 	if _, err := ReadFlows(strings.NewReader("1\n0 1 3 100 9223372036854775807 0.000001\n"), 4); err == nil || !strings.Contains(err.Error(), "flows line 2: size") {
 		t.Errorf("a size of 2^63-1 octets: %v", err)
+	}
+}
+
+// TestArrivalsFlowsFileSortedInChunks: a flows file out of order longer
+// than flowSortChunk is sorted in chunks kept in a temporary file and
+// merged: the same flows, order (equal starts in file order) and IDs as
+// sorting the whole file, for chunks of every size around the file's and
+// with the log spilled or in memory; the memory held is a chunk's.
+func TestArrivalsFlowsFileSortedInChunks(t *testing.T) {
+	defer func(c, s int) { flowSortChunk, spillAt = c, s }(flowSortChunk, spillAt)
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n = 1000
+	var b strings.Builder
+	b.WriteString("1000\n")
+	for i := 0; i < n; i++ {
+		src := rng.IntN(8)
+		// Few distinct starts, many ties; sizes up to 2^40 (long varints).
+		b.WriteString(strings.Join([]string{strconv.Itoa(src), strconv.Itoa((src + 1 + rng.IntN(7)) % 8), "3", "100",
+			strconv.FormatInt(1+rng.Int64N(1<<40), 10), strconv.FormatFloat(float64(rng.IntN(50))*1e-6, 'f', 9, 64)}, " ") + "\n")
+	}
+	p := filepath.Join(t.TempDir(), "flows.txt")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadFlows(strings.NewReader(b.String()), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []int{1, 2, 7, 333, 999, 1000, 1001} {
+		for _, spill := range []int{64, 1 << 20} {
+			flowSortChunk, spillAt = chunk, spill
+			w := Workload{FlowsFile: p}
+			a, err := w.Arrivals(8, 100e9, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if merged := chunk < n; (a.merge != nil) != merged || a.list != nil == merged {
+				t.Errorf("chunk %d: merged %v, list %v", chunk, a.merge != nil, a.list != nil)
+			}
+			if a.merge != nil {
+				if runs := len(a.merge.runs); runs != (n+chunk-1)/chunk {
+					t.Errorf("chunk %d: %d runs", chunk, runs)
+				}
+				if spill < 1<<20 && (a.merge.log.spilled == 0 || len(a.merge.log.buf) >= spill+5*binary.MaxVarintLen64) {
+					t.Errorf("chunk %d: %d octets spilled, %d in memory", chunk, a.merge.log.spilled, len(a.merge.log.buf))
+				}
+			}
+			if a.Len() != n || a.First() != want[0].Start || a.Last() != want[n-1].Start {
+				t.Errorf("chunk %d: %d flows %d..%d, want %d..%d", chunk, a.Len(), a.First(), a.Last(), want[0].Start, want[n-1].Start)
+			}
+			for i, wf := range want {
+				if f, ok := a.Next(); !ok || f != wf {
+					t.Fatalf("chunk %d spill %d: flow %d is %+v (%v), want %+v", chunk, spill, i, f, ok, wf)
+				}
+			}
+			if _, ok := a.Next(); ok || a.Err() != nil || a.merge != nil {
+				t.Errorf("chunk %d: after the last flow: more %v, err %v, merge open %v", chunk, ok, a.Err(), a.merge != nil)
+			}
+		}
+	}
+	// Closed before the end: an error, the temporary file released.
+	flowSortChunk, spillAt = 10, 64
+	a, err := (&Workload{FlowsFile: p}).Arrivals(8, 100e9, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Next()
+	if err := a.Close(); err != nil || a.merge != nil || a.Err() == nil || !strings.Contains(a.Err().Error(), "closed after 1 of 1000") {
+		t.Errorf("Close: %v, merge %v, Err %v", err, a.merge != nil, a.Err())
+	}
+	// A bad line after the first chunk is the file's error, with its line.
+	bad := b.String() + "x"
+	bad = strings.Replace(bad, "1000\n", "1001\n", 1)
+	if err := os.WriteFile(p, []byte(bad+" 1 3 100 5 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Workload{FlowsFile: p}).Arrivals(8, 100e9, 1); err == nil || !strings.Contains(err.Error(), "flows line 1002: src \"x\"") {
+		t.Errorf("bad line: %v", err)
 	}
 }

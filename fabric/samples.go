@@ -208,6 +208,29 @@ func (s *spillLog) reader() *bufio.Reader {
 	return bufio.NewReaderSize(r, 64<<10)
 }
 
+// ReadAt reads the log's octets at off: those in the temporary file, then
+// those in memory (io.ReaderAt; no append may run meanwhile).
+func (s *spillLog) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	if off < s.spilled {
+		k, err := s.f.ReadAt(p[:min(int64(len(p)), s.spilled-off)], off)
+		n, off = k, off+int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	if n < len(p) {
+		i := off - s.spilled
+		if i < int64(len(s.buf)) {
+			n += copy(p[n:], s.buf[i:])
+		}
+		if n < len(p) {
+			return n, io.EOF
+		}
+	}
+	return n, nil
+}
+
 // close releases the temporary file, if any; the log is empty after.
 func (s *spillLog) close() error {
 	var err error

@@ -3,11 +3,14 @@
 package fabric
 
 import (
-	"github.com/opensfc/sfc/device"
+	"bytes"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/opensfc/sfc/device"
 )
 
 // sortedRank is the reference: the k-th smallest of v.
@@ -262,5 +265,35 @@ func TestResultClose(t *testing.T) {
 	}
 	if err := r.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestSpillLogReadAt: ReadAt gives the log's octets at every offset and
+// length, across the boundary between the temporary file and memory, and
+// io.EOF with what there is past the end.
+func TestSpillLogReadAt(t *testing.T) {
+	defer func(old int) { spillAt = old }(spillAt)
+	spillAt = 16
+	var s spillLog
+	defer s.close()
+	var want []byte
+	for i := 0; i < 41; i++ {
+		s.buf = append(s.buf, byte(i*7))
+		want = append(want, byte(i*7))
+		s.added()
+	}
+	if s.spilled == 0 || len(s.buf) == 0 {
+		t.Fatalf("spilled %d, in memory %d: want both", s.spilled, len(s.buf))
+	}
+	for off := 0; off <= len(want)+1; off++ {
+		for n := 0; n <= len(want)+2-off; n++ {
+			p := make([]byte, n)
+			k, err := s.ReadAt(p, int64(off))
+			end := min(off+n, len(want))
+			exp := want[min(off, len(want)):end]
+			if k != len(exp) || !bytes.Equal(p[:k], exp) || (k < n) != (err == io.EOF) || err != nil && err != io.EOF {
+				t.Fatalf("ReadAt(%d octets, %d): %d %v %x, want %x", n, off, k, err, p[:k], exp)
+			}
+		}
 	}
 }
