@@ -195,6 +195,15 @@ const (
 	maxSnap = 262144
 	// maxBlock bounds a pcapng block (Wireshark reads up to 16 MiB).
 	maxBlock = 1 << 28
+	// maxFrame bounds a frame's captured length in either format, whatever
+	// the snap length says (a classic pcap's may be 0xFFFFFFFF): 16 MiB,
+	// 64 times the largest frame tshark reads (262144 octets) and beyond
+	// any GRO or BIG TCP frame, so that the memory a reader holds for a
+	// frame is bounded by it and not by a header's claim.
+	maxFrame = 1 << 24
+	// maxPacketBlock bounds a pcapng packet block: a frame of maxFrame
+	// and 1 MiB of options. It is refused before it is read.
+	maxPacketBlock = maxFrame + 1<<20
 )
 
 // errMore says the buffer does not hold the next record whole and the
@@ -215,8 +224,9 @@ type Reader struct {
 
 	buf      []byte // buf[pos:end] is read and not parsed yet
 	pos, end int
-	rerr     error // the error that ended reading src (io.EOF at its end)
-	err      error // the *FrameError returned, returned again after
+	onRead   func() // called before each read of src (OnRead)
+	rerr     error  // the error that ended reading src (io.EOF at its end)
+	err      error  // the *FrameError returned, returned again after
 
 	ng      bool
 	be      bool // big-endian (the pcap header, the pcapng section)
@@ -447,6 +457,12 @@ func (r *Reader) Progress() (read, size int64) {
 	return r.count.n, r.size
 }
 
+// OnRead sets fn to be called before each read of the capture's source,
+// when the frames read so far have all been returned and the next read
+// may wait: a program reading a pipe flushes its output there, so that
+// what the writer sent is shown while the writer pauses (tcpdump -l).
+func (r *Reader) OnRead(fn func()) { r.onRead = fn }
+
 // Name returns the name the reader was opened with.
 func (r *Reader) Name() string { return r.name }
 
@@ -600,6 +616,9 @@ func (r *Reader) fill(need int) error {
 			}
 			r.pos = 0
 		}
+		if r.onRead != nil {
+			r.onRead()
+		}
 		n, err := r.src.Read(r.buf[r.end:])
 		r.end += n
 		if err != nil {
@@ -654,6 +673,9 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	}
 	h := r.buf[r.pos : r.pos+16 : r.pos+16]
 	capLen, origLen := r.u32(h[8:]), r.u32(h[12:])
+	if capLen > maxFrame {
+		return fmt.Errorf("capture length %d: more than %d octets, the most a frame may hold", capLen, maxFrame)
+	}
 	if capLen > max(r.snaplen, maxSnap) {
 		return fmt.Errorf("capture length exceeds snap length: %d > %d", capLen, r.snaplen)
 	}
@@ -710,8 +732,15 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			return fmt.Errorf("%w: no section header", ErrFormat)
 		}
 		typ, l := r.u32(h), r.u32(h[4:])
-		if l < 12 || l%4 != 0 || l > maxBlock {
-			return fmt.Errorf("pcapng block of type %#x: length %d", typ, l)
+		switch {
+		case l < 12:
+			return fmt.Errorf("pcapng block of type %#x: length %d, less than a block's 12 octets", typ, l)
+		case l%4 != 0:
+			return fmt.Errorf("pcapng block of type %#x: length %d, not a multiple of 4", typ, l)
+		case l > maxBlock:
+			return fmt.Errorf("pcapng block of type %#x: length %d, more than %d octets", typ, l, maxBlock)
+		case (typ == 6 || typ == 2 || typ == 3) && l > maxPacketBlock:
+			return fmt.Errorf("pcapng packet block: length %d, more than %d octets (a frame of at most %d and its options)", l, maxPacketBlock, maxFrame)
 		}
 		size := int(l)
 		if r.end-r.pos < size {
@@ -825,29 +854,44 @@ func (r *Reader) ngInterface(body []byte) error {
 	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
 		section: r.sections - 1, id: len(r.ifaces) - r.secBase, fcslen: -1}
 	res := uint8(6)
-	r.options(body[8:], func(code uint16, v []byte) {
+	// The options that change how every frame of the interface reads (its
+	// speed, times, FCS) must be whole: one cut short, or one running past
+	// the block, is an error (as tshark's), not a silent default.
+	var bad error
+	want := func(name string, v []byte, n int) bool {
+		if len(v) != n && bad == nil {
+			bad = fmt.Errorf("%s: %s option of %d octets, want %d", in.what(), name, len(v), n)
+		}
+		return len(v) == n
+	}
+	if err := r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
 		case 2: // if_name
 			in.name = string(v)
 		case 8: // if_speed, bit/s
-			if len(v) >= 8 {
+			if want("if_speed", v, 8) {
 				in.speed = r.u64(v)
 			}
 		case 9: // if_tsresol: 0 is 10^0, whole seconds; only its
 			// absence means the default, microseconds
-			if len(v) >= 1 {
+			if want("if_tsresol", v, 1) {
 				res = v[0]
 			}
 		case 13: // if_fcslen, octets
-			if len(v) >= 1 {
+			if want("if_fcslen", v, 1) {
 				in.fcslen = int(v[0])
 			}
 		case 14: // if_tsoffset
-			if len(v) >= 8 {
+			if want("if_tsoffset", v, 8) {
 				in.off = r.u64(v)
 			}
 		}
-	})
+	}); err != nil {
+		return fmt.Errorf("%s: %w", in.what(), err)
+	}
+	if bad != nil {
+		return bad
+	}
 	// 10^-19 and 2^-63 s are the finest whose units per second fit the
 	// 64 bits the conversion divides by (libpcap refuses finer ones too).
 	if base, exp := 10, res&0x7f; res&0x80 == 0 && exp > 19 || exp > 63 {
@@ -902,17 +946,22 @@ func (in *ngIface) time(ts uint64) time.Time {
 	return time.Unix(int64(sec+in.off), int64(ns)).UTC()
 }
 
-// options calls fn with each option of a pcapng block's options; it stops
-// at the end-of-options option or at an option that runs past the block.
-func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) {
+// options calls fn with each option of a pcapng block's options up to
+// the end-of-options option; an option that runs past the block is an
+// error.
+func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
-		if code == 0 || 4+l > len(b) {
-			return
+		if code == 0 {
+			return nil
+		}
+		if 4+l > len(b) {
+			return fmt.Errorf("option %d of %d octets runs past the block (%d octets left)", code, l, len(b)-4)
 		}
 		fn(code, b[4:4+l])
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
+	return nil
 }
 
 // packetOptions appends the comments (opt_comment) of a packet block's

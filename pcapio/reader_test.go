@@ -507,6 +507,36 @@ func TestReaderErrors(t *testing.T) {
 	binary.LittleEndian.PutUint32(snap[24+12:], 300000)
 	linkRaw := bytes.Clone(pc)
 	linkRaw[20] = 105
+	// A classic pcap whose snap length is 0xFFFFFFFF and whose second
+	// record claims 1 GiB: refused from its header, never read.
+	bomb := bytes.Clone(pc[:24+16+int(binary.LittleEndian.Uint32(pc[24+8:]))])
+	binary.LittleEndian.PutUint32(bomb[16:], 0xFFFFFFFF)
+	bomb = append(bomb, pc[24:24+16]...)
+	binary.LittleEndian.PutUint32(bomb[len(bomb)-8:], 1<<30)
+	binary.LittleEndian.PutUint32(bomb[len(bomb)-4:], 1<<30)
+	odd := eth(&ng{})
+	odd.buf = binary.LittleEndian.AppendUint32(odd.buf, 6)
+	odd.buf = binary.LittleEndian.AppendUint32(odd.buf, 91)
+	odd.buf = binary.LittleEndian.AppendUint32(odd.buf, 0)
+	bigPacket := eth(&ng{})
+	bigPacket.buf = binary.LittleEndian.AppendUint32(bigPacket.buf, 6)
+	bigPacket.buf = binary.LittleEndian.AppendUint32(bigPacket.buf, 20<<20)
+	bigPacket.buf = binary.LittleEndian.AppendUint32(bigPacket.buf, 0)
+	// An option that claims 200 octets before a whole if_speed; an
+	// if_speed of 4 octets.
+	optPast := (&ng{}).shb()
+	{
+		var o []byte
+		o = binary.LittleEndian.AppendUint16(o, 1)
+		o = binary.LittleEndian.AppendUint16(o, 0)
+		o = binary.LittleEndian.AppendUint32(o, 0)
+		o = binary.LittleEndian.AppendUint16(o, 2)
+		o = binary.LittleEndian.AppendUint16(o, 200)
+		o = append(o, "eth0"...)
+		o = (&ng{}).opt(o, 8, binary.LittleEndian.AppendUint64(nil, 25e9))
+		optPast.block(1, append(o, 0, 0, 0, 0))
+	}
+	speed4 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 8, []byte{1, 2, 3, 4}))
 	for _, c := range []struct {
 		name     string
 		data     []byte
@@ -525,6 +555,11 @@ func TestReaderErrors(t *testing.T) {
 		{name: "2^-64 overflows", data: res2_64.buf, open: "x: interface 0: timestamp resolution 2^-64 (if_tsresol 0xc0) is too high"},
 		{name: "10^-63 in section 2", data: lateRes.buf, lastGood: 1, err: "interface 0 of section 1: timestamp resolution 10^-63 (if_tsresol 0x3f) is too high"},
 		{name: "snap length", data: snap, lastGood: 0, err: "capture length exceeds snap length: 300000 > 65535"},
+		{name: "1 GiB frame, snap length 0xFFFFFFFF", data: bomb, lastGood: 1, err: "capture length 1073741824: more than 16777216 octets, the most a frame may hold"},
+		{name: "block length not a multiple of 4", data: odd.buf, lastGood: 0, err: "pcapng block of type 0x6: length 91, not a multiple of 4"},
+		{name: "20 MiB packet block", data: bigPacket.buf, lastGood: 0, err: "pcapng packet block: length 20971520, more than 17825792 octets"},
+		{name: "option past the block", data: optPast.buf, open: "x: interface 0: option 2 of 200 octets runs past the block"},
+		{name: "if_speed of 4 octets", data: speed4.buf, open: "x: interface 0: if_speed option of 4 octets, want 8"},
 	} {
 		r, err := NewReader("x", bytes.NewReader(c.data))
 		if c.open != "" {
