@@ -935,3 +935,71 @@ func awaitExit(t *testing.T, exited <-chan int, d time.Duration) int {
 		return 0
 	}
 }
+
+// TestReadPipeShowsWhileWriterPauses: reading a pipe, what the writer sent
+// is shown (and with -w -, written) before the writer sends more or
+// closes, as `tcpdump -l -r -` does.
+func TestReadPipeShowsWhileWriterPauses(t *testing.T) {
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		ok   func(string) bool
+	}{
+		{[]string{"read", "-r", "-"}, func(s string) bool { return strings.Contains(s, "\n2 ") }},
+		{[]string{"read", "-r", "-", "-w", "-"}, func(s string) bool { return len(s) > 600 }},
+	} {
+		pw := pipedStdin(t)
+		var out, errb syncBuffer
+		done := make(chan int, 1)
+		go func() { done <- run(tc.args, &out, &errb) }()
+		pw.Write(data[:2000])
+		shown := false
+		for i := 0; i < 500 && !shown; i++ {
+			time.Sleep(10 * time.Millisecond)
+			shown = tc.ok(string(out.Bytes()))
+		}
+		pw.Write(data[2000:])
+		pw.Close()
+		if code := <-done; code != 0 {
+			t.Fatalf("%v: exit %d, %q", tc.args, code, errb.Bytes())
+		}
+		if !shown {
+			t.Errorf("%v: nothing shown in 5 s while the writer paused (then %d octets)", tc.args, len(out.Bytes()))
+		}
+	}
+}
+
+// TestReadKeepsWhatWasRead: a capture that cannot be opened among others
+// is reported and the others are read (exit 2); the -w file made of them
+// is kept when it replaces nothing, and an existing file is left as it
+// was. An unmatched --link-speed, found after every frame was read, keeps
+// the new -w file too.
+func TestReadKeepsWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.pcapng")
+	text, errs, code := sfcdump(t, "read", "-w", out, sampleCap, filepath.Join(dir, "missing.pcapng"), sampleCap)
+	if code != 2 || text != "" || !strings.Contains(errs, "missing.pcapng") {
+		t.Errorf("a missing second capture: exit %d, %d lines, stderr %q", code, strings.Count(text, "\n"), errs)
+	}
+	if n := countFrames(t, out); n != 42 {
+		t.Errorf("a missing second capture: %d frames kept in -w, want 42", n)
+	}
+	// Again, onto the file now there: not replaced.
+	before, _ := os.ReadFile(out)
+	_, errs, code = sfcdump(t, "read", "-q", "-w", out, sampleCap, filepath.Join(dir, "missing.pcapng"))
+	if after, _ := os.ReadFile(out); code != 2 || !bytes.Equal(before, after) || !strings.Contains(errs, "an existing file is left as it was") {
+		t.Errorf("onto an existing file: exit %d, replaced %v, stderr %q", code, !bytes.Equal(before, after), errs)
+	}
+	noTemps(t, dir, "out.pcapng")
+	out2 := filepath.Join(dir, "speed.pcapng")
+	_, errs, code = sfcdump(t, "read", "-q", "-w", out2, "--link-speed", "port9=25G", sampleCap)
+	if code != 2 || !strings.Contains(errs, "--link-speed port9") {
+		t.Errorf("unmatched --link-speed: exit %d, stderr %q", code, errs)
+	}
+	if n := countFrames(t, out2); n != 21 {
+		t.Errorf("unmatched --link-speed: %d frames kept in -w, want 21", n)
+	}
+}

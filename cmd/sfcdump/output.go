@@ -411,11 +411,19 @@ func (pr *printer) salvage(errOut io.Writer) {
 	exitProcess(130)
 }
 
-// flush writes out what was printed so far, under outMu (see print).
+// flush writes out what was printed so far, under outMu (see print),
+// and with -w - the frames written so far: a reader downstream waits for
+// them.
 func (pr *printer) flush() error {
 	pr.outMu.Lock()
 	defer pr.outMu.Unlock()
-	return pr.w.Flush()
+	err := pr.w.Flush()
+	if pr.out != nil && pr.outAtomic == nil && !pr.closed {
+		if e := pr.out.Flush(); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // salvageWait bounds how long a salvage waits for a write to standard

@@ -119,7 +119,11 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	// The -w file is put in place when every input was read, when the run
 	// was interrupted (the frames so far are wanted), and for a capture
 	// broken part-way when it replaces nothing (salvage into a new file).
-	keep := code == 0 || pr.interrupted.Load() || code == 1 && !pr.outExisted
+	// An input that could not be read (exit 2: not opened, not a capture;
+	// 1: broken part-way) or an unmatched --link-speed does not make the
+	// frames written wrong: into a new file they are kept (salvage), and
+	// an existing file is replaced only by a run without errors.
+	keep := code == 0 || pr.interrupted.Load() || !pr.outExisted
 	if err := pr.close(keep); err != nil {
 		return &exitError{1, err}
 	}
@@ -177,6 +181,9 @@ func readOne(pr *printer, index int, file string) error {
 		}
 		return err
 	}
+	// Before each read that may wait for the writer, what was decoded so
+	// far is written out (tcpdump -l).
+	r.OnRead(func() { _ = pr.flush() }) // a write error stays in the writer, reported at its close
 	for !pr.done() {
 		fr, err := r.Next()
 		if err == io.EOF {
