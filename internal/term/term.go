@@ -10,12 +10,17 @@ import (
 	"os"
 )
 
-// IsTerminal reports whether w is a character device (a terminal).
+// IsTerminal reports whether w is a terminal: a character device that
+// answers the terminal's own query (a termios ioctl; GetConsoleMode on
+// Windows). /dev/null and other character devices are not terminals.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	return isTTY(f.Fd())
 }
