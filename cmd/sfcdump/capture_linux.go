@@ -4,9 +4,29 @@ package main
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/gopacket/gopacket/pcapgo"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
 )
+
+// notOutgoing is a socket filter that drops the frames the host sends
+// (packet type PACKET_OUTGOING) and keeps the rest whole.
+var notOutgoing = mustAssemble(
+	bpf.LoadExtension{Num: bpf.ExtType},
+	bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PACKET_OUTGOING, SkipFalse: 1},
+	bpf.RetConstant{Val: 0},
+	bpf.RetConstant{Val: 0xFFFFFFFF},
+)
+
+func mustAssemble(ins ...bpf.Instruction) []bpf.RawInstruction {
+	raw, err := bpf.Assemble(ins)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
 
 // openEthernet opens an AF_PACKET capture on iface: a pcapgo.EthernetHandle.
 func openEthernet(iface string, promisc bool, snaplen int) (liveHandle, error) {
@@ -24,6 +44,15 @@ func openEthernet(iface string, promisc bool, snaplen int) (liveHandle, error) {
 		if err := h.SetCaptureLength(snaplen); err != nil {
 			h.Close()
 			return nil, fmt.Errorf("snaplen %d: %w", snaplen, err)
+		}
+	}
+	// A packet socket on a loopback interface sees each frame twice: as
+	// the host sends it and as it comes back in. libpcap (pcap-linux.c)
+	// drops the outgoing copy on loopback only, and so does this.
+	if ifi, err := net.InterfaceByName(iface); err == nil && ifi.Flags&net.FlagLoopback != 0 {
+		if err := h.SetBPF(notOutgoing); err != nil {
+			h.Close()
+			return nil, fmt.Errorf("%s is a loopback interface, and its outgoing copies could not be filtered: %w", iface, err)
 		}
 	}
 	return h, nil

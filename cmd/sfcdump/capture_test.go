@@ -184,3 +184,77 @@ func netInterfaceIndex(name string) (int, error) {
 	}
 	return ifi.Index, nil
 }
+
+// TestCaptureLoopbackOnce: on a loopback interface a packet socket sees
+// each frame twice (sent, then received); capture keeps one copy, as
+// tcpdump -i lo does. The frames are sent on the lo of a namespace the
+// test creates.
+func TestCaptureLoopbackOnce(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("SKIP: the loopback capture test needs root (a network namespace, AF_PACKET)")
+	}
+	ipBin, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("SKIP: the loopback capture test needs iproute2's ip")
+	}
+	ns := fmt.Sprintf("sfcdump-lo-%d", os.Getpid())
+	if out, err := exec.Command(ipBin, "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Skipf("SKIP: ip netns add: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(ipBin, "netns", "del", ns).Run() })
+	if out, err := exec.Command(ipBin, "-n", ns, "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		t.Fatalf("ip link set lo up: %v\n%s", err, out)
+	}
+	var h liveHandle
+	if err := inNetns(t, ns, func() (err error) {
+		h, err = openLive("lo", false, 0)
+		return err
+	}); err != nil {
+		t.Fatalf("opening the capture on lo in %s: %v", ns, err)
+	}
+	saved := openLive
+	openLive = func(string, bool, int) (liveHandle, error) { return h, nil }
+	defer func() { openLive = saved }()
+	frames := sample.Frames()[:5]
+	out := filepath.Join(t.TempDir(), "lo.pcapng")
+	res := make(chan [3]string, 1)
+	go func() {
+		o, e, c := sfcdump(t, "capture", "-i", "lo", "--duration", "2s", "-Y", "eth.src == 02:00:00:00:00:01 || eth.src == 02:00:00:00:00:02", "-w", out)
+		res <- [3]string{o, e, fmt.Sprint(c)}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := inNetns(t, ns, func() error {
+		fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		ifi, err := netInterfaceIndex("lo")
+		if err != nil {
+			return err
+		}
+		for _, f := range frames {
+			sa := &unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}
+			copy(sa.Addr[:], f.Data[:6])
+			if err := unix.Sendto(fd, f.Data, 0, sa); err != nil {
+				return fmt.Errorf("send %q: %w", f.Name, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("sending on lo: %v", err)
+	}
+	var r [3]string
+	select {
+	case r = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatal("capture did not finish")
+	}
+	if r[2] != "0" {
+		t.Fatalf("capture: exit %s, stderr %q", r[2], r[1])
+	}
+	lines, errs, code := sfcdump(t, "read", out)
+	if n := strings.Count(strings.TrimSpace(lines), "\n") + 1; code != 0 || n != len(frames) {
+		t.Errorf("%d frames captured on lo for %d sent (exit %d, %q):\n%s", n, len(frames), code, errs, lines)
+	}
+}
