@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strconv"
+
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
@@ -13,10 +15,33 @@ import (
 // SLL or SLL2, raw IP: pcapio.SupportedLink). A frame that names none (a
 // live capture's) is Ethernet.
 func decodeFrame(p *layers.Parser, fr *pcapio.Frame) error {
+	var err error
 	if fr.LinkType == glayers.LinkTypeEthernet || fr.LinkType == glayers.LinkTypeNull {
-		return p.Decode(fr.Data)
+		err = p.Decode(fr.Data)
+	} else {
+		err = p.DecodeLink(fr.LinkType, fr.Data)
 	}
-	return p.DecodeLink(fr.LinkType, fr.Data)
+	if err != nil && len(fr.Data) < fr.Len {
+		err = cutByCapture(p, err, len(fr.Data))
+	}
+	return err
+}
+
+// cutByCapture: a layer whose length field points past the data
+// (ErrLength) when its data ran to the end of what the capture kept, of a
+// frame the capture cut (caplen < len), was cut by the capture, not lied
+// to by the field: the error becomes ErrTruncated, as tshark says "packet
+// size limited during capture", with the layer's words kept.
+func cutByCapture(p *layers.Parser, err error, capLen int) error {
+	de, ok := err.(*layers.DecodeError)
+	if !ok || de.Err != layers.ErrLength || p.FailedAt+p.FailedLen != capLen {
+		return err
+	}
+	detail := "the capture kept " + strconv.Itoa(capLen) + " octets of the frame"
+	if de.Detail != "" {
+		detail = de.Detail + "; " + detail
+	}
+	return &layers.DecodeError{Layer: de.Layer, Field: de.Field, Offset: de.Offset, Err: layers.ErrTruncated, Detail: detail}
 }
 
 // capturedSpeed returns src's interface i's speed from the capture (0

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/opensfc/sfc/pcapio"
+	"github.com/opensfc/sfc/sample"
 )
 
 const linkDir = "../../layers/testdata/link/"
@@ -470,5 +471,53 @@ func TestMixedLinkTypes(t *testing.T) {
 	}
 	if fmt.Sprint(links) != "[1 147 1]" {
 		t.Errorf("-w kept link types %v, want [1 147 1]", links)
+	}
+}
+
+// TestCutByCaptureNotLength: a CNP the capture cut inside its extension
+// headers (caplen 60 of 78 octets) is truncated, not a length field
+// pointing past the data; the same octets as a whole frame (caplen = len)
+// keep the length error.
+func TestCutByCaptureNotLength(t *testing.T) {
+	var cnp []byte
+	for _, f := range sample.Frames() {
+		if f.Name == "RoCEv2 CNP, IPv4" {
+			cnp = f.Data
+		}
+	}
+	if len(cnp) <= 60 {
+		t.Fatalf("no IPv4 CNP of more than 60 octets in sample.Frames (%d)", len(cnp))
+	}
+	path := filepath.Join(t.TempDir(), "cut.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(f, "port0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0)
+	if err := w.Write(0, t0, cnp[:60], len(cnp)); err != nil { // cut by the capture
+		t.Fatal(err)
+	}
+	if err := w.Write(0, t0, cnp[:60], 60); err != nil { // whole, its lengths lie
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, errs, code := sfcdump(t, "read", path)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, %q:\n%s", code, errs, out)
+	}
+	if l := lines[0]; !strings.Contains(l, "[truncated at octet 60]") || !strings.Contains(l, "cnp at offset 12: truncated (") ||
+		!strings.Contains(l, "the capture kept 60 octets") || strings.Contains(l, "points past") {
+		t.Errorf("cut by the capture: %s", l)
+	}
+	if l := lines[1]; strings.Contains(l, "truncated") || !strings.Contains(l, "points past the data") {
+		t.Errorf("whole frame with lying lengths: %s", l)
 	}
 }
