@@ -160,14 +160,17 @@ func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool)
 	if err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
-	var src io.Reader = f
+	// Read with raw system calls (pcapio.NewFileReader): a blocking read
+	// hands the P to another thread and keeps sysmon polling, which cost
+	// more CPU than the read itself at 2 × 288 MB.
+	src := pcapio.NewFileReader(f)
 	var h hash.Hash
 	var drops *dropScan
 	var tee io.Writer // drops scan the capture's own octets, decompressed
 	if digest {
 		h = sha256.New()
 		drops = &dropScan{}
-		src, tee = io.TeeReader(f, h), drops // the digest is the file's, as sha256sum gives it
+		src, tee = io.TeeReader(src, h), drops // the digest is the file's, as sha256sum gives it
 	}
 	r, err := pcapio.NewReaderTee(path, src, tee)
 	if err != nil {
