@@ -95,6 +95,35 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return append(dst, d[2], lo[0], lo[1], lo[2])
 	}
+	if v < 1e12 {
+		// Frame numbers, ICRCs, PSNs: the leading group and two or three
+		// groups of three in one append each, without the loop below.
+		var r uint64
+		var d *[3]byte
+		lead := v
+		if v < 1e9 {
+			lead = v / 1e6
+			r = v - lead*1e6
+		} else {
+			lead = v / 1e9
+			r = v - lead*1e9
+		}
+		d = &digits3[lead]
+		switch {
+		case lead >= 100:
+			dst = append(dst, d[0], d[1], d[2])
+		case lead >= 10:
+			dst = append(dst, d[1], d[2])
+		default:
+			dst = append(dst, d[2])
+		}
+		if v < 1e9 {
+			m := r / 1000
+			a, b := &digits3[m], &digits3[r-m*1000]
+			return append(dst, a[0], a[1], a[2], b[0], b[1], b[2])
+		}
+		return AppendNanos9(dst, int64(r))
+	}
 	// Write the digits in place from the last, after making room: a copy
 	// from a scratch array calls memmove, half the cost of a short number.
 	n := decimalLen(v)
@@ -217,6 +246,9 @@ type Encoder struct {
 	sec    int64
 	secLen int
 	secBuf [24]byte
+	// hdrs keeps the JSON of the Ethernet, IPv4 and UDP headers of recent
+	// flows (appendHdrs).
+	hdrs [hdrMemoSize]hdrMemoEntry
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
@@ -249,7 +281,14 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	}
 	dst = append(dst, '}')
 	// The protocols the frame holds, in Protos order: the set bits.
-	for in := PresenceOf(f); in != 0; in &= in - 1 {
+	in := PresenceOf(f)
+	if hdrMemoOK && in&hdrMemoLow == hdrMemoBits && !cut && f.Err == nil {
+		var ok bool
+		if dst, ok = e.appendHdrs(dst, f); ok {
+			in &^= hdrMemoBits
+		}
+	}
+	for ; in != 0; in &= in - 1 {
 		i := bits.TrailingZeros64(uint64(in))
 		p := Protos[i]
 		dst = append(dst, jsonOpen[i]...)
