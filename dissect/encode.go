@@ -5,7 +5,6 @@ package dissect
 import (
 	"encoding/hex"
 	"math/bits"
-	"slices"
 	"strconv"
 
 	"github.com/opensfc/sfc/layers"
@@ -124,46 +123,11 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return AppendNanos9(dst, int64(r))
 	}
-	// Write the digits in place from the last, after making room: a copy
-	// from a scratch array calls memmove, half the cost of a short number.
-	n := decimalLen(v)
-	if cap(dst)-len(dst) < n {
-		dst = slices.Grow(dst, n)
-	}
-	i := len(dst) + n
-	dst = dst[:i]
-	for v >= 1000 {
-		q := v / 1000
-		d := &digits3[v-q*1000]
-		i -= 3
-		dst[i], dst[i+1], dst[i+2] = d[0], d[1], d[2]
-		v = q
-	}
-	d := &digits3[v]
-	switch {
-	case v >= 100:
-		dst[i-3], dst[i-2], dst[i-1] = d[0], d[1], d[2]
-	case v >= 10:
-		dst[i-2], dst[i-1] = d[1], d[2]
-	default:
-		dst[i-1] = d[2]
-	}
-	return dst
-}
-
-// decimalLen returns the number of decimal digits of v (v > 0).
-func decimalLen(v uint64) int {
-	n := 1
-	for ; v >= 1000; v /= 1000 {
-		n += 3
-	}
-	switch {
-	case v >= 100:
-		n += 2
-	case v >= 10:
-		n++
-	}
-	return n
+	// 13 to 20 digits (RETH virtual addresses): what is above the last
+	// nine digits (at most 11 digits: the path above), then the nine.
+	q := v / 1e9
+	dst = AppendUint(dst, q)
+	return AppendNanos9(dst, int64(v-q*1e9))
 }
 
 // digits3[n] is n in three decimal digits, with leading zeros.
