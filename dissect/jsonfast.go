@@ -358,10 +358,17 @@ const (
 // source and destination IPv4 address (8), UDP ports (4); 29 octets.
 type hdrKey [32]byte
 
+// hdrJSONMax bounds the JSON an entry keeps (the longest the three
+// writers produce is about 220 octets; a longer one is not kept).
+const hdrJSONMax = 255
+
+// hdrMemoEntry is one flow's JSON, from `,"eth":{` through udp's closing
+// brace, held in the entry itself (no slice: an Encoder copied by value
+// keeps its own memo, not one shared with the original).
 type hdrMemoEntry struct {
 	key  hdrKey
-	used bool
-	json []byte // from eth's `"src":` through udp's closing brace
+	n    uint8 // octets of json; 0: empty
+	json [hdrJSONMax]byte
 }
 
 // hdrMemoBits are the presence bits of eth, ip and udp; hdrMemoLow the
@@ -434,8 +441,8 @@ func (e *Encoder) appendHdrs(dst []byte, f *Frame) ([]byte, bool) {
 		return dst, false
 	}
 	m := &e.hdrs[k.slot()]
-	if m.used && m.key == k {
-		return append(dst, m.json...), true
+	if m.n != 0 && m.key == k {
+		return append(dst, m.json[:m.n]...), true
 	}
 	start := len(dst)
 	for _, i := range [3]int{hdrEth, hdrIP, hdrUDP} {
@@ -445,7 +452,9 @@ func (e *Encoder) appendHdrs(dst []byte, f *Frame) ([]byte, bool) {
 		}
 		dst = append(dst, '}')
 	}
-	m.key, m.used = k, true
-	m.json = append(m.json[:0], dst[start:]...)
+	m.key, m.n = k, 0
+	if n := len(dst) - start; n <= hdrJSONMax {
+		m.n = uint8(copy(m.json[:], dst[start:]))
+	}
 	return dst, true
 }

@@ -133,7 +133,7 @@ func TestJSONHdrMemo(t *testing.T) {
 		f := Frame{Number: 7, Time: sample.Start, Len: len(data), CapLen: len(data), P: p, LinkBPS: 100e9}
 		f.Err = p.Decode(data)
 		if k, ok := hdrKeyOf(&f); ok && f.Err == nil {
-			if m := &memo.hdrs[k.slot()]; m.used && m.key == k {
+			if m := &memo.hdrs[k.slot()]; m.n != 0 && m.key == k {
 				hits++
 			}
 		}
@@ -160,6 +160,35 @@ func TestJSONHdrMemo(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("only %d IPv4 sample frames", n)
+	}
+	// The longest headers' JSON (three-digit address octets and TTL,
+	// five-digit ports and EtherType) fits an entry, and an Encoder copied
+	// by value keeps its own entries.
+	long := append([]byte(nil), sample.Frames()[0].Data...)
+	for _, sf := range sample.Frames() {
+		if len(sf.Data) >= 42 && sf.Data[12] == 0x08 && sf.Data[13] == 0x00 {
+			long = append([]byte(nil), sf.Data...)
+			break
+		}
+	}
+	for off := 22; off < 42; off++ {
+		if off != 23 && off != 24 && off != 25 {
+			long[off] = 0xfe // TTL, addresses, ports (not the protocol or the checksum)
+		}
+	}
+	check(long, "longest headers")
+	p := layers.NewParser()
+	f := Frame{Number: 7, Time: sample.Start, Len: len(long), CapLen: len(long), P: p, LinkBPS: 100e9}
+	if f.Err = p.Decode(long); f.Err == nil {
+		k, _ := hdrKeyOf(&f)
+		if memo.hdrs[k.slot()].n == 0 {
+			t.Errorf("the longest headers' JSON was not kept")
+		}
+		cp := memo
+		memo.hdrs[k.slot()].json[0] = 'X'
+		if got, want := string(cp.AppendJSON(nil, &f)), table(&f); got != want {
+			t.Errorf("a copied Encoder:\nmemo  %s\ntable %s", got, want)
+		}
 	}
 	if hits < 100 {
 		t.Fatalf("only %d memo hits", hits)
