@@ -5,7 +5,6 @@ package dissect
 import (
 	"encoding/hex"
 	"math/bits"
-	"slices"
 	"strconv"
 
 	"github.com/opensfc/sfc/layers"
@@ -95,46 +94,40 @@ func AppendUint(dst []byte, v uint64) []byte {
 		}
 		return append(dst, d[2], lo[0], lo[1], lo[2])
 	}
-	// Write the digits in place from the last, after making room: a copy
-	// from a scratch array calls memmove, half the cost of a short number.
-	n := decimalLen(v)
-	if cap(dst)-len(dst) < n {
-		dst = slices.Grow(dst, n)
+	if v < 1e12 {
+		// Frame numbers, ICRCs, PSNs: the leading group and two or three
+		// groups of three in one append each, without the loop below.
+		var r uint64
+		var d *[3]byte
+		lead := v
+		if v < 1e9 {
+			lead = v / 1e6
+			r = v - lead*1e6
+		} else {
+			lead = v / 1e9
+			r = v - lead*1e9
+		}
+		d = &digits3[lead]
+		switch {
+		case lead >= 100:
+			dst = append(dst, d[0], d[1], d[2])
+		case lead >= 10:
+			dst = append(dst, d[1], d[2])
+		default:
+			dst = append(dst, d[2])
+		}
+		if v < 1e9 {
+			m := r / 1000
+			a, b := &digits3[m], &digits3[r-m*1000]
+			return append(dst, a[0], a[1], a[2], b[0], b[1], b[2])
+		}
+		return AppendNanos9(dst, int64(r))
 	}
-	i := len(dst) + n
-	dst = dst[:i]
-	for v >= 1000 {
-		q := v / 1000
-		d := &digits3[v-q*1000]
-		i -= 3
-		dst[i], dst[i+1], dst[i+2] = d[0], d[1], d[2]
-		v = q
-	}
-	d := &digits3[v]
-	switch {
-	case v >= 100:
-		dst[i-3], dst[i-2], dst[i-1] = d[0], d[1], d[2]
-	case v >= 10:
-		dst[i-2], dst[i-1] = d[1], d[2]
-	default:
-		dst[i-1] = d[2]
-	}
-	return dst
-}
-
-// decimalLen returns the number of decimal digits of v (v > 0).
-func decimalLen(v uint64) int {
-	n := 1
-	for ; v >= 1000; v /= 1000 {
-		n += 3
-	}
-	switch {
-	case v >= 100:
-		n += 2
-	case v >= 10:
-		n++
-	}
-	return n
+	// 13 to 20 digits (RETH virtual addresses): what is above the last
+	// nine digits (at most 11 digits: the path above), then the nine.
+	q := v / 1e9
+	dst = AppendUint(dst, q)
+	return AppendNanos9(dst, int64(v-q*1e9))
 }
 
 // digits3[n] is n in three decimal digits, with leading zeros.
@@ -217,6 +210,9 @@ type Encoder struct {
 	sec    int64
 	secLen int
 	secBuf [24]byte
+	// hdrs keeps the JSON of the Ethernet, IPv4 and UDP headers of recent
+	// flows (appendHdrs).
+	hdrs [hdrMemoSize]hdrMemoEntry
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
@@ -249,7 +245,14 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	}
 	dst = append(dst, '}')
 	// The protocols the frame holds, in Protos order: the set bits.
-	for in := PresenceOf(f); in != 0; in &= in - 1 {
+	in := PresenceOf(f)
+	if hdrMemoOK && in&hdrMemoLow == hdrMemoBits && !cut && f.Err == nil {
+		var ok bool
+		if dst, ok = e.appendHdrs(dst, f); ok {
+			in &^= hdrMemoBits
+		}
+	}
+	for ; in != 0; in &= in - 1 {
 		i := bits.TrailingZeros64(uint64(in))
 		p := Protos[i]
 		dst = append(dst, jsonOpen[i]...)

@@ -194,11 +194,21 @@ func lengthLies(f *Frame, bit uint32) bool {
 // lengthWarnings counts lengthLies over the IP and UDP headers f holds
 // (has: its decoded layers, present.go's bits).
 func lengthWarnings(f *Frame, has uint32) int {
+	// lengthLies for each, written out: a loop over the three bits cost
+	// more than the tests (4% of sfcdump read).
+	if has&(decIPv4|decIPv6|decUDP) == 0 || f.CapLen < f.Len {
+		return 0
+	}
+	p := f.P
 	n := 0
-	for _, bit := range [...]uint32{decIPv4, decIPv6, decUDP} {
-		if has&bit != 0 && lengthLies(f, bit) {
-			n++
-		}
+	if has&decIPv4 != 0 && !p.IPv4.Partial && int(p.IPv4.Length) > len(p.IPv4.Contents)+len(p.IPv4.Payload) {
+		n++
+	}
+	if has&decIPv6 != 0 && !p.IPv6.Partial && p.IPv6.Length > 0 && int(p.IPv6.Length) > len(p.IPv6.Payload) {
+		n++
+	}
+	if has&decUDP != 0 && !p.UDP.Partial && int(p.UDP.Length) > len(p.UDP.Contents)+len(p.UDP.Payload) {
+		n++
 	}
 	return n
 }

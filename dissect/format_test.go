@@ -4,7 +4,9 @@ package dissect
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
+	"strconv"
 	"testing"
 
 	"github.com/opensfc/sfc/layers"
@@ -66,9 +68,26 @@ func TestPresenceOf(t *testing.T) {
 }
 
 func TestAppendUint(t *testing.T) {
-	for _, v := range []uint64{0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10000, 65535, 99999, 100000, 123456789, 4294967295, 1<<64 - 1} {
-		if got, want := string(AppendUint(nil, v)), fmt.Sprint(v); got != want {
-			t.Errorf("AppendUint(%d) = %q", v, got)
+	vals := []uint64{0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10000, 65535, 99999, 100000, 123456789, 4294967295, 1<<64 - 1}
+	// Every power of ten and its neighbours (the paths by length), and
+	// random values of every length.
+	for p := uint64(1); ; p *= 10 {
+		vals = append(vals, p-1, p, p+1, 2*p-1, 9*p, 9*p+p-1)
+		if p > (1<<64-1)/100 {
+			break
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200000; i++ {
+		vals = append(vals, rng.Uint64()>>rng.UintN(64))
+	}
+	prefix := []byte("x=")
+	for _, v := range vals {
+		if got, want := string(AppendUint(nil, v)), strconv.FormatUint(v, 10); got != want {
+			t.Fatalf("AppendUint(%d) = %q", v, got)
+		}
+		if got, want := string(AppendUint(prefix[:2:2], v)), "x="+strconv.FormatUint(v, 10); got != want {
+			t.Fatalf("AppendUint(x=, %d) = %q", v, got)
 		}
 	}
 }

@@ -3,6 +3,7 @@
 package dissect
 
 import (
+	"encoding/binary"
 	"time"
 
 	glayers "github.com/gopacket/gopacket/layers"
@@ -247,18 +248,37 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = append(dst, `,"enable_vector":`...)
 	dst = AppendUint(dst, uint64(m.EnableVector))
 	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
+	// A class not paused (time 0, the most of them) is its key and 0 in
+	// one append; 0 quanta are 0 ns at any speed.
 	for i := 0; i < 8; i++ {
+		if m.Times[i] == 0 {
+			dst = append(dst, pfcTimeZero[i]...)
+			continue
+		}
 		dst = append(dst, pfcTimeKeys[i]...)
 		dst = AppendUint(dst, uint64(m.Times[i]))
 	}
 	if f.LinkBPS != 0 {
 		for i := 0; i < 8; i++ {
+			if m.Times[i] == 0 {
+				dst = append(dst, pfcPauseZero[i]...)
+				continue
+			}
 			dst = append(dst, pfcPauseKeys[i]...)
 			dst = AppendUint(dst, QuantaNS(uint64(m.Times[i]), f.LinkBPS))
 		}
 	}
 	return dst, true
 }
+
+// pfcTimeZero[i] and pfcPauseZero[i] are pfcTimeKeys[i] and
+// pfcPauseKeys[i] followed by 0.
+var pfcTimeZero, pfcPauseZero = func() (t, p [8]string) {
+	for i := range t {
+		t[i], p[i] = pfcTimeKeys[i]+"0", pfcPauseKeys[i]+"0"
+	}
+	return t, p
+}()
 
 // appendTime appends t as appendRFC3339Nano does, the date and clock
 // copied from the last frame's when the second is the same.
@@ -318,4 +338,123 @@ func appendFracZ(dst []byte, ns int) []byte {
 func append2(dst []byte, v int) []byte {
 	x := &digits3[v]
 	return append(dst, x[1], x[2])
+}
+
+// The JSON of a frame's Ethernet, IPv4 and UDP headers is the same for
+// every frame of a flow, and a capture holds few flows at a time: the
+// Encoder keeps it for the last flows seen (hdrMemo), keyed by every
+// value jsonEth, jsonIPv4 and jsonUDP read (so a hit writes exactly what
+// they would), and copies it instead of formatting two MACs, two IPv4
+// addresses and eight numbers again. TestJSONHdrMemo compares both.
+
+// hdrMemoSize is the number of flows the Encoder keeps (a power of two).
+const (
+	hdrMemoLog  = 4
+	hdrMemoSize = 1 << hdrMemoLog
+)
+
+// hdrKey holds what the eth, ip and udp writers read: source and
+// destination MAC (12 octets), EtherType (2), TOS, TTL, IP protocol,
+// source and destination IPv4 address (8), UDP ports (4); 29 octets.
+type hdrKey [32]byte
+
+// hdrJSONMax bounds the JSON an entry keeps (the longest the three
+// writers produce is about 220 octets; a longer one is not kept).
+const hdrJSONMax = 255
+
+// hdrMemoEntry is one flow's JSON, from `,"eth":{` through udp's closing
+// brace, held in the entry itself (no slice: an Encoder copied by value
+// keeps its own memo, not one shared with the original).
+type hdrMemoEntry struct {
+	key  hdrKey
+	n    uint8 // octets of json; 0: empty
+	json [hdrJSONMax]byte
+}
+
+// hdrMemoBits are the presence bits of eth, ip and udp; hdrMemoLow the
+// bits up to udp's (the frame must hold no other protocol before udp);
+// hdrMemoOK says that the three have straight writers.
+var (
+	hdrMemoBits, hdrMemoLow Presence
+	hdrMemoOK               bool
+	hdrEth, hdrIP, hdrUDP   int
+)
+
+func init() {
+	hdrEth, hdrIP, hdrUDP = -1, -1, -1
+	for i, p := range Protos {
+		switch p.Name {
+		case "eth":
+			hdrEth = i
+		case "ip":
+			hdrIP = i
+		case "udp":
+			hdrUDP = i
+		}
+	}
+	hdrMemoOK = hdrEth >= 0 && hdrEth < hdrIP && hdrIP < hdrUDP && hdrUDP < 63 &&
+		jsonFastOf[hdrEth] != nil && jsonFastOf[hdrIP] != nil && jsonFastOf[hdrUDP] != nil
+	if hdrMemoOK {
+		hdrMemoBits = 1<<hdrEth | 1<<hdrIP | 1<<hdrUDP
+		hdrMemoLow = 1<<(hdrUDP+1) - 1
+	}
+}
+
+// hdrKeyOf returns the memo key of f's Ethernet, IPv4 and UDP headers,
+// false when f is not an IPv4 frame with 6-octet MACs and 4-octet
+// addresses (the others take the writers).
+func hdrKeyOf(f *Frame) (k hdrKey, ok bool) {
+	p := f.P
+	e, v := &p.Eth, &p.IPv4
+	if len(e.SrcMAC) != 6 || len(e.DstMAC) != 6 || !p.Has(glayers.LayerTypeIPv4) || len(v.SrcIP) != 4 || len(v.DstIP) != 4 {
+		return k, false
+	}
+	proto, _ := p.IPProtocol()
+	copy(k[0:6], e.SrcMAC)
+	copy(k[6:12], e.DstMAC)
+	k[12], k[13] = byte(e.EthernetType>>8), byte(e.EthernetType)
+	k[14], k[15], k[16] = v.TOS, v.TTL, byte(proto)
+	copy(k[17:21], v.SrcIP)
+	copy(k[21:25], v.DstIP)
+	u := &p.UDP
+	k[25], k[26], k[27], k[28] = byte(u.SrcPort>>8), byte(u.SrcPort), byte(u.DstPort>>8), byte(u.DstPort)
+	return k, true
+}
+
+// slot returns the memo index of k.
+func (k *hdrKey) slot() int {
+	h := binary.LittleEndian.Uint64(k[0:]) ^ binary.LittleEndian.Uint64(k[8:])*0x9E3779B97F4A7C15 ^
+		binary.LittleEndian.Uint64(k[16:])*0xC2B2AE3D27D4EB4F ^ binary.LittleEndian.Uint64(k[24:])
+	h *= 0x9E3779B97F4A7C15
+	return int(h >> (64 - hdrMemoLog))
+}
+
+// appendHdrs appends `,"eth":{...},"ip":{...},"udp":{...}` of f, from the
+// memo when it holds f's flow; false (nothing appended) when f's headers
+// are not ones it keeps.
+func (e *Encoder) appendHdrs(dst []byte, f *Frame) ([]byte, bool) {
+	if jsonFastOf[hdrEth] == nil || jsonFastOf[hdrIP] == nil || jsonFastOf[hdrUDP] == nil {
+		return dst, false // turned off (the tests compare with the table)
+	}
+	k, ok := hdrKeyOf(f)
+	if !ok {
+		return dst, false
+	}
+	m := &e.hdrs[k.slot()]
+	if m.n != 0 && m.key == k {
+		return append(dst, m.json[:m.n]...), true
+	}
+	start := len(dst)
+	for _, i := range [3]int{hdrEth, hdrIP, hdrUDP} {
+		dst = append(dst, jsonOpen[i]...)
+		if dst, ok = jsonFastOf[i](dst, f); !ok {
+			return dst[:start], false
+		}
+		dst = append(dst, '}')
+	}
+	m.key, m.n = k, 0
+	if n := len(dst) - start; n <= hdrJSONMax {
+		m.n = uint8(copy(m.json[:], dst[start:]))
+	}
+	return dst, true
 }

@@ -110,3 +110,87 @@ func TestAppendRFC3339Nano(t *testing.T) {
 		}
 	}
 }
+
+// The Encoder's memo of the Ethernet, IPv4 and UDP headers' JSON (one
+// Encoder for the whole run, as sfcdump's workers have) writes what the
+// field table writes, for every IPv4 sample frame with each octet of its
+// Ethernet, IP and UDP headers changed to several values, each changed
+// frame followed by the original (a hit on the original's entry after a
+// possible eviction).
+func TestJSONHdrMemo(t *testing.T) {
+	var memo Encoder
+	saved := jsonFastOf
+	defer func() { jsonFastOf = saved }()
+	table := func(f *Frame) string {
+		jsonFastOf = make([]func([]byte, *Frame) ([]byte, bool), len(Protos))
+		defer func() { jsonFastOf = saved }()
+		var e Encoder
+		return string(e.AppendJSON(nil, f))
+	}
+	hits := 0
+	check := func(data []byte, what string) {
+		p := layers.NewParser()
+		f := Frame{Number: 7, Time: sample.Start, Len: len(data), CapLen: len(data), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(data)
+		if k, ok := hdrKeyOf(&f); ok && f.Err == nil {
+			if m := &memo.hdrs[k.slot()]; m.n != 0 && m.key == k {
+				hits++
+			}
+		}
+		if got, want := string(memo.AppendJSON(nil, &f)), table(&f); got != want {
+			t.Fatalf("%s:\nmemo  %s\ntable %s", what, got, want)
+		}
+	}
+	n := 0
+	for _, sf := range sample.Frames() {
+		orig := append([]byte(nil), sf.Data...)
+		if len(orig) < 42 || orig[12] != 0x08 || orig[13] != 0x00 {
+			continue // IPv4 over Ethernet without a tag only
+		}
+		n++
+		check(orig, sf.Name)
+		for off := 0; off < 42; off++ {
+			for _, x := range []byte{0x01, 0x80, 0xff} {
+				d := append([]byte(nil), orig...)
+				d[off] ^= x
+				check(d, fmt.Sprintf("%s, octet %d ^ %#x", sf.Name, off, x))
+				check(orig, sf.Name+" again")
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("only %d IPv4 sample frames", n)
+	}
+	// The longest headers' JSON (three-digit address octets and TTL,
+	// five-digit ports and EtherType) fits an entry, and an Encoder copied
+	// by value keeps its own entries.
+	long := append([]byte(nil), sample.Frames()[0].Data...)
+	for _, sf := range sample.Frames() {
+		if len(sf.Data) >= 42 && sf.Data[12] == 0x08 && sf.Data[13] == 0x00 {
+			long = append([]byte(nil), sf.Data...)
+			break
+		}
+	}
+	for off := 22; off < 42; off++ {
+		if off != 23 && off != 24 && off != 25 {
+			long[off] = 0xfe // TTL, addresses, ports (not the protocol or the checksum)
+		}
+	}
+	check(long, "longest headers")
+	p := layers.NewParser()
+	f := Frame{Number: 7, Time: sample.Start, Len: len(long), CapLen: len(long), P: p, LinkBPS: 100e9}
+	if f.Err = p.Decode(long); f.Err == nil {
+		k, _ := hdrKeyOf(&f)
+		if memo.hdrs[k.slot()].n == 0 {
+			t.Errorf("the longest headers' JSON was not kept")
+		}
+		cp := memo
+		memo.hdrs[k.slot()].json[0] = 'X'
+		if got, want := string(cp.AppendJSON(nil, &f)), table(&f); got != want {
+			t.Errorf("a copied Encoder:\nmemo  %s\ntable %s", got, want)
+		}
+	}
+	if hits < 100 {
+		t.Fatalf("only %d memo hits", hits)
+	}
+}

@@ -70,6 +70,10 @@ type Parser struct {
 	dlpSLL, dlpSLL2, dlpIPv4, dlpIPv6 *gopacket.DecodingLayerParser
 	dlc                               gopacket.DecodingLayerContainer
 	first                             gopacket.LayerType // dlp's first layer
+	// emptyNext is the next layer type of the last layer decoded when
+	// its payload was empty (the data ended there), else LayerTypeZero
+	// (missingNext).
+	emptyNext gopacket.LayerType
 }
 
 // NewParser returns a Parser for frames that start with an Ethernet header.
@@ -101,13 +105,16 @@ func (p *Parser) newDLP(first gopacket.LayerType) *gopacket.DecodingLayerParser 
 // length of 0 with UDP next): gopacket's loop stops on empty data without
 // a word, where one octet more would be a truncated header. Wireshark
 // calls both malformed.
+//
+// The last layer's next type comes from decodeLayers (emptyNext), which
+// had it when the data ran out: asking the layer again through Layer's
+// switch and the interface was 2% of sfcdump read.
 func (p *Parser) missingNext() error {
-	prev := p.Layer(p.Decoded[len(p.Decoded)-1])
-	if prev == nil || len(prev.LayerPayload()) > 0 {
-		return nil
-	}
-	next := prev.NextLayerType()
+	next := p.emptyNext
 	if next == gopacket.LayerTypePayload || next == gopacket.LayerTypeZero {
+		return nil // not at the end of the data, or nothing more expected
+	}
+	if p.Layer(p.Decoded[len(p.Decoded)-1]) == nil {
 		return nil
 	}
 	if _, ok := p.dlc.Decoder(next); !ok {
@@ -129,6 +136,7 @@ func (p *Parser) decodeLayers(data []byte) (err error) {
 	dlp.Truncated = false
 	defer decodePanic(&err)
 	p.Decoded = p.Decoded[:0]
+	p.emptyNext = gopacket.LayerTypeZero
 	typ := p.first
 	for {
 		var next gopacket.LayerType
@@ -175,6 +183,7 @@ func (p *Parser) decodeLayers(data []byte) (err error) {
 		}
 		p.Decoded = append(p.Decoded, typ)
 		if len(data) == 0 {
+			p.emptyNext = next
 			return nil
 		}
 		typ = next

@@ -140,6 +140,23 @@ type IPv4 struct {
 	Partial bool
 }
 
+// NextLayerType returns what gopacket's IPv4.NextLayerType returns: a
+// fragment for a packet with more fragments or an offset, else the layer
+// type IPProtocolMetadata gives the protocol (LayerTypeZero for an IPv6
+// extension header or a protocol without a decoder). It reads the
+// metadata entry in place: gopacket's IPProtocol.LayerType copies the
+// whole entry (3% of sfcdump read).
+func (ip *IPv4) NextLayerType() gopacket.LayerType {
+	if ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
+		return gopacket.LayerTypeFragment
+	}
+	m := &layers.IPProtocolMetadata[ip.Protocol]
+	if m.DecodeWith == nil || layers.LayerClassIPv6Extension.Contains(m.LayerType) {
+		return gopacket.LayerTypeZero
+	}
+	return m.LayerType
+}
+
 // DecodeFromBytes rejects a version other than 4 (ErrVersion), then
 // decodes as gopacket does.
 func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {

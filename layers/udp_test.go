@@ -54,3 +54,19 @@ func TestShortIPAndUDP(t *testing.T) {
 		t.Errorf("IPv4 cut at 13: %v; want the src at offset 12 missing", err)
 	}
 }
+
+// IPv4.NextLayerType returns what gopacket's does, for every protocol
+// number, fragment flag and offset.
+func TestIPv4NextLayerType(t *testing.T) {
+	var ip IPv4
+	for proto := 0; proto < 256; proto++ {
+		for _, fl := range []layers.IPv4Flag{0, layers.IPv4DontFragment, layers.IPv4MoreFragments, layers.IPv4EvilBit} {
+			for _, off := range []uint16{0, 1, 185} {
+				ip.Protocol, ip.Flags, ip.FragOffset = layers.IPProtocol(proto), fl, off
+				if got, want := ip.NextLayerType(), ip.IPv4.NextLayerType(); got != want {
+					t.Errorf("protocol %d, flags %v, offset %d: %v, gopacket %v", proto, fl, off, got, want)
+				}
+			}
+		}
+	}
+}
