@@ -37,6 +37,21 @@ type Report struct {
 	ICRC       ICRCStat      `json:"icrc"`
 	Malformed  MalformedStat `json:"malformed"`
 	Warnings   []Count       `json:"warnings"`
+	// Untracked is what the tables could not take once full (MaxRows);
+	// absent when nothing was left out.
+	Untracked *Untracked `json:"untracked,omitempty"`
+}
+
+// Untracked counts, per table, the signals or frames of rows that came
+// after the table held MaxRows rows: they are in the totals (frames,
+// malformed, the histogram) but in no row.
+type Untracked struct {
+	Flows     int `json:"flow_signals"`
+	PFC       int `json:"pfc_signals"`
+	Reporters int `json:"reporter_signals"`
+	CNPs      int `json:"cnps"`
+	Reasons   int `json:"malformed_frames"`
+	Warnings  int `json:"warnings"`
 }
 
 // ProtoCount is the number of frames holding a protocol.
@@ -287,6 +302,10 @@ func (c *Collector) report() *Report {
 		r.Warnings = append(r.Warnings, Count{w, n})
 	}
 	slices.SortFunc(r.Warnings, func(a, b Count) int { return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name)) })
+	if c.untracked != (Untracked{}) {
+		u := c.untracked
+		r.Untracked = &u
+	}
 	return r
 }
 
@@ -418,6 +437,11 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		for _, c := range r.Warnings {
 			p("  %d\t%s\n", c.Count, dissect.Escape(c.Name))
 		}
+	}
+	if u := r.Untracked; u != nil {
+		p("\nNot in the tables above (each table keeps at most %d rows; the totals count them): "+
+			"%d flow signals, %d PFC/PAUSE signals, %d reporter signals, %d CNPs, %d malformed frames, %d warnings\n",
+			MaxRows, u.Flows, u.PFC, u.Reporters, u.CNPs, u.Reasons, u.Warnings)
 	}
 	return tw.Flush()
 }

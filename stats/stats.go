@@ -138,7 +138,18 @@ type Collector struct {
 	problems                  map[string]*problem
 	warnings                  map[string]int
 	rows, series              int
+	// untracked counts what came after a table was full (MaxRows).
+	untracked Untracked
+	// overflow takes the counts of reporters past MaxRows (not reported).
+	overflow reporterStat
 }
+
+// MaxRows bounds each table a Collector keeps (flows, PFC rows, reporters,
+// CNP senders, malformed reasons, warnings): what a capture holds beyond
+// it is counted in Report.Untracked, so that memory does not grow with
+// the capture (1M CNPs of distinct queue pairs took 440 MB). A variable
+// for the tests.
+var MaxRows = 1 << 16
 
 // New returns an empty Collector.
 func New() *Collector {
@@ -189,6 +200,10 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 	if ws := dissect.FrameWarnings(f); len(ws) > 0 {
 		c.warned++
 		for _, w := range ws {
+			if _, ok := c.warnings[w]; !ok && len(c.warnings) >= MaxRows {
+				c.untracked.Warnings++
+				continue
+			}
 			c.warnings[w]++
 		}
 	}
@@ -267,7 +282,11 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 				k.src, k.dst = addr(p.IPv6.SrcIP), addr(p.IPv6.DstIP)
 			}
 			k.qp = m.DestQP
-			c.cnps[k]++
+			if _, ok := c.cnps[k]; !ok && len(c.cnps) >= MaxRows {
+				c.untracked.CNPs++
+			} else {
+				c.cnps[k]++
+			}
 		}
 	}
 }
@@ -313,6 +332,10 @@ func addr(b []byte) netip.Addr {
 
 func (c *Collector) problem(key string, frame int) {
 	pr := c.problems[key]
+	if pr == nil && len(c.problems) >= MaxRows {
+		c.untracked.Reasons++
+		return
+	}
 	if pr == nil {
 		pr = &problem{}
 		c.problems[key] = pr
@@ -325,6 +348,11 @@ func (c *Collector) problem(key string, frame int) {
 
 func (c *Collector) reporter(k reporterKey) *reporterStat {
 	r := c.reporters[k]
+	if r == nil && len(c.reporters) >= MaxRows {
+		c.untracked.Reporters++
+		c.overflow.series = -2 // no queue-depth series either
+		return &c.overflow
+	}
 	if r == nil {
 		r = &reporterStat{series: -1}
 		c.reporters[k] = r
@@ -333,7 +361,7 @@ func (c *Collector) reporter(k reporterKey) *reporterStat {
 }
 
 func (c *Collector) depth(r *reporterStat, k reporterKey, t int64, v uint64) {
-	if c.Observer == nil {
+	if c.Observer == nil || r.series == -2 {
 		return
 	}
 	if r.series < 0 {
@@ -358,6 +386,15 @@ func bucket(ns int64) int {
 
 func (c *Collector) flowSignal(k flowKey, t int64, kind Kind, d int64, forever bool) {
 	pz := c.flows[k]
+	if pz == nil && len(c.flows) >= MaxRows {
+		c.untracked.Flows++
+		b := bucket(d)
+		if forever {
+			b = histBuckets - 1
+		}
+		c.hist[kind][b]++ // the histogram still counts it
+		return
+	}
 	if pz == nil {
 		pz = &pauser{row: -1}
 		c.flows[k] = pz
@@ -377,6 +414,11 @@ func (c *Collector) flowSignal(k flowKey, t int64, kind Kind, d int64, forever b
 
 func (c *Collector) pfcSignal(k pfcKey, t int64, quanta, bps uint64, kind Kind) {
 	st := c.pfc[k]
+	if st == nil && len(c.pfc) >= MaxRows {
+		c.untracked.PFC++
+		c.hist[kind][bucket(int64(dissect.QuantaNS(quanta, bps)))]++
+		return
+	}
 	if st == nil {
 		st = &pfcStat{pauser: pauser{row: -1}}
 		c.pfc[k] = st

@@ -105,3 +105,57 @@ func TestRowsKeptApart(t *testing.T) {
 		t.Errorf("flows %q / %q: want two labels, naming the DSCP", r.Flows[0].Label, r.Flows[len(r.Flows)-1].Label)
 	}
 }
+
+// TestTablesBounded: past MaxRows rows a table takes no new row (memory
+// does not grow with a capture of ever new flows); what it could not take
+// is counted in Untracked, while the totals and the histogram count all.
+func TestTablesBounded(t *testing.T) {
+	defer func(m int) { MaxRows = m }(MaxRows)
+	MaxRows = 4
+	p := layers.NewParser()
+	c := New()
+	t0 := time.Unix(1_700_000_000, 0)
+	const n = 10
+	for i := 0; i < n; i++ {
+		// A BTS from reporter i about a flow of source port i, and a CNP
+		// to queue pair i.
+		data, _ := hex.DecodeString(strings.ReplaceAll("020000000002020000000001 0800 4500004400010000401100000a0000010a000002 c00012b700300000 0a400000000000d2000003e8", " ", "") + strings.Repeat("00", 28))
+		data[34], data[35] = 0xc0, byte(i)
+		b, err := bts.Build(nil, data, bts.Signal{PauseUS: 10, CPPort: 0xffff, Origin: layers.OriginQueue, Reporter: uint32(i)}, bts.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cnp, _ := hex.DecodeString(strings.ReplaceAll("020000000001020000000002 0800 4500003c00010000401100000a0000020a000001 c00012b700280000 8140ffff000000d200000000", " ", "") + strings.Repeat("00", 20))
+		cnp[49] = byte(i) // the destination QP's low octet
+		for j, fr := range [][]byte{b, cnp} {
+			f := dissect.Frame{Number: 2*i + j + 1, Time: t0.Add(time.Duration(2*i+j) * time.Microsecond), Len: len(fr), CapLen: len(fr), P: p, LinkBPS: 100e9}
+			f.Err = p.Decode(fr)
+			c.Add(&f, "port0")
+		}
+	}
+	r := c.Finish()
+	if r.Frames != 2*n || len(r.Flows) != 4 || len(r.Reporters) != 4 || len(r.CNPs) != 4 {
+		t.Fatalf("frames %d, rows: %d flows, %d reporters, %d CNP senders; want %d frames, 4 rows each", r.Frames, len(r.Flows), len(r.Reporters), len(r.CNPs), 2*n)
+	}
+	if u := r.Untracked; u == nil || u.Flows != n-4 || u.Reporters != n-4 || u.CNPs != n-4 {
+		t.Fatalf("untracked %+v, want %d flow signals, reporter signals and CNPs", u, n-4)
+	}
+	hist := 0
+	for _, h := range r.Histogram {
+		hist += h.Counts["bts"]
+	}
+	if hist != n {
+		t.Errorf("histogram counts %d BTS, want all %d", hist, n)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b, 0); err != nil || !strings.Contains(b.String(), "each table keeps at most 4 rows; the totals count them): 6 flow signals, 0 PFC/PAUSE signals, 6 reporter signals, 6 CNPs") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+	js, _ := json.Marshal(r)
+	if !strings.Contains(string(js), `"untracked":{"flow_signals":6,`) {
+		t.Errorf("JSON: %s", js)
+	}
+	if js, _ := json.Marshal(New().Finish()); strings.Contains(string(js), "untracked") {
+		t.Errorf("nothing untracked, yet: %s", js)
+	}
+}
