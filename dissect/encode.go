@@ -43,20 +43,30 @@ func AppendValue(dst []byte, v Value, hexNum bool) []byte {
 		}
 		return dst
 	case KindTime:
-		return appendEpoch(dst, int64(v.U))
+		return appendTime(dst, v)
 	}
 	return dst
 }
 
-// appendEpoch appends ns nanoseconds as seconds with 9 decimals.
-func appendEpoch(dst []byte, ns int64) []byte {
-	if ns < 0 {
+// appendTime appends a KindTime value as seconds with 9 decimals.
+func appendTime(dst []byte, v Value) []byte {
+	sec, ns := int64(v.U), int64(v.N)
+	if sec < 0 {
 		dst = append(dst, '-')
-		ns = -ns
+		// −(sec + ns/1e9) = (−sec−1) + (1e9−ns)/1e9, in uint64: −MinInt64
+		// does not fit an int64.
+		whole := uint64(-(sec + 1))
+		if ns == 0 {
+			whole++
+		} else {
+			ns = 1e9 - ns
+		}
+		dst = strconv.AppendUint(dst, whole, 10)
+	} else {
+		dst = strconv.AppendInt(dst, sec, 10)
 	}
-	dst = strconv.AppendInt(dst, ns/1e9, 10)
 	dst = append(dst, '.')
-	return AppendNanos9(dst, ns%1e9)
+	return AppendNanos9(dst, ns)
 }
 
 // AppendNanos9 appends frac (0 <= frac < 10^9) as 9 decimal digits, three
@@ -174,7 +184,7 @@ func appendJSONValue(dst []byte, v Value) []byte {
 	case KindBool:
 		return appendBool(dst, v.U != 0)
 	case KindTime:
-		return appendEpoch(dst, int64(v.U))
+		return appendTime(dst, v)
 	}
 	dst = append(dst, '"')
 	dst = AppendValue(dst, v, false)

@@ -29,13 +29,13 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 		if f.Time.IsZero() {
 			return dst // no timestamp: absent, as tshark leaves it empty
 		}
-		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.UnixNano())})
+		return append(dst, TimeValue(f.Time.Unix(), int64(f.Time.Nanosecond())))
 	}},
 	{Short: "time_relative", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
 		if f.Time.IsZero() || f.Start.IsZero() {
 			return dst
 		}
-		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.Sub(f.Start).Nanoseconds())})
+		return append(dst, timeSince(f.Time, f.Start))
 	}},
 	{Short: "time_delta", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
 		if f.Time.IsZero() {
@@ -44,7 +44,7 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 		if f.Prev.IsZero() { // the first frame: 0, as tshark
 			return append(dst, Value{Kind: KindTime})
 		}
-		return append(dst, Value{Kind: KindTime, U: uint64(f.Time.Sub(f.Prev).Nanoseconds())})
+		return append(dst, timeSince(f.Time, f.Prev))
 	}},
 	{Short: "interface_name", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
 		if f.IfName == "" {

@@ -26,7 +26,7 @@ const (
 	KindMAC                // B, 6 octets
 	KindString             // S (BTS origin names), U the number
 	KindBytes              // B, any length (quotes, MSDUs, payloads)
-	KindTime               // U, nanoseconds since the Unix epoch
+	KindTime               // U, whole seconds (int64, floor) since the Unix epoch or between two times, N the nanoseconds to add
 )
 
 // String names the kind: uint, bool, ip, mac, string, bytes or time.
@@ -44,9 +44,29 @@ var kindNames = [...]string{"uint", "bool", "ip", "mac", "string", "bytes", "tim
 type Value struct {
 	Kind Kind
 	U    uint64
+	N    uint32 // KindTime: nanoseconds, 0..999999999, after U's seconds
 	A    netip.Addr
 	B    []byte
 	S    string
+}
+
+// TimeValue returns the KindTime value of sec seconds and ns nanoseconds
+// (any ns: carried into the seconds, which are floored, so that -0.5 s is
+// -1 s + 500000000 ns). Seconds and nanoseconds are kept apart: times
+// before 1678 or after 2262 do not fit int64 nanoseconds, and a capture
+// can hold them.
+func TimeValue(sec, ns int64) Value {
+	sec += ns / 1e9
+	ns %= 1e9
+	if ns < 0 {
+		sec, ns = sec-1, ns+1e9
+	}
+	return Value{Kind: KindTime, U: uint64(sec), N: uint32(ns)}
+}
+
+// timeSince returns a − b as a KindTime value, exactly for any two times.
+func timeSince(a, b time.Time) Value {
+	return TimeValue(a.Unix()-b.Unix(), int64(a.Nanosecond())-int64(b.Nanosecond()))
 }
 
 // Frame is one decoded frame with its capture metadata.

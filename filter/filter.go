@@ -713,6 +713,8 @@ func equal(a, b *dissect.Value) bool {
 		return bytes.Equal(a.B, b.B)
 	case dissect.KindString:
 		return a.S == b.S && a.U == b.U
+	case dissect.KindTime:
+		return a.U == b.U && a.N == b.N
 	}
 	return a.U == b.U
 }
@@ -730,7 +732,7 @@ func compare(a, b *dissect.Value) int {
 	case dissect.KindString:
 		return strings.Compare(a.S, b.S)
 	case dissect.KindTime:
-		return cmp.Compare(int64(a.U), int64(b.U))
+		return cmp.Or(cmp.Compare(int64(a.U), int64(b.U)), cmp.Compare(a.N, b.N))
 	}
 	return cmp.Compare(a.U, b.U)
 }
@@ -804,18 +806,18 @@ func sameFamily(a, b *dissect.Value) bool {
 // parseSeconds reads decimal seconds with up to 9 decimals exactly (a
 // float64 cannot hold today's epoch to the nanosecond), negative after a
 // '-' (frame.time_delta < -0.5), as tshark reads a time.
-func parseSeconds(s string) (int64, bool) {
+func parseSeconds(s string) (dissect.Value, bool) {
 	neg := strings.HasPrefix(s, "-")
 	if neg {
 		s = s[1:]
 	}
 	whole, frac, _ := strings.Cut(s, ".")
 	if whole == "" || len(frac) > 9 {
-		return 0, false
+		return dissect.Value{}, false
 	}
 	sec, err := strconv.ParseUint(whole, 10, 64)
-	if err != nil || sec > math.MaxInt64/1_000_000_000-1 {
-		return 0, false
+	if err != nil || sec > math.MaxInt64-1 {
+		return dissect.Value{}, false
 	}
 	var ns uint64
 	for i := 0; i < 9; i++ {
@@ -823,15 +825,15 @@ func parseSeconds(s string) (int64, bool) {
 		if i < len(frac) {
 			c := frac[i]
 			if c < '0' || c > '9' {
-				return 0, false
+				return dissect.Value{}, false
 			}
 			ns += uint64(c - '0')
 		}
 	}
 	if neg {
-		return -int64(sec*1e9 + ns), true
+		return dissect.TimeValue(-int64(sec), -int64(ns)), true
 	}
-	return int64(sec*1e9 + ns), true
+	return dissect.TimeValue(int64(sec), int64(ns)), true
 }
 
 // parseBytes reads a byte string as Wireshark 4.0 does: quoted text as its

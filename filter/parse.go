@@ -781,7 +781,7 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		}
 		l.val = dissect.Value{Kind: kind, B: b}
 	case dissect.KindTime:
-		ns, ok := parseSeconds(s)
+		tv, ok := parseSeconds(s)
 		if !ok || quoted {
 			what := "a time in seconds (-0.000020, 1.5)"
 			if name == "frame.time_epoch" {
@@ -789,7 +789,7 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 			}
 			return l, fmt.Errorf("%s is %s; %q is not", name, what, s)
 		}
-		l.val = dissect.Value{Kind: kind, U: uint64(ns)}
+		l.val = tv
 	default:
 		return l, fmt.Errorf("%s cannot be compared", name)
 	}
