@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -376,7 +377,10 @@ func isPcapMagic(m []byte) bool {
 // openPcap reads the classic pcap file header.
 func (r *Reader) openPcap() error {
 	if err := r.fill(24); err != nil {
-		return unexpected(err)
+		if err = unexpected(err); err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("the pcap file header is cut short (%d of its 24 octets): %w", r.end-r.pos, err)
+		}
+		return err
 	}
 	h := r.buf[r.pos : r.pos+24]
 	r.recHdr = 16
@@ -406,8 +410,12 @@ func (r *Reader) openPcap() error {
 	r.snaplen = r.u32(h[16:])
 	r.link = layers.LinkType(r.u32(h[20:]))
 	r.pos += 24
-	if !SupportedLink(r.link) {
-		return fmt.Errorf("interface 0: %w %v (want Ethernet, Linux SLL or SLL2, or raw IP)", ErrLinkType, r.link)
+	if raw := r.u32(h[20:]); raw > 0xffff || !SupportedLink(r.link) {
+		name := r.link.String()
+		if raw > 0xffff || strings.HasPrefix(name, "Unknown") {
+			name = "number " + strconv.FormatUint(uint64(raw), 10)
+		}
+		return fmt.Errorf("interface 0: %w %s (want Ethernet, Linux SLL or SLL2, or raw IP)", ErrLinkType, name)
 	}
 	return nil
 }

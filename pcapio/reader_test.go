@@ -537,6 +537,8 @@ func TestReaderErrors(t *testing.T) {
 		optPast.block(1, append(o, 0, 0, 0, 0))
 	}
 	speed4 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 8, []byte{1, 2, 3, 4}))
+	linkHuge := bytes.Clone(pc[:24])
+	binary.LittleEndian.PutUint32(linkHuge[20:], 0xFFFFFFFF)
 	for _, c := range []struct {
 		name     string
 		data     []byte
@@ -560,6 +562,8 @@ func TestReaderErrors(t *testing.T) {
 		{name: "20 MiB packet block", data: bigPacket.buf, lastGood: 0, err: "pcapng packet block: length 20971520, more than 17825792 octets"},
 		{name: "option past the block", data: optPast.buf, open: "x: interface 0: option 2 of 200 octets runs past the block"},
 		{name: "if_speed of 4 octets", data: speed4.buf, open: "x: interface 0: if_speed option of 4 octets, want 8"},
+		{name: "link type 0xFFFFFFFF", data: linkHuge, open: "x: interface 0: unsupported link type number 4294967295"},
+		{name: "pcap header cut", data: pc[:10], open: "x: the pcap file header is cut short (10 of its 24 octets)"},
 	} {
 		r, err := NewReader("x", bytes.NewReader(c.data))
 		if c.open != "" {
