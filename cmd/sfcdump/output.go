@@ -55,7 +55,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.format, "format", "T", "text", "output format: text, json (JSON Lines) or fields")
 	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field; Wireshark's names print as tshark prints them")
 	f.StringArrayVarP(&o.fieldsStyle, "fields-option", "E", nil, "-T fields layout, as tshark's -E (repeatable): header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N, aggregator=,|/s|C")
-	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (interfaces and comments kept); '-' for stdout")
+	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (with their comments and interfaces' names, link types, snap lengths and speeds); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")

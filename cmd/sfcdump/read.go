@@ -32,10 +32,14 @@ comments) are escaped: control characters, invalid UTF-8 and bidi controls
 never reach the terminal raw.
 
 -w writes the frames that match as pcapng ('-' for standard output) to a
-temporary file renamed when complete. An output that is one of the inputs
-is refused (exit status 2) before anything is written. An error never
-replaces an existing file; a capture broken part-way still writes the
-frames before the break to a new file. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
+temporary file renamed when complete: each frame with its time, lengths,
+comments and interface (name, link type, snap length and speed, the
+--link-speed one if given); the section's and the interfaces' other
+options (comments, descriptions, filters), packet flags and statistics
+blocks are not kept. An output that is one of the inputs is refused (exit
+status 2) before anything is written. An error never replaces an existing
+file; into a new file, the frames read before an input failed (a capture
+broken part-way, one that cannot be opened) are still written. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
 read, keeps every frame written (to the -w file, or shown on standard output, as
 text or as a capture) and exits with status 130; a pipe or standard input is read
 frame by frame, so that what a paused writer sent is shown.
