@@ -1003,3 +1003,32 @@ func TestReadKeepsWhatWasRead(t *testing.T) {
 		t.Errorf("unmatched --link-speed: %d frames kept in -w, want 21", n)
 	}
 }
+
+// TestStatsInterrupted: Ctrl-C while stats waits on a pipe prints the
+// report of the frames read so far, once, says so on stderr and exits
+// with status 130 (it used to die of the signal with nothing printed).
+func TestStatsInterrupted(t *testing.T) {
+	pw := pipedStdin(t)
+	exited := catchExit(t)
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"stats", "-r", "-"}, &out, &errb) }()
+	pw.Write(data)
+	time.Sleep(300 * time.Millisecond) // stats reads the 21 frames, then waits
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if code := awaitExit(t, exited, 5*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	pw.Close()
+	if code := <-done; code != 130 {
+		t.Errorf("run returned %d, want 130", code)
+	}
+	text, errs := string(out.Bytes()), string(errb.Bytes())
+	if strings.Count(text, "Frames: 21 ") != 1 || !strings.Contains(errs, "interrupted after 21 frames") {
+		t.Errorf("stdout:\n%s\nstderr: %q", text, errs)
+	}
+}

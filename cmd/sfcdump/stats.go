@@ -7,6 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,7 +87,17 @@ type scanner struct {
 	frame  dissect.Frame
 	errOut io.Writer
 	opened int // files that could be opened as captures
+	// stop is set by an interrupt (Ctrl-C): the scan ends at the next
+	// frame. mu is held while frames are decoded and counted, and let go
+	// while a read may wait for input, so that an interrupt that finds the
+	// scan waiting can report what was counted (stats' interrupt).
+	stop   atomic.Bool
+	mu     sync.Mutex
+	frames int // frames counted (passed to fn)
 }
+
+// errInterrupted ends a scan stopped by an interrupt.
+var errInterrupted = errors.New("interrupted")
 
 func newScanner(o *scanOptions, errOut io.Writer) (*scanner, error) {
 	s := &scanner{o: o, p: layers.NewParser(), errOut: errOut}
@@ -120,9 +135,14 @@ var isTerminal = term.IsTerminal
 // file that cannot be opened or breaks part-way is reported on stderr and
 // the others are still read; the returned error carries the worst status.
 func (s *scanner) scan(files []string, fn func(f *dissect.Frame, iface string)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	code := 0
 	for _, file := range files {
 		err := s.scanOne(file, fn)
+		if err == errInterrupted {
+			return err
+		}
 		if err == nil {
 			continue
 		}
@@ -152,6 +172,19 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 	}
 	defer r.Close()
 	s.opened++
+	// mu is let go before a read that may wait, taken again after it.
+	locked := true
+	r.OnRead(func() {
+		if locked {
+			s.mu.Unlock()
+			locked = false
+		}
+	})
+	defer func() {
+		if !locked {
+			s.mu.Lock()
+		}
+	}()
 	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed }}
 	var speeds []uint64
 	_, size := r.Progress()
@@ -175,6 +208,13 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 			}
 		}
 		fr, err := r.Next()
+		if !locked {
+			s.mu.Lock()
+			locked = true
+		}
+		if s.stop.Load() {
+			return errInterrupted
+		}
 		if err == io.EOF {
 			// Every interface asks for its speed, also one without
 			// frames, so that a --link-speed naming none is found.
@@ -197,8 +237,46 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		if s.flt != nil && !s.flt.Match(f) {
 			continue
 		}
+		s.frames++
 		fn(f, src.names[fr.Interface])
 	}
+}
+
+// onInterrupt watches for an interrupt (SIGINT, SIGTERM, SIGHUP): the
+// scan stops at its next frame (scan returns errInterrupted, and the
+// caller reports); when it still waits for input after interruptGrace or
+// a second signal, report runs from here, with the scan held at its read,
+// and the process ends with status 130. done ends the watch.
+func (s *scanner) onInterrupt(report func()) (done func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-quit:
+			return
+		}
+		s.stop.Store(true)
+		select {
+		case <-quit:
+			return
+		case <-sigs:
+		case <-time.After(interruptGrace):
+		}
+		if !s.mu.TryLock() {
+			select {
+			case <-quit: // the scan got there first
+				return
+			case <-time.After(interruptGrace):
+				return // the scan is in a frame: it reports
+			}
+		}
+		report()
+		exitProcess(130)
+		s.mu.Unlock() // only where exitProcess returns (tests)
+	}()
+	return func() { signal.Stop(sigs); close(quit) }
 }
 
 func newStatsCmd() *cobra.Command {
@@ -238,21 +316,40 @@ the order given; PFC rows are keyed by interface name.`,
 				return err
 			}
 			c := stats.New()
+			out := cmd.OutOrStdout()
+			write := func() error {
+				r := c.Finish()
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(r)
+				}
+				return r.WriteText(out, top)
+			}
+			// Ctrl-C prints the report of the frames counted so far and
+			// exits with status 130, as read keeps what it read.
+			var once sync.Once
+			interrupted := func() {
+				once.Do(func() {
+					if err := write(); err != nil {
+						report(cmd.ErrOrStderr(), err)
+					}
+					report(cmd.ErrOrStderr(), fmt.Errorf("interrupted after %d frames; the report counts those", sc.frames))
+				})
+			}
+			done := sc.onInterrupt(interrupted)
 			scanErr := sc.scan(args, c.Add)
+			done()
+			if scanErr == errInterrupted {
+				interrupted()
+				return &exitError{130, errSilent}
+			}
 			if sc.opened == 0 {
 				// No input was a capture: no report, not an empty one a
 				// script would take for a capture without frames.
 				return scanErr
 			}
-			r := c.Finish()
-			out := cmd.OutOrStdout()
-			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
-					return &exitError{1, err}
-				}
-			} else if err := r.WriteText(out, top); err != nil {
+			if err := write(); err != nil {
 				return &exitError{1, err}
 			}
 			return scanErr
