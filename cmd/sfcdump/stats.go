@@ -94,6 +94,7 @@ type scanner struct {
 	stop   atomic.Bool
 	mu     sync.Mutex
 	frames int // frames counted (passed to fn)
+	base   int // frames of the files read before: frames are numbered across files, as read numbers them
 }
 
 // errInterrupted ends a scan stopped by an interrupt.
@@ -171,6 +172,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		return &exitError{2, err}
 	}
 	defer r.Close()
+	defer func() { s.base += r.Frames() }()
 	s.opened++
 	// mu is let go before a read that may wait, taken again after it.
 	locked := true
@@ -224,6 +226,10 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 			return nil
 		}
 		if err != nil {
+			var fe *pcapio.FrameError
+			if errors.As(err, &fe) {
+				fe.LastGood += s.base // numbered across the files, as read does
+			}
 			return &exitError{1, err}
 		}
 		for len(speeds) <= fr.Interface {
@@ -231,7 +237,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 			speeds = append(speeds, src.speedOf(s.speeds, i))
 		}
 		f := &s.frame
-		*f = dissect.Frame{Number: fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
+		*f = dissect.Frame{Number: s.base + fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
 			CapLen: len(fr.Data), P: s.p, LinkBPS: speeds[fr.Interface]}
 		f.Err = decodeFrame(s.p, fr)
 		if s.flt != nil && !s.flt.Match(f) {

@@ -263,3 +263,26 @@ func TestLinkSpeedNamesAnInterface(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsNumbersAcrossFiles: stats numbers frames across the files it
+// reads, as read does: the malformed examples of a second file and the
+// frame an error follows.
+func TestStatsNumbersAcrossFiles(t *testing.T) {
+	out, _, code := sfcdump(t, "stats", malformedCap, malformedCap)
+	if code != 0 || !strings.Contains(out, "(frames 5, 14)") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcapng")
+	if err := os.WriteFile(cut, data[:1500], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, readErr, _ := sfcdump(t, "read", sampleCap, cut)
+	_, statsErr, code := sfcdump(t, "stats", sampleCap, cut)
+	if code != 1 || statsErr != readErr || !strings.Contains(statsErr, "after frame 29 (the last good one)") {
+		t.Errorf("stats (exit %d): %q; read: %q", code, statsErr, readErr)
+	}
+}
