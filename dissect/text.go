@@ -282,6 +282,12 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		// as EtherType 0, LLC); STP is one.
 		dst = append(dst, "802.3 LLC, length "...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.Length), 10)
+	case has&decEth != 0 && p.Eth.EthernetType == layers.EthernetTypeMACControl && p.Has(layers.LayerTypeMACControl):
+		// MAC Control of another opcode than PAUSE and PFC (EPON's Gate,
+		// Report, ...): named by its opcode, as tshark does.
+		dst = append(dst, "MAC Control opcode 0x"...)
+		op := p.MACControl.Opcode
+		dst = append(dst, hexDigits[op>>12], hexDigits[op>>8&15], hexDigits[op>>4&15], hexDigits[op&15])
 	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)

@@ -222,7 +222,19 @@ func init() {
 	}}
 	wsByProto["macc"] = macc
 	wsNames = append(wsNames, WiresharkName{Name: "macc"})
-	own(macc, union("opcode", KindUint, "pause.opcode", "pfc.opcode"))
+	// macc.opcode: PAUSE's or PFC's, or the opcode of a MAC Control frame
+	// of another kind (Gate, Report, ...: the layer decoded, no PAUSE or
+	// PFC after it), as tshark gives it for every MAC Control frame.
+	maccOp := union("opcode", KindUint, "pause.opcode", "pfc.opcode")
+	pausePFC := maccOp.get
+	maccOp.get = func(f *Frame, dst []Value) []Value {
+		n := len(dst)
+		if dst = pausePFC(f, dst); len(dst) == n && f.P.Has(layers.LayerTypeMACControl) {
+			dst = append(dst, u(uint64(f.P.MACControl.Opcode)))
+		}
+		return dst
+	}
+	own(macc, maccOp)
 	wsByField["macc.opcode"].Hex = true
 	macc.Fields = []*Field{wsByField["macc.opcode"]}
 	alias("macc.pause_time", "pause.quanta")
