@@ -340,6 +340,14 @@ var interruptGrace = 500 * time.Millisecond
 // the capture written so far is put in place from here and the process
 // exits 130 (salvage). The returned function stops listening.
 func (pr *printer) notifyInterrupt(errOut io.Writer) (stop func()) {
+	return watchInterrupt(func() { pr.interrupted.Store(true) }, func(<-chan struct{}) { pr.salvage(errOut) })
+}
+
+// watchInterrupt calls first at the first SIGINT, SIGTERM or SIGHUP, and
+// stuck when the run has not ended interruptGrace later or at a second
+// signal (quit is closed when it ends meanwhile); stop ends the watch.
+// read's and stats' interrupts both go through it.
+func watchInterrupt(first func(), stuck func(quit <-chan struct{})) (stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	quit := make(chan struct{})
@@ -349,14 +357,14 @@ func (pr *printer) notifyInterrupt(errOut io.Writer) (stop func()) {
 		case <-quit:
 			return
 		}
-		pr.interrupted.Store(true)
+		first()
 		select {
 		case <-quit:
 			return
 		case <-sigs:
 		case <-time.After(interruptGrace):
 		}
-		pr.salvage(errOut)
+		stuck(quit)
 	}()
 	return func() { signal.Stop(sigs); close(quit) }
 }

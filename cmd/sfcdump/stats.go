@@ -7,11 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -254,22 +251,7 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 // a second signal, report runs from here, with the scan held at its read,
 // and the process ends with status 130. done ends the watch.
 func (s *scanner) onInterrupt(report func()) (done func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	quit := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-		case <-quit:
-			return
-		}
-		s.stop.Store(true)
-		select {
-		case <-quit:
-			return
-		case <-sigs:
-		case <-time.After(interruptGrace):
-		}
+	return watchInterrupt(func() { s.stop.Store(true) }, func(quit <-chan struct{}) {
 		if !s.mu.TryLock() {
 			select {
 			case <-quit: // the scan got there first
@@ -281,8 +263,7 @@ func (s *scanner) onInterrupt(report func()) (done func()) {
 		report()
 		exitProcess(130)
 		s.mu.Unlock() // only where exitProcess returns (tests)
-	}()
-	return func() { signal.Stop(sigs); close(quit) }
+	})
 }
 
 func newStatsCmd() *cobra.Command {
