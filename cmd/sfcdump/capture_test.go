@@ -121,25 +121,7 @@ func TestCaptureLive(t *testing.T) {
 		res <- result{o, e, c}
 	}()
 
-	if err := inNetns(t, nsA, func() error {
-		fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(fd)
-		ifi, err := netInterfaceIndex("sfca")
-		if err != nil {
-			return err
-		}
-		for _, f := range frames {
-			sa := &unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}
-			copy(sa.Addr[:], f.Data[:6])
-			if err := unix.Sendto(fd, f.Data, 0, sa); err != nil {
-				return fmt.Errorf("send %q: %w", f.Name, err)
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := inNetns(t, nsA, func() error { return sendFrames("sfca", frames) }); err != nil {
 		t.Fatalf("sending from %s: %v", nsA, err)
 	}
 
@@ -173,6 +155,28 @@ func TestCaptureLive(t *testing.T) {
 	if code != 0 || errs != "" || strings.Join(summaries(back, 3), "\n") != strings.Join(exp, "\n") || !strings.Contains(back, " sfcb ") {
 		t.Errorf("saved capture (exit %d, %q):\n%s", code, errs, back)
 	}
+}
+
+// sendFrames sends each frame on link iface of the calling thread's
+// network namespace through an AF_PACKET socket.
+func sendFrames(iface string, frames []sample.Frame) error {
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifi, err := netInterfaceIndex(iface)
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		sa := &unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}
+		copy(sa.Addr[:], f.Data[:6])
+		if err := unix.Sendto(fd, f.Data, 0, sa); err != nil {
+			return fmt.Errorf("send %q: %w", f.Name, err)
+		}
+	}
+	return nil
 }
 
 // netInterfaceIndex returns the index of a link in the calling thread's
@@ -223,25 +227,7 @@ func TestCaptureLoopbackOnce(t *testing.T) {
 		res <- [3]string{o, e, fmt.Sprint(c)}
 	}()
 	time.Sleep(200 * time.Millisecond)
-	if err := inNetns(t, ns, func() error {
-		fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(fd)
-		ifi, err := netInterfaceIndex("lo")
-		if err != nil {
-			return err
-		}
-		for _, f := range frames {
-			sa := &unix.SockaddrLinklayer{Ifindex: ifi, Halen: 6}
-			copy(sa.Addr[:], f.Data[:6])
-			if err := unix.Sendto(fd, f.Data, 0, sa); err != nil {
-				return fmt.Errorf("send %q: %w", f.Name, err)
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := inNetns(t, ns, func() error { return sendFrames("lo", frames) }); err != nil {
 		t.Fatalf("sending on lo: %v", err)
 	}
 	var r [3]string
