@@ -385,14 +385,14 @@ func bucket(ns int64) int {
 }
 
 func (c *Collector) flowSignal(k flowKey, t int64, kind Kind, d int64, forever bool) {
+	b := bucket(d)
+	if forever {
+		b = histBuckets - 1 // until resumed: no upper bound
+	}
+	c.hist[kind][b]++ // also a signal no row takes (MaxRows)
 	pz := c.flows[k]
 	if pz == nil && len(c.flows) >= MaxRows {
 		c.untracked.Flows++
-		b := bucket(d)
-		if forever {
-			b = histBuckets - 1
-		}
-		c.hist[kind][b]++ // the histogram still counts it
 		return
 	}
 	if pz == nil {
@@ -404,19 +404,15 @@ func (c *Collector) flowSignal(k flowKey, t int64, kind Kind, d int64, forever b
 		c.rows++
 		c.Observer.Row(pz.row, FlowLabel(k), false)
 	}
-	b := bucket(d)
-	if forever {
-		b = histBuckets - 1 // until resumed: no upper bound
-	}
-	c.hist[kind][b]++
 	c.signal(pz, t, kind, d, forever)
 }
 
 func (c *Collector) pfcSignal(k pfcKey, t int64, quanta, bps uint64, kind Kind) {
+	ns := dissect.QuantaNS(quanta, bps)
+	c.hist[kind][bucket(int64(ns))]++ // also a signal no row takes (MaxRows)
 	st := c.pfc[k]
 	if st == nil && len(c.pfc) >= MaxRows {
 		c.untracked.PFC++
-		c.hist[kind][bucket(int64(dissect.QuantaNS(quanta, bps)))]++
 		return
 	}
 	if st == nil {
@@ -431,8 +427,6 @@ func (c *Collector) pfcSignal(k pfcKey, t int64, quanta, bps uint64, kind Kind) 
 	st.frames++
 	st.quanta += quanta
 	st.bps = bps
-	ns := dissect.QuantaNS(quanta, bps)
-	c.hist[kind][bucket(int64(ns))]++
 	c.signal(&st.pauser, t, kind, int64(ns), false)
 }
 
