@@ -108,7 +108,6 @@ func AppendUint(dst []byte, v uint64) []byte {
 		// Frame numbers, ICRCs, PSNs: the leading group and two or three
 		// groups of three in one append each, without the loop below.
 		var r uint64
-		var d *[3]byte
 		lead := v
 		if v < 1e9 {
 			lead = v / 1e6
@@ -117,15 +116,7 @@ func AppendUint(dst []byte, v uint64) []byte {
 			lead = v / 1e9
 			r = v - lead*1e9
 		}
-		d = &digits3[lead]
-		switch {
-		case lead >= 100:
-			dst = append(dst, d[0], d[1], d[2])
-		case lead >= 10:
-			dst = append(dst, d[1], d[2])
-		default:
-			dst = append(dst, d[2])
-		}
+		dst = append3(dst, lead)
 		if v < 1e9 {
 			m := r / 1000
 			a, b := &digits3[m], &digits3[r-m*1000]
@@ -154,17 +145,21 @@ func appendIPv4(dst []byte, a []byte) []byte {
 		if i > 0 {
 			dst = append(dst, '.')
 		}
-		d := &digits3[v]
-		switch {
-		case v >= 100:
-			dst = append(dst, d[0], d[1], d[2])
-		case v >= 10:
-			dst = append(dst, d[1], d[2])
-		default:
-			dst = append(dst, d[2])
-		}
+		dst = append3(dst, uint64(v))
 	}
 	return dst
+}
+
+// append3 appends v < 1000 in decimal, without leading zeros.
+func append3(dst []byte, v uint64) []byte {
+	d := &digits3[v]
+	switch {
+	case v >= 100:
+		return append(dst, d[0], d[1], d[2])
+	case v >= 10:
+		return append(dst, d[1], d[2])
+	}
+	return append(dst, d[2])
 }
 
 const hexDigits = "0123456789abcdef"
