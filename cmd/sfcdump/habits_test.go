@@ -22,6 +22,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
 
+	"github.com/opensfc/sfc/internal/syncbuf"
 	"github.com/opensfc/sfc/liveio"
 	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/version"
@@ -828,24 +829,6 @@ func TestSeveralFilesNumberedAsOne(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe to read while a run writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
 // TestReadInterruptedStdout: Ctrl-C while read waits on a pipe that sends
 // nothing more keeps on standard output every frame read, as text and as
 // a capture (-w -): the buffered output is flushed before the exit with
@@ -856,7 +839,7 @@ func TestReadInterruptedStdout(t *testing.T) {
 		t.Run(strings.Join(args[1:], " "), func(t *testing.T) {
 			pw := pipedStdin(t)
 			exited := catchExit(t)
-			var out syncBuffer
+			var out syncbuf.Buffer
 			var errb bytes.Buffer
 			done := make(chan int, 1)
 			go func() { done <- run(args, &out, &errb) }()
@@ -899,7 +882,7 @@ func TestReadInterruptedBlockedStdout(t *testing.T) {
 	defer func() { salvageWait = oldWait }()
 	data, _ := os.ReadFile(sampleCap)
 	out := blockedWriter{make(chan struct{})}
-	var errb syncBuffer
+	var errb syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"read", "-r", "-"}, out, &errb) }()
 	pw.Write(data)
@@ -952,7 +935,7 @@ func TestReadPipeShowsWhileWriterPauses(t *testing.T) {
 		{[]string{"read", "-r", "-", "-w", "-"}, func(s string) bool { return len(s) > 600 }},
 	} {
 		pw := pipedStdin(t)
-		var out, errb syncBuffer
+		var out, errb syncbuf.Buffer
 		done := make(chan int, 1)
 		go func() { done <- run(tc.args, &out, &errb) }()
 		pw.Write(data[:2000])
@@ -1014,7 +997,7 @@ func TestStatsInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb syncBuffer
+	var out, errb syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"stats", "-r", "-"}, &out, &errb) }()
 	pw.Write(data)

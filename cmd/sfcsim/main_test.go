@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/opensfc/sfc/fabric"
+	"github.com/opensfc/sfc/internal/syncbuf"
 )
 
 func sfcsim(args ...string) (int, string, string) {
@@ -579,7 +580,7 @@ func TestProgressNotATerminal(t *testing.T) {
 // was, one shared "last" for all runs: -4.77 M events/s in a full run);
 // -race checks the sharing.
 func TestProgressParallelRuns(t *testing.T) {
-	var b syncBuffer
+	var b syncbuf.Buffer
 	p := progressLine(&b, false)
 	var wg sync.WaitGroup
 	for r, base := range []int64{1_000_000_000, 1_000} {
@@ -597,24 +598,6 @@ func TestProgressParallelRuns(t *testing.T) {
 			t.Fatalf("line %q", l)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for writers in several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestRunErrorsNameTheLine: what only the built fabric can judge (a
