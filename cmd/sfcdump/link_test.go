@@ -489,25 +489,11 @@ func TestCutByCaptureNotLength(t *testing.T) {
 		t.Fatalf("no IPv4 CNP of more than 60 octets in sample.Frames (%d)", len(cnp))
 	}
 	path := filepath.Join(t.TempDir(), "cut.pcapng")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcapio.NewWriter(f, "port0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Unix(1700000000, 0)
-	if err := w.Write(0, t0, cnp[:60], len(cnp)); err != nil { // cut by the capture
-		t.Fatal(err)
-	}
-	if err := w.Write(0, t0, cnp[:60], 60); err != nil { // whole, its lengths lie
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	// Frame 1 cut by the capture (60 of len(cnp) octets); frame 2 whole,
+	// its lengths lying.
+	writeCapture(t, path, []string{"port0"}, 2, func(i int) (int, time.Time, []byte, int) {
+		return 0, time.Unix(1700000000, 0), cnp[:60], []int{len(cnp), 60}[i]
+	})
 	out, errs, code := sfcdump(t, "read", path)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 2 {

@@ -28,6 +28,31 @@ func sfcdump(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// writeCapture writes a pcapng capture at path with interfaces ifaces
+// and n frames, frame i as at gives it (its interface, time, data and
+// length on the wire).
+func writeCapture(t *testing.T, path string, ifaces []string, n int, at func(i int) (iface int, when time.Time, data []byte, origLen int)) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pcapio.NewWriter(f, ifaces...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		iface, when, data, origLen := at(i)
+		if err := w.Write(iface, when, data, origLen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -264,25 +289,11 @@ func TestSerialMatchesParallelManyBatches(t *testing.T) {
 	frames := append(loadFrames(t, sampleCap), loadFrames(t, malformedCap)...)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "many.pcapng")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcapio.NewWriter(f, "port0", "port1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Unix(1700000000, 0)
-	for i := 0; i < 20000; i++ {
+	writeCapture(t, path, []string{"port0", "port1"}, 20000, func(i int) (int, time.Time, []byte, int) {
 		fr := frames[i%len(frames)]
-		if err := w.Write(i%2, t0.Add(time.Duration(i)*time.Microsecond), fr.Data, fr.Len); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+		return i % 2, t0.Add(time.Duration(i) * time.Microsecond), fr.Data, fr.Len
+	})
 	for _, args := range [][]string{
 		{"read", path},
 		{"read", "-c", "7001", "-Y", "bth || frame.malformed", path},
@@ -318,25 +329,11 @@ func TestParallelOutputInOrder(t *testing.T) {
 	}
 	frames := append(loadFrames(t, sampleCap), loadFrames(t, malformedCap)...)
 	path := filepath.Join(t.TempDir(), "many.pcapng")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcapio.NewWriter(f, "port0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Unix(1700000000, 0)
-	for i := 0; i < 30000; i++ {
+	writeCapture(t, path, []string{"port0"}, 30000, func(i int) (int, time.Time, []byte, int) {
 		fr := frames[i%len(frames)]
-		if err := w.Write(0, t0.Add(time.Duration(i)*time.Microsecond), fr.Data, fr.Len); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+		return 0, t0.Add(time.Duration(i) * time.Microsecond), fr.Data, fr.Len
+	})
 	old := runtime.GOMAXPROCS(1)
 	ser, _, _ := sfcdump(t, "read", path)
 	runtime.GOMAXPROCS(old)
