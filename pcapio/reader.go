@@ -85,6 +85,9 @@ type Frame struct {
 	// the frame relative to the capturing interface: 1 inbound (received
 	// by it), 2 outbound (sent by it), 0 not said (classic pcap too).
 	Direction uint8
+	// Flags is the whole epb_flags word (direction, reception type, FCS
+	// length, link-layer errors), 0 when the block has none.
+	Flags uint32
 	// Warn is a problem with the record that did not stop reading, or
 	// nil: ErrCapLen (wrapped, with the lengths).
 	Warn error
@@ -174,6 +177,11 @@ type Interface struct {
 	// each frame, from the pcapng if_fcslen option; -1 when the capture
 	// does not say (then, as Wireshark assumes, the frames carry none).
 	FCSLen int
+	// Comment (if_comment; several joined by newlines), Description
+	// (if_description), Filter (if_filter, when a libpcap filter string)
+	// and OS (if_os) are what the capture says of the interface, empty
+	// when it says nothing. Writer writes them back.
+	Comment, Description, Filter, OS string
 }
 
 // The reader parses records in place in one buffer that it fills with
@@ -243,15 +251,30 @@ type Reader struct {
 	ifaces   []ngIface
 	secBase  int
 	sections int
+	shb      SectionInfo // the first section's
 
 	n     int
 	frame Frame
+}
+
+// ifaceMeta is what an interface block says of its interface that
+// changes nothing a frame reads as: kept for Writer to copy, apart so that
+// a capture of many bare interface blocks costs no more.
+type ifaceMeta struct{ comment, desc, filter, os string }
+
+// setMeta returns in's ifaceMeta, made when it has none.
+func (in *ngIface) setMeta() *ifaceMeta {
+	if in.meta == nil {
+		in.meta = new(ifaceMeta)
+	}
+	return in.meta
 }
 
 // ngIface is a pcapng interface and how to turn its timestamps into time:
 // seconds = ts/div + off, nanoseconds = ts%div * 10^9 / div.
 type ngIface struct {
 	name    string
+	meta    *ifaceMeta // nil when the block says none of it
 	speed   uint64
 	section int // 0-based
 	id      int // within the section
@@ -497,8 +520,47 @@ func (r *Reader) Interface(i int) Interface {
 	if in.div < 1e9 {
 		res = int64((1e9 + in.div - 1) / in.div)
 	}
-	return Interface{Name: in.name, LinkType: in.link, Speed: in.speed, SnapLen: in.snaplen, Section: in.section, ID: in.id,
+	out := Interface{Name: in.name, LinkType: in.link, Speed: in.speed, SnapLen: in.snaplen, Section: in.section, ID: in.id,
 		Resolution: res, FCSLen: in.fcslen}
+	if m := in.meta; m != nil {
+		out.Comment, out.Description, out.Filter, out.OS = m.comment, m.desc, m.filter, m.os
+	}
+	return out
+}
+
+// Section returns what the first pcapng section header says of the
+// capture (the zero SectionInfo for classic pcap).
+func (r *Reader) Section() SectionInfo { return r.shb }
+
+// sectionInfo reads a section header's options b. They describe and
+// change nothing a frame reads as: an option cut short ends them, with
+// what came before kept.
+func (r *Reader) sectionInfo(b []byte) SectionInfo {
+	var s SectionInfo
+	var comment strings.Builder // a block may hold millions
+	for len(b) >= 4 {
+		code, l := r.u16(b), int(r.u16(b[2:]))
+		if code == 0 || 4+l > len(b) {
+			break
+		}
+		v := b[4 : 4+l]
+		switch code {
+		case 1:
+			if comment.Len() > 0 {
+				comment.WriteByte('\n')
+			}
+			comment.Write(v)
+		case 2:
+			s.Hardware = string(v)
+		case 3:
+			s.OS = string(v)
+		case 4:
+			s.Application = string(v)
+		}
+		b = b[min(len(b), 4+(l+3)&^3):]
+	}
+	s.Comment = comment.String()
+	return s
 }
 
 // Frames returns the number of frames read so far (all of them once Next
@@ -702,7 +764,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Len = int(origLen)
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
-	fr.Comments, fr.Direction = fr.Comments[:0], 0
+	fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
 	fr.LinkType = r.link
 	fr.Warn = nil
 	if capLen > origLen {
@@ -777,6 +839,9 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			// naming its own (file-wide numbers, Frame.Interface).
 			r.secBase = len(r.ifaces)
 			r.sections++
+			if r.sections == 1 {
+				r.shb = r.sectionInfo(body[16:])
+			}
 		case 1: // interface description
 			if err := r.ngInterface(body); err != nil {
 				return err
@@ -815,10 +880,11 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
-			fr.Comments, fr.Direction = fr.Comments[:0], 0
+			fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
 			if typ == 6 {
 				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
-					fr.Comments, fr.Direction = r.packetOptions(fr.Comments, body[opt:])
+					fr.Comments, fr.Flags = r.packetOptions(fr.Comments, body[opt:])
+					fr.Direction = uint8(fr.Flags & 3)
 				}
 			}
 			r.pos += size
@@ -844,7 +910,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
-			fr.Comments, fr.Direction = fr.Comments[:0], 0
+			fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
 			r.pos += size
 			r.n++
 			fr.Number = r.n
@@ -862,6 +928,7 @@ func (r *Reader) ngInterface(body []byte) error {
 	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
 		section: r.sections - 1, id: len(r.ifaces) - r.secBase, fcslen: -1}
 	res := uint8(6)
+	var comment strings.Builder
 	// The options that change how every frame of the interface reads (its
 	// speed, times, FCS) must be whole: one cut short, or one running past
 	// the block, is an error (as tshark's), not a silent default.
@@ -874,8 +941,21 @@ func (r *Reader) ngInterface(body []byte) error {
 	}
 	if err := r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
+		case 1: // opt_comment (a builder: a block may hold millions)
+			if comment.Len() > 0 {
+				comment.WriteByte('\n')
+			}
+			comment.Write(v)
 		case 2: // if_name
 			in.name = string(v)
+		case 3: // if_description
+			in.setMeta().desc = string(v)
+		case 11: // if_filter: a libpcap filter string when its first octet is 0
+			if len(v) > 0 && v[0] == 0 {
+				in.setMeta().filter = string(v[1:])
+			}
+		case 12: // if_os
+			in.setMeta().os = string(v)
 		case 8: // if_speed, bit/s
 			if want("if_speed", v, 8) {
 				in.speed = r.u64(v)
@@ -899,6 +979,9 @@ func (r *Reader) ngInterface(body []byte) error {
 	}
 	if bad != nil {
 		return bad
+	}
+	if comment.Len() > 0 {
+		in.setMeta().comment = comment.String()
 	}
 	// 10^-19 and 2^-63 s are the finest whose units per second fit the
 	// 64 bits the conversion divides by (libpcap refuses finer ones too).
@@ -973,10 +1056,9 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 }
 
 // packetOptions appends the comments (opt_comment) of a packet block's
-// options to dst and returns the direction its epb_flags give (bits 0-1;
-// 0 when it has none).
-func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint8) {
-	var dir uint8
+// options to dst and returns its epb_flags (0 when it has none).
+func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32) {
+	var flags uint32
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
 		if code == 0 || 4+l > len(b) {
@@ -986,11 +1068,11 @@ func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint8) {
 		case code == 1:
 			dst = append(dst, string(b[4:4+l]))
 		case code == 2 && l == 4:
-			dir = uint8(r.u32(b[4:]) & 3)
+			flags = r.u32(b[4:])
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
-	return dst, dir
+	return dst, flags
 }
 
 // Close closes the underlying file.

@@ -3,41 +3,49 @@
 package pcapio
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
+	"strings"
 	"time"
 
-	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
-// Writer writes Ethernet frames to a pcapng stream with named interfaces
-// and per-frame comments.
+// Writer writes frames to a pcapng stream (one little-endian section)
+// with named interfaces, per-frame comments and flags, in the octets
+// pcapgo's NgWriter writes for what both write, and beyond it: if_speed,
+// if_fcslen, timestamps in each interface's own resolution, and comments
+// longer than an option holds.
 type Writer struct {
-	w *pcapgo.NgWriter
-	// sw is what w writes to, and where the blocks pcapgo cannot write
-	// go (simple packet blocks, amended interface blocks).
-	sw    *switchWriter
-	names []string
+	out *bufio.Writer
+	ifs []wiface
+	blk []byte // scratch space for a block's header and options
 }
 
-// switchWriter is what pcapgo writes to: the output, or for a moment a
-// buffer, so that an interface block pcapgo wrote can be amended with
-// the options pcapgo does not know (if_speed) before it goes out.
-type switchWriter struct {
-	out io.Writer
-	buf *bytes.Buffer // non-nil while blocks are held back
+// wiface is what the Writer keeps of an interface: its name and the
+// nanoseconds per unit of its timestamps.
+type wiface struct {
+	name string
+	unit uint64
 }
 
-func (s *switchWriter) Write(b []byte) (int, error) {
-	if s.buf != nil {
-		return s.buf.Write(b)
-	}
-	return s.out.Write(b)
+// SectionInfo is what a pcapng section header block says of the capture
+// (its shb_comment, shb_hardware, shb_os and shb_userappl options); the
+// zero SectionInfo when it says nothing or the capture is classic pcap.
+type SectionInfo struct {
+	// Comment is the section's comment; several are joined by newlines.
+	Comment string
+	// Hardware, OS and Application describe the machine and the program
+	// that wrote the capture.
+	Hardware, OS, Application string
 }
+
+// DefaultApplication is the shb_userappl a Writer writes when its
+// SectionInfo names no application.
+const DefaultApplication = "opensfc"
 
 // NewWriter starts a pcapng stream whose interfaces are named names (one
 // interface named "port0" when names is empty). Interface i is a port id
@@ -65,30 +73,39 @@ func newWriter(w io.Writer, first layers.LinkType, names []string) (*Writer, err
 }
 
 // NewWriterInterfaces starts a pcapng stream with one interface block per
-// element of ifs (at least one): its Name (if_name, none when empty),
-// LinkType (SupportedLink; 0 is Ethernet), SnapLen (0: none) and Speed
-// (if_speed, none when 0). Section and ID are not used: interface i of the stream is ifs[i].
-// Timestamps are written in nanoseconds (if_tsresol 9).
+// element of ifs (at least one), as AddInterfaceOf writes them, and a
+// section header naming DefaultApplication.
 func NewWriterInterfaces(w io.Writer, ifs ...Interface) (*Writer, error) {
+	return NewWriterSection(w, SectionInfo{}, ifs...)
+}
+
+// NewWriterSection is NewWriterInterfaces with a section header that
+// says what sec says (DefaultApplication when it names no application):
+// a capture copied keeps the section's comment and origin.
+func NewWriterSection(w io.Writer, sec SectionInfo, ifs ...Interface) (*Writer, error) {
 	if len(ifs) == 0 {
 		return nil, fmt.Errorf("pcapio: a pcapng stream needs an interface")
 	}
-	sw := &switchWriter{out: w}
-	if ifs[0].Speed != 0 {
-		sw.buf = new(bytes.Buffer)
+	if sec.Application == "" {
+		sec.Application = DefaultApplication
 	}
-	nw, err := pcapgo.NewNgWriterInterface(sw, ngInterface(ifs[0]),
-		pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "opensfc"}})
-	if err != nil {
+	pw := &Writer{out: bufio.NewWriterSize(w, 64<<10)}
+	// The section header, its options in pcapgo's order.
+	var o options
+	o.add(4, sec.Application)
+	o.comment(sec.Comment)
+	o.add(2, sec.Hardware)
+	o.add(3, sec.OS)
+	b := binary.LittleEndian.AppendUint32(nil, 0x0a0d0d0a)
+	b = binary.LittleEndian.AppendUint32(b, 0) // length, below
+	b = binary.LittleEndian.AppendUint32(b, 0x1a2b3c4d)
+	b = binary.LittleEndian.AppendUint16(b, 1)
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, ^uint64(0)) // section length unknown
+	if _, err := pw.out.Write(o.block(b)); err != nil {
 		return nil, err
 	}
-	pw := &Writer{w: nw, sw: sw, names: []string{ifs[0].Name}}
-	if sw.buf != nil {
-		if err := pw.release(ifs[0].Speed); err != nil {
-			return nil, err
-		}
-	}
-	for _, in := range ifs[1:] {
+	for _, in := range ifs {
 		if _, err := pw.AddInterfaceOf(in); err != nil {
 			return nil, err
 		}
@@ -96,12 +113,74 @@ func NewWriterInterfaces(w io.Writer, ifs ...Interface) (*Writer, error) {
 	return pw, nil
 }
 
-func ngInterface(in Interface) pcapgo.NgInterface {
-	lt := in.LinkType
-	if lt == 0 {
-		lt = layers.LinkTypeEthernet
+// options are a block's options as they are written.
+type options struct{ b []byte }
+
+// add appends option code with value v, left out when v is empty.
+func (o *options) add(code uint16, v string) {
+	if v != "" {
+		o.raw(code, v)
 	}
-	return pcapgo.NgInterface{Name: in.Name, LinkType: lt, SnapLength: in.SnapLen, TimestampResolution: 9}
+}
+
+// raw appends option code with value v, padded to 4 octets; a value
+// longer than an option holds is cut at 65,535 octets (only comments
+// can be: comment splits them first).
+func (o *options) raw(code uint16, v string) {
+	v = v[:min(len(v), maxOption)]
+	o.b = binary.LittleEndian.AppendUint16(o.b, code)
+	o.b = binary.LittleEndian.AppendUint16(o.b, uint16(len(v)))
+	o.b = append(o.b, v...)
+	o.b = append(o.b, 0, 0, 0, 0)[:len(o.b)+(4-len(v)&3)&3]
+}
+
+// comment appends comment c (opt_comment), none when empty; one longer
+// than an option holds is written as several, split at its last newline
+// before the limit (where Reader joined several), else at the limit.
+func (o *options) comment(c string) {
+	for len(c) > maxOption {
+		cut := strings.LastIndexByte(c[:maxOption+1], '\n')
+		next := cut + 1
+		if cut <= 0 {
+			cut, next = maxOption, maxOption
+		}
+		o.raw(1, c[:cut])
+		c = c[next:]
+	}
+	o.add(1, c)
+}
+
+// block returns the block whose type, length and fixed fields are hdr
+// (the length's place a 0) with the options and their end (when there
+// are any) and the trailing length.
+func (o *options) block(hdr []byte) []byte {
+	b := append(hdr, o.b...)
+	if len(o.b) > 0 {
+		b = append(b, 0, 0, 0, 0)
+	}
+	n := uint32(len(b) + 4)
+	binary.LittleEndian.PutUint32(b[4:], n)
+	return binary.LittleEndian.AppendUint32(b, n)
+}
+
+// maxOption is the most octets a pcapng option's value holds.
+const maxOption = 0xFFFF
+
+// tsResolution returns the if_tsresol a Writer writes for an interface
+// of resolution res (Interface.Resolution) and its unit in nanoseconds:
+// the same resolution when it is a power of ten from 1 ns to 1 s, so
+// that a copy of a microsecond capture still says microseconds (and
+// conformance allows for it); else nanoseconds, the finest a time.Time
+// holds, which records every time exactly.
+func tsResolution(res int64) (tsresol uint8, unit uint64) {
+	u, e := int64(1), uint8(9)
+	for u < res && e > 0 {
+		u, e = u*10, e-1
+	}
+	if u != res {
+		return 9, 1
+	}
+	return e, uint64(u)
 }
 
 // AddInterface adds an Ethernet interface named name and returns its id.
@@ -115,88 +194,68 @@ func (w *Writer) AddInterfaceLink(name string, lt layers.LinkType) (int, error) 
 	return w.AddInterfaceOf(Interface{Name: name, LinkType: lt})
 }
 
-// AddInterfaceOf adds an interface as NewWriterInterfaces describes
-// (name, link type and if_speed) and returns its id.
+// AddInterfaceOf adds an interface and returns its id. The block says
+// what in says: its Name, Comment, Description, Filter (a libpcap filter
+// string) and OS (each left out when empty); LinkType (SupportedLink; 0
+// is Ethernet); SnapLen (0: none); Speed (if_speed, none when 0); FCSLen
+// (if_fcslen, none when 0 or less); and Resolution (if_tsresol: the same
+// when a power of ten from 1 ns to 1 s, else nanoseconds, also for 0).
+// Section and ID are not used: interface i of the stream is the i-th
+// added.
 func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
-	if in.Speed != 0 {
-		if err := w.w.Flush(); err != nil {
-			return 0, err
-		}
-		w.sw.buf = new(bytes.Buffer)
+	if in.FCSLen > 0xFF {
+		return 0, fmt.Errorf("pcapio: if_fcslen %d, more than an octet holds", in.FCSLen)
 	}
-	id, err := w.w.AddInterface(ngInterface(in))
-	if err != nil {
-		w.sw.buf = nil
+	for _, v := range []string{in.Name, in.Description, in.OS, in.Filter + "x"} {
+		if len(v) > maxOption {
+			return 0, fmt.Errorf("pcapio: interface %q: an option of %d octets, more than an option holds (%d)", in.Name, len(v), maxOption)
+		}
+	}
+	lt := in.LinkType
+	if lt == 0 {
+		lt = layers.LinkTypeEthernet
+	}
+	tsresol, unit := tsResolution(in.Resolution)
+	// The options in pcapgo's order, then those it does not write.
+	var o options
+	o.add(2, in.Name)
+	o.comment(in.Comment)
+	o.add(3, in.Description)
+	if in.Filter != "" {
+		o.raw(11, "\x00"+in.Filter) // a libpcap filter string
+	}
+	o.add(12, in.OS)
+	o.raw(9, string([]byte{tsresol}))
+	if in.Speed != 0 {
+		o.raw(8, string(binary.LittleEndian.AppendUint64(nil, in.Speed)))
+	}
+	if in.FCSLen > 0 {
+		o.raw(13, string([]byte{byte(in.FCSLen)}))
+	}
+	b := binary.LittleEndian.AppendUint32(w.blk[:0], 1)
+	b = binary.LittleEndian.AppendUint32(b, 0) // length, below
+	b = binary.LittleEndian.AppendUint16(b, uint16(lt))
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, in.SnapLen)
+	b = o.block(b)
+	w.blk = b[:0]
+	if _, err := w.out.Write(b); err != nil {
 		return 0, err
 	}
-	w.names = append(w.names, in.Name)
-	if in.Speed != 0 {
-		if err := w.release(in.Speed); err != nil {
-			return 0, err
-		}
-	}
-	return id, nil
-}
-
-// release flushes what pcapgo holds into the switch's buffer, adds
-// if_speed to the last interface block in it and writes it all out.
-func (w *Writer) release(speed uint64) error {
-	defer func() { w.sw.buf = nil }()
-	if err := w.w.Flush(); err != nil {
-		return err
-	}
-	b, err := addIfSpeed(w.sw.buf.Bytes(), speed)
-	if err != nil {
-		return err
-	}
-	_, err = w.sw.out.Write(b)
-	return err
-}
-
-// addIfSpeed returns the little-endian pcapng blocks b (pcapgo's, ending
-// with an interface description block) with an if_speed option of speed
-// bit/s added to that last block, before its end of options.
-func addIfSpeed(b []byte, speed uint64) ([]byte, error) {
-	if len(b) < 20 {
-		return nil, fmt.Errorf("pcapio: no interface block to add if_speed to")
-	}
-	n := int(binary.LittleEndian.Uint32(b[len(b)-4:]))
-	start := len(b) - n
-	if n < 20 || start < 0 || binary.LittleEndian.Uint32(b[start:]) != 1 || int(binary.LittleEndian.Uint32(b[start+4:])) != n {
-		return nil, fmt.Errorf("pcapio: the last block is not an interface block")
-	}
-	// Options start after the block's type, length, link type, reserved
-	// and snap length; find the end of options, if any.
-	at, end := start+16, len(b)-4
-	for at+4 <= end {
-		code, l := binary.LittleEndian.Uint16(b[at:]), int(binary.LittleEndian.Uint16(b[at+2:]))
-		if code == 0 {
-			break
-		}
-		at += 4 + (l+3)&^3
-	}
-	if at > end {
-		return nil, fmt.Errorf("pcapio: interface block options overrun the block")
-	}
-	opt := make([]byte, 12, 16)
-	binary.LittleEndian.PutUint16(opt[0:], 8)
-	binary.LittleEndian.PutUint16(opt[2:], 8)
-	binary.LittleEndian.PutUint64(opt[4:], speed)
-	if at == end { // no end of options: one is needed after the new one
-		opt = append(opt, 0, 0, 0, 0)
-	}
-	out := make([]byte, 0, len(b)+len(opt))
-	out = append(out, b[:at]...)
-	out = append(out, opt...)
-	out = append(out, b[at:]...)
-	m := uint32(n + len(opt))
-	binary.LittleEndian.PutUint32(out[start+4:], m)
-	binary.LittleEndian.PutUint32(out[len(out)-4:], m)
-	return out, nil
+	w.ifs = append(w.ifs, wiface{name: in.Name, unit: unit})
+	return len(w.ifs) - 1, nil
 }
 
 // NInterfaces returns the number of interfaces written so far.
-func (w *Writer) NInterfaces() int { return len(w.names) }
+func (w *Writer) NInterfaces() int { return len(w.ifs) }
+
+// PacketOptions are the options of a packet block WriteOptions writes.
+type PacketOptions struct {
+	// Comments are the frame's comments (opt_comment), in order.
+	Comments []string
+	// Flags is the epb_flags word (Frame.Flags); none is written when 0.
+	Flags uint32
+}
 
 // Write writes one frame on interface iface at time t, with comments. A
 // zero t (a frame without a timestamp, Frame.Time) on interface 0 is
@@ -204,40 +263,115 @@ func (w *Writer) NInterfaces() int { return len(w.names) }
 // another interface, which a simple packet block cannot name, as an
 // Enhanced Packet Block at time 0 (1970-01-01).
 func (w *Writer) Write(iface int, t time.Time, data []byte, origLen int, comments ...string) error {
+	return w.WriteOptions(iface, t, data, origLen, PacketOptions{Comments: comments})
+}
+
+// WriteFrame writes fr on interface iface: its time, data, original
+// length, comments and flags.
+func (w *Writer) WriteFrame(iface int, fr *Frame) error {
+	return w.WriteOptions(iface, fr.Time, fr.Data, fr.Len, PacketOptions{Comments: fr.Comments, Flags: fr.Flags})
+}
+
+// WriteOptions is Write with the packet block's options: a zero t on
+// interface 0 with no options is a Simple Packet Block, else an Enhanced
+// Packet Block (at time 0 when t is zero). The timestamp is in the
+// interface's resolution, rounded down; a time before 1970, or one
+// beyond what 64 bits of that resolution count, is an error (nothing is
+// written).
+func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, opt PacketOptions) error {
 	if origLen < len(data) {
 		origLen = len(data)
 	}
+	if iface < 0 || iface >= len(w.ifs) {
+		return fmt.Errorf("pcapio: interface %d: the stream has %d", iface, len(w.ifs))
+	}
+	if len(data) > maxFrame {
+		return fmt.Errorf("pcapio: a frame of %d octets, more than %d", len(data), maxFrame)
+	}
 	if t.IsZero() {
-		if iface == 0 {
+		if iface == 0 && len(opt.Comments) == 0 && opt.Flags == 0 {
 			return w.writeSimple(data, origLen)
 		}
 		t = time.Unix(0, 0)
 	}
-	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: origLen, InterfaceIndex: iface}
-	if len(comments) == 0 {
-		return w.w.WritePacket(ci, data)
+	sec := t.Unix()
+	if sec < 0 {
+		return fmt.Errorf("pcapio: time %s is before 1970, which pcapng cannot say", t.UTC().Format(time.RFC3339Nano))
 	}
-	return w.w.WritePacketWithOptions(ci, data, pcapgo.NgPacketOptions{Comments: comments})
+	unit := w.ifs[iface].unit
+	hi, ts := bits.Mul64(uint64(sec), 1e9/unit)
+	ts, carry := bits.Add64(ts, uint64(t.Nanosecond())/unit, 0)
+	if hi != 0 || carry != 0 {
+		return fmt.Errorf("pcapio: time %s is beyond what a pcapng timestamp counts", t.UTC().Format(time.RFC3339Nano))
+	}
+	// The block as pcapgo writes it: header, data padded to 4 octets,
+	// the options (comments, then flags) and an end of options when
+	// there are any, then the length again.
+	o := options{b: w.blk[:0]}
+	for _, c := range opt.Comments {
+		if c == "" {
+			o.raw(1, c) // kept: pcapgo writes an empty comment too
+		} else {
+			o.comment(c)
+		}
+	}
+	if opt.Flags != 0 {
+		o.raw(2, string(binary.LittleEndian.AppendUint32(nil, opt.Flags)))
+	}
+	optLen := len(o.b)
+	if optLen != 0 {
+		optLen += 4
+	}
+	pad := (4 - len(data)&3) & 3
+	n := uint32(32 + len(data) + pad + optLen)
+	var h [28]byte
+	binary.LittleEndian.PutUint32(h[0:], 6)
+	binary.LittleEndian.PutUint32(h[4:], n)
+	binary.LittleEndian.PutUint32(h[8:], uint32(iface))
+	binary.LittleEndian.PutUint32(h[12:], uint32(ts>>32))
+	binary.LittleEndian.PutUint32(h[16:], uint32(ts))
+	binary.LittleEndian.PutUint32(h[20:], uint32(len(data)))
+	binary.LittleEndian.PutUint32(h[24:], uint32(origLen))
+	if _, err := w.out.Write(h[:]); err != nil {
+		return err
+	}
+	if _, err := w.out.Write(data); err != nil {
+		return err
+	}
+	var zero [4]byte
+	if _, err := w.out.Write(zero[:pad]); err != nil {
+		return err
+	}
+	if optLen != 0 {
+		o.b = append(o.b, 0, 0, 0, 0)
+	}
+	o.b = binary.LittleEndian.AppendUint32(o.b, n)
+	w.blk = o.b[:0]
+	_, err := w.out.Write(o.b)
+	return err
 }
 
 // writeSimple writes a Simple Packet Block (little-endian, as pcapgo
-// writes the section) after pcapgo's buffered blocks.
+// writes the section).
 func (w *Writer) writeSimple(data []byte, origLen int) error {
-	if err := w.w.Flush(); err != nil {
-		return err
-	}
 	pad := (4 - len(data)%4) % 4
 	n := uint32(16 + len(data) + pad)
-	b := make([]byte, 0, n)
+	b := w.blk[:0]
 	b = binary.LittleEndian.AppendUint32(b, 3)
 	b = binary.LittleEndian.AppendUint32(b, n)
 	b = binary.LittleEndian.AppendUint32(b, uint32(origLen))
-	b = append(b, data...)
-	b = append(b, make([]byte, pad)...)
+	if _, err := w.out.Write(b); err != nil {
+		return err
+	}
+	if _, err := w.out.Write(data); err != nil {
+		return err
+	}
+	b = append(b[:0], 0, 0, 0, 0)[:pad]
 	b = binary.LittleEndian.AppendUint32(b, n)
-	_, err := w.sw.Write(b)
+	w.blk = b[:0]
+	_, err := w.out.Write(b)
 	return err
 }
 
 // Flush flushes buffered output.
-func (w *Writer) Flush() error { return w.w.Flush() }
+func (w *Writer) Flush() error { return w.out.Flush() }

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // TestWriterInterfaces: what NewWriterInterfaces and AddInterfaceOf write
@@ -100,36 +102,162 @@ func TestWriterInterfaces(t *testing.T) {
 	}
 }
 
-// TestAddIfSpeed: the option goes before the end of options, or is
-// followed by one where the block had none; a block that is not an
-// interface block is refused.
-func TestAddIfSpeed(t *testing.T) {
-	idb := func(opts ...byte) []byte {
-		n := 20 + len(opts)
-		b := []byte{1, 0, 0, 0, byte(n), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
-		b = append(b, opts...)
-		return append(b, byte(n), 0, 0, 0)
+// TestWriterAsPcapgo: for what pcapgo's NgWriter also writes (names,
+// interface comment, description, filter and OS, nanosecond times,
+// comments, flags, a section's application, comment, hardware and OS),
+// Writer writes the same octets: the corpus's generated inputs were
+// written by pcapgo and must not change.
+func TestWriterAsPcapgo(t *testing.T) {
+	sec := SectionInfo{Comment: "lab run 7", Hardware: "x86", OS: "Linux", Application: "app"}
+	ifs := []Interface{{Name: "p0"}, {Name: "p1", Comment: "uplink", Description: "to spine", Filter: "udp port 4791", OS: "sonic"},
+		{LinkType: layers.LinkTypeLinuxSLL, SnapLen: 96}}
+	t0 := time.Unix(1_700_000_000, 123_456_789)
+	frames := []struct {
+		iface    int
+		n        int
+		comments []string
+		flags    uint32
+	}{{0, 60, nil, 0}, {1, 61, []string{"c"}, 0}, {2, 62, []string{"", "two", "three33"}, 0}, {0, 63, nil, 2}, {1, 64, []string{"x"}, 0x01000001}}
+
+	var got bytes.Buffer
+	w, err := NewWriterSection(&got, sec, ifs...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	speed := []byte{8, 0, 8, 0, 0x40, 0x78, 0x7d, 0x01, 0, 0, 0, 0} // 25e6
-	for _, c := range []struct {
-		name     string
-		in, want []byte
-	}{
-		{"end of options", idb(2, 0, 1, 0, 'a', 0, 0, 0, 0, 0, 0, 0), idb(append(append([]byte{2, 0, 1, 0, 'a', 0, 0, 0}, speed...), 0, 0, 0, 0)...)},
-		{"no options", idb(), idb(append(append([]byte{}, speed...), 0, 0, 0, 0)...)},
-	} {
-		got, err := addIfSpeed(c.in, 25e6)
-		if err != nil || !bytes.Equal(got, c.want) {
-			t.Errorf("%s: %x, %v; want %x", c.name, got, err, c.want)
+	var want bytes.Buffer
+	ng := func(in Interface) pcapgo.NgInterface {
+		lt := in.LinkType
+		if lt == 0 {
+			lt = layers.LinkTypeEthernet
+		}
+		return pcapgo.NgInterface{Name: in.Name, Comment: in.Comment, Description: in.Description, Filter: in.Filter, OS: in.OS,
+			LinkType: lt, SnapLength: in.SnapLen, TimestampResolution: 9}
+	}
+	pw, err := pcapgo.NewNgWriterInterface(&want, ng(ifs[0]), pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Hardware: sec.Hardware, OS: sec.OS, Application: sec.Application, Comment: sec.Comment}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ifs[1:] {
+		if _, err := pw.AddInterface(ng(in)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	epb := idb()
-	epb[0] = 6
-	if _, err := addIfSpeed(epb, 1); err == nil {
-		t.Error("an enhanced packet block was amended")
+	for i, f := range frames {
+		at := t0.Add(time.Duration(i) * time.Microsecond)
+		data := frameData(i, f.n)
+		if err := w.WriteOptions(f.iface, at, data, f.n+4, PacketOptions{Comments: f.comments, Flags: f.flags}); err != nil {
+			t.Fatal(err)
+		}
+		opt := pcapgo.NgPacketOptions{Comments: f.comments}
+		if f.flags != 0 {
+			opt.Flags = new(pcapgo.NgEpbFlags)
+			opt.Flags.FromUint32(f.flags)
+		}
+		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: f.n, Length: f.n + 4, InterfaceIndex: f.iface}
+		if err := pw.WritePacketWithOptions(ci, data, opt); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := addIfSpeed(nil, 1); err == nil {
-		t.Error("no block: no error")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Errorf("Writer and pcapgo differ:\n%x\n%x", got.Bytes(), want.Bytes())
+	}
+}
+
+// TestWriterKeepsMetadata: what Reader reads of a capture (the section's
+// comment and origin; each interface's comment, description, filter, OS,
+// speed, FCS length and timestamp resolution; each frame's comments and
+// whole epb_flags word) is what Writer writes back, so a copy (sfcdump
+// read -w) loses none of it; a resolution that is not a power of ten is
+// written as nanoseconds, which keeps every time exactly; times pcapng
+// cannot hold are errors, not wrapped values. tshark reads the copy with
+// the same interfaces, flags and comments.
+func TestWriterKeepsMetadata(t *testing.T) {
+	long := strings.Repeat("a", 40000) + "\n" + strings.Repeat("b", 40000)
+	sec := SectionInfo{Comment: "first\nsecond", Hardware: "hw", OS: "os", Application: "dumpcap"}
+	ifs := []Interface{
+		{Name: "us", Comment: long, Description: "d", Filter: "f", OS: "o", Speed: 25e9, FCSLen: 4, Resolution: 1000},
+		{Name: "ns", LinkType: layers.LinkTypeRaw, Resolution: 1},
+		{Name: "bin", Resolution: 976563}, // 2^-10 s: written as nanoseconds
+		{Name: "s", Resolution: 1e9},
+	}
+	t0 := time.Unix(1_700_000_000, 123_456_000)
+	var b bytes.Buffer
+	w, err := NewWriterSection(&b, sec, ifs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := []time.Time{t0, t0.Add(789), t0.Add(1), time.Unix(1_700_000_001, 0)}
+	for i := range ifs {
+		fr := Frame{Time: times[i], Data: frameData(i, 60), Len: 64, Comments: []string{"k" + strings.Repeat("z", i)}, Flags: uint32(i+1) | 0x20}
+		if err := w.WriteFrame(i, &fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Write(0, time.Unix(-1, 0), frameData(9, 60), 60); err == nil {
+		t.Error("a time before 1970 was written")
+	}
+	if err := w.Write(1, time.Unix(1<<40, 0), frameData(9, 60), 60); err == nil {
+		t.Error("a time beyond 64 bits of nanoseconds was written")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader("x", bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Section(); got != sec {
+		t.Errorf("section %+v, want %+v", got, sec)
+	}
+	for i := range ifs {
+		fr, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i+1, err)
+		}
+		want := ifs[i]
+		want.ID = i
+		if want.LinkType == 0 {
+			want.LinkType = layers.LinkTypeEthernet
+		}
+		if want.FCSLen == 0 {
+			want.FCSLen = -1
+		}
+		if want.Resolution == 976563 {
+			want.Resolution = 1
+		}
+		if got := r.Interface(i); got != want {
+			t.Errorf("interface %d: %+v, want %+v", i, got, want)
+		}
+		if !fr.Time.Equal(times[i]) || fr.Flags != uint32(i+1)|0x20 || fr.Direction != uint8(i+1)&3 ||
+			len(fr.Comments) != 1 || fr.Comments[0] != "k"+strings.Repeat("z", i) || fr.Len != 64 {
+			t.Errorf("frame %d: %v flags %#x dir %d comments %q len %d", i+1, fr.Time, fr.Flags, fr.Direction, fr.Comments, fr.Len)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last frame: %v, want EOF", err)
+	}
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Log("tshark not installed: the copy is not read by tshark")
+		return
+	}
+	p := filepath.Join(t.TempDir(), "m.pcapng")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tshark", "-r", p, "-T", "fields", "-E", "separator=,", "-e", "frame.interface_name",
+		"-e", "frame.interface_description", "-e", "frame.packet_flags_direction", "-e", "frame.comment").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	want := "us,d,0x00000001,k\nns,,0x00000002,kz\nbin,,0x00000003,kzz\ns,,0x00000000,kzzz\n"
+	if string(out) != want {
+		t.Errorf("tshark reads\n%s\nwant\n%s", out, want)
 	}
 }
 

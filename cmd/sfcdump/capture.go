@@ -133,7 +133,9 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 		stop()
 	}()
 
-	src := &source{name: iface, ifName: func(int) string { return iface }, ifSnap: func(int) uint32 { return uint32(snaplen) }}
+	src := &source{name: iface, ifName: func(int) string { return iface }, ifOut: func(int) pcapio.Interface {
+		return pcapio.Interface{SnapLen: uint32(snaplen)} // Ethernet
+	}}
 	var fr pcapio.Frame
 	var readErr error
 	for n := 1; !pr.done(); n++ {

@@ -5,10 +5,13 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -188,6 +191,77 @@ func TestReadWriteKeepsInterfacesAndComments(t *testing.T) {
 	}
 	if !strings.Contains(got, "frame.comment: BTS from a pause cache") || !strings.Contains(got, " port1 ") {
 		t.Errorf("comments or interface names lost:\n%s", got)
+	}
+}
+
+// TestReadWriteKeepsMetadata: read -w copies what the capture says
+// beyond the frames: the section's comment, hardware, OS and
+// application; each interface's comment, description, filter, OS, FCS
+// length, speed and timestamp resolution (a microsecond capture stays
+// one, which conformance allows for); each frame's comments and
+// epb_flags (direction, reception, FCS length: conformance reads the
+// direction). A filter that drops frames drops nothing else.
+func TestReadWriteKeepsMetadata(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
+	sec := pcapio.SectionInfo{Comment: "lab 3, DUT fw 1.2", Hardware: "x86_64", OS: "Linux 6.1", Application: "Dumpcap (Wireshark) 4.0.17"}
+	ifs := []pcapio.Interface{
+		{Name: "swp1", Comment: "to the DUT", Description: "port 1", Filter: "ether proto 0x8808", OS: "Linux", Speed: 25e9, FCSLen: 4, Resolution: 1000},
+		{Name: "swp2", Resolution: 1},
+	}
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriterSection(f, sec, ifs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfc, _ := hex.DecodeString("0180c20000010000000000018808010100080001000000000000000000000000000000000000000000000000000000000000000000000000000000000000")
+	t0 := time.Unix(1_700_000_000, 0)
+	for i := 0; i < 4; i++ {
+		data := pfc
+		if i == 1 {
+			data = make([]byte, 60) // not PFC: filtered out
+		}
+		fr := pcapio.Frame{Time: t0.Add(time.Duration(i) * time.Millisecond), Data: data, Len: len(data) + 4,
+			Comments: []string{"frame " + strconv.Itoa(i)}, Flags: uint32(1+i%2) | 0x80}
+		if err := w.WriteFrame(i%2, &fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if stdout, errs, code := sfcdump(t, "read", "-Y", "pfc", "-w", out, in); code != 0 || stdout != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	r, err := pcapio.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Section(); got != sec {
+		t.Errorf("section %+v, want %+v", got, sec)
+	}
+	for _, k := range []int{0, 2, 3} {
+		fr, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", k, err)
+		}
+		want := ifs[k%2]
+		want.ID, want.LinkType, want.FCSLen = k%2, 1, map[int]int{0: 4, 1: -1}[k%2]
+		if got := r.Interface(fr.Interface); got != want {
+			t.Errorf("frame %d: interface %+v, want %+v", k, got, want)
+		}
+		if !fr.Time.Equal(t0.Add(time.Duration(k)*time.Millisecond)) || fr.Flags != uint32(1+k%2)|0x80 ||
+			len(fr.Comments) != 1 || fr.Comments[0] != "frame "+strconv.Itoa(k) {
+			t.Errorf("frame %d: at %v, flags %#x, comments %q", k, fr.Time, fr.Flags, fr.Comments)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last frame: %v", err)
 	}
 }
 

@@ -104,12 +104,15 @@ type source struct {
 	// ifSpeed returns interface i's speed from the capture (pcapng
 	// if_speed), 0 when unknown; nil for none.
 	ifSpeed func(i int) uint64
-	// ifLink returns interface i's link type; nil for Ethernet.
-	ifLink func(i int) glayers.LinkType
-	// ifSnap returns interface i's snap length (0 none); nil for none.
-	ifSnap func(i int) uint32
-	links  []glayers.LinkType // cached ifLink results
-	snaps  []uint32           // cached ifSnap results
+	// ifOut returns interface i as the capture describes it (link type,
+	// snap length, timestamp resolution, FCS length, comment, description,
+	// filter, OS), which -w writes back; nil for an Ethernet interface
+	// that says nothing.
+	ifOut func(i int) pcapio.Interface
+	outs  []pcapio.Interface // cached ifOut results
+	// section is what the capture's first section header says, which -w
+	// writes when this source writes the first frame.
+	section pcapio.SectionInfo
 }
 
 // ifaceName returns the cached display name of interface i: the name the
@@ -182,9 +185,8 @@ type view struct {
 	// their speeds that -w records (source.knownSpeed).
 	raw   []string
 	known []uint64
-	links []glayers.LinkType
-	snaps []uint32
-	base  int // source.base
+	outs  []pcapio.Interface // source.outs
+	base  int                // source.base
 }
 
 // printer filters, prints and writes frames for read and capture.
@@ -454,19 +456,16 @@ func (pr *printer) view(src *source, iface int) view {
 		i := len(src.speeds)
 		src.speeds = append(src.speeds, src.speedOf(pr.speeds, i))
 		src.known = append(src.known, src.knownSpeed(pr.speeds, i))
-		lt, snap := glayers.LinkTypeEthernet, uint32(0)
-		if src.ifLink != nil {
-			lt = src.ifLink(i)
+		out := pcapio.Interface{LinkType: glayers.LinkTypeEthernet}
+		if src.ifOut != nil {
+			out = src.ifOut(i)
 		}
-		if src.ifSnap != nil {
-			snap = src.ifSnap(i)
-		}
-		src.links, src.snaps = append(src.links, lt), append(src.snaps, snap)
+		src.outs = append(src.outs, out)
 	}
 	// A snapshot: the source's slices only grow, by appending, so the
 	// writer reads them without racing the reader.
 	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known,
-		links: src.links, snaps: src.snaps, base: src.base}
+		outs: src.outs, base: src.base}
 }
 
 // handle decodes one frame, and prints and writes it when it matches.
@@ -621,10 +620,13 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 				continue
 			}
 			var err error
-			// The input's link type (SLL, raw IP) and snap length.
-			in := pcapio.Interface{Name: v.raw[i], LinkType: v.links[i], Speed: v.known[i], SnapLen: v.snaps[i]}
+			// The input's interface as it describes itself (link type,
+			// snap length, resolution, FCS length, comment...), with the
+			// speed -w records.
+			in := v.outs[i]
+			in.Name, in.Speed = v.raw[i], v.known[i]
 			if pr.out == nil {
-				pr.out, err = pcapio.NewWriterInterfaces(pr.outFile, in)
+				pr.out, err = pcapio.NewWriterSection(pr.outFile, src.section, in)
 				pr.outIface[k] = 0
 			} else {
 				pr.outIface[k], err = pr.out.AddInterfaceOf(in)
@@ -635,7 +637,7 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 		}
 		id = pr.outIface[key]
 	}
-	if err := pr.out.Write(id, fr.Time, fr.Data, fr.Len, fr.Comments...); err != nil {
+	if err := pr.out.WriteFrame(id, fr); err != nil {
 		return fmt.Errorf("-w %s: %w", pr.outPath, err)
 	}
 	pr.written++

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/pcapio"
@@ -164,8 +163,7 @@ func readOne(pr *printer, index int, file string) error {
 	pr.opened++
 	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
-		ifLink: func(i int) glayers.LinkType { return r.Interface(i).LinkType },
-		ifSnap: func(i int) uint32 { return r.Interface(i).SnapLen }}
+		ifOut: r.Interface, section: r.Section()}
 	// A pipe or standard input is read frame by frame: a batch would hold
 	// frames read but not shown while the writer pauses, and Ctrl-C then
 	// would lose them.
