@@ -1015,3 +1015,35 @@ func TestStatsInterrupted(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr: %q", text, errs)
 	}
 }
+
+// TestTimelineInterrupted: Ctrl-C while timeline waits on a pipe draws
+// the frames read so far into -o, says so on stderr and exits with
+// status 130 (it used to die of the signal with no picture).
+func TestTimelineInterrupted(t *testing.T) {
+	pw := pipedStdin(t)
+	exited := catchExit(t)
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic := filepath.Join(t.TempDir(), "t.svg")
+	var out, errb syncbuf.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"timeline", "-r", "-", "-o", pic}, &out, &errb) }()
+	pw.Write(data)
+	time.Sleep(300 * time.Millisecond) // timeline reads the 21 frames, then waits
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if code := awaitExit(t, exited, 5*time.Second); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	pw.Close()
+	if code := <-done; code != 130 {
+		t.Errorf("run returned %d, want 130", code)
+	}
+	text, errs := string(out.Bytes()), string(errb.Bytes())
+	svg, err := os.ReadFile(pic)
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) || strings.Count(text, " rows: ") != 1 ||
+		!strings.Contains(errs, "interrupted after 21 frames; the picture shows those") {
+		t.Errorf("picture: %d octets, %v\nstdout:\n%s\nstderr: %q", len(svg), err, text, errs)
+	}
+}

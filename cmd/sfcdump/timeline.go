@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
@@ -82,11 +83,41 @@ an -o that is one of the inputs is refused.`,
 			tl := timeline.New()
 			c := stats.New()
 			c.Observer = tl
-			scanErr := sc.scan(args, c.Add)
-			c.Finish()
 			topts := timeline.Options{MaxRows: rows, Width: vg.Length(width) * vg.Inch, Height: vg.Length(height) * vg.Inch, Title: title}
 			if topts.Title == "" {
 				topts.Title = "sfcdump timeline: " + strings.Join(args, ", ")
+			}
+			// draw renders what was counted and puts it in place.
+			draw := func() error {
+				c.Finish()
+				var buf bytes.Buffer
+				if err := tl.Render(&buf, format, topts); err != nil {
+					return err
+				}
+				if err := atomicfile.WriteFile(out, buf.Bytes(), atomicfile.DefaultPerm); err != nil {
+					return fmt.Errorf("timeline: %w", err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", dissect.Escape(out), len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
+				return nil
+			}
+			// Ctrl-C draws the frames read so far and exits with status
+			// 130, as stats prints its report and read keeps its -w
+			// capture: the user stopped a long read, and wants its picture.
+			var once sync.Once
+			interrupted := func() {
+				once.Do(func() {
+					if err := draw(); err != nil {
+						report(cmd.ErrOrStderr(), err)
+					}
+					report(cmd.ErrOrStderr(), fmt.Errorf("interrupted after %d frames; the picture shows those", sc.frames))
+				})
+			}
+			done := sc.onInterrupt(interrupted)
+			scanErr := sc.scan(args, c.Add)
+			done()
+			if scanErr == errInterrupted {
+				interrupted()
+				return &exitError{130, errSilent}
 			}
 			// As read -w: an error never replaces an existing picture; a
 			// capture broken part-way is still drawn into a new file.
@@ -99,18 +130,13 @@ an -o that is one of the inputs is refused.`,
 				report(cmd.ErrOrStderr(), fmt.Errorf("timeline: -o %s: not written because of the error above; an existing file is left as it was", out))
 				return scanErr
 			}
-			var buf bytes.Buffer
-			if err := tl.Render(&buf, format, topts); err != nil {
+			if err := draw(); err != nil {
 				if scanErr != nil {
 					report(cmd.ErrOrStderr(), err)
 					return scanErr
 				}
 				return &exitError{1, err}
 			}
-			if err := atomicfile.WriteFile(out, buf.Bytes(), atomicfile.DefaultPerm); err != nil {
-				return &exitError{1, fmt.Errorf("timeline: %w", err)}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", dissect.Escape(out), len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
 			return scanErr
 		},
 	}
