@@ -98,6 +98,10 @@ type FrameError struct {
 	File     string
 	LastGood int
 	Err      error
+	// Compressed names the compression the capture was read through
+	// ("gzip", "zstd"), "" for none: a capture error in a compressed
+	// input is often damage to the compressed stream, and Error says so.
+	Compressed string
 }
 
 // Error renders "file: after frame N (the last good one): what", or for
@@ -112,9 +116,20 @@ func (e *FrameError) Error() string {
 		return fmt.Sprintf("%s: after frame %d: the %s stream is damaged: %s (its checksums are checked at the end of each %s, so frames read before this may be damaged too)",
 			e.File, e.LastGood, d.kind, d.what(), d.unit)
 	case e.LastGood == 0:
-		return fmt.Sprintf("%s: before the first frame: %v", e.File, e.Err)
+		return fmt.Sprintf("%s: before the first frame: %v%s", e.File, e.Err, e.hint())
 	}
-	return fmt.Sprintf("%s: after frame %d (the last good one): %v", e.File, e.LastGood, e.Err)
+	return fmt.Sprintf("%s: after frame %d (the last good one): %v%s", e.File, e.LastGood, e.Err, e.hint())
+}
+
+// hint is what Error adds to a capture error in a compressed input: the
+// decompressor checks its checksum only at the end of a member or frame,
+// so damage in the middle reaches the capture parser as nonsense first.
+func (e *FrameError) hint() string {
+	if e.Compressed == "" || errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		return ""
+	}
+	return fmt.Sprintf(" (the capture is %s-compressed: damage to the compressed stream reads like this; `%s -t %s` checks it)",
+		e.Compressed, e.Compressed, e.File)
 }
 
 // decompressError is an error of the gzip or zstd decompressor under a
@@ -227,9 +242,11 @@ type Reader struct {
 	name   string
 	closer io.Closer
 	zstd   *zstd.Decoder // a zstd input's decoder, closed by Close
-	src    io.Reader
-	count  *countingReader
-	size   int64
+	// compressed is "gzip" or "zstd" for a compressed input, else "".
+	compressed string
+	src        io.Reader
+	count      *countingReader
+	size       int64
 
 	buf      []byte // buf[pos:end] is read and not parsed yet
 	pos, end int
@@ -343,8 +360,12 @@ func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 		head := bytes.Clone(r.buf[r.pos:r.end])
 		gz, err := gzip.NewReader(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), src), 1<<16))
 		if err != nil {
-			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("%s: gzip: the header is damaged or cut short (%w); `gzip -t %s` checks the file", name, err, name)
 		}
+		r.compressed = "gzip"
 		r.src, r.pos, r.end, r.rerr = &decompressed{gz, "gzip", "member"}, 0, 0, nil
 		if err := r.fill(4); err != nil {
 			return nil, openError(name, err)
@@ -362,6 +383,7 @@ func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
 		r.zstd = zr
+		r.compressed = "zstd"
 		r.src, r.pos, r.end, r.rerr = &decompressed{zr, "zstd", "frame"}, 0, 0, nil
 		if err := r.fill(4); err != nil {
 			zr.Close()
@@ -586,7 +608,7 @@ func (r *Reader) Next() (*Frame, error) {
 // it for the calls after.
 func (r *Reader) fail(err error) error {
 	if err != io.EOF {
-		err = &FrameError{File: r.name, LastGood: r.n, Err: err}
+		err = &FrameError{File: r.name, LastGood: r.n, Err: err, Compressed: r.compressed}
 	}
 	r.err = err
 	return err

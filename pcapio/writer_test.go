@@ -299,6 +299,34 @@ func TestDamagedCompressedStream(t *testing.T) {
 		t.Errorf("%d frames, then %v", n, err)
 	}
 
+	// A capture error in a compressed input says the compressed stream
+	// may be what is damaged (its checksum comes only at the end), and
+	// how to check it; the same error uncompressed does not.
+	broken := bytes.Clone(b.Bytes())
+	broken[len(broken)-1] ^= 0x40 // the last block's trailing length
+	for _, c := range []struct {
+		name, kind string
+		data       []byte
+	}{{"plain.pcapng", "", broken}, {"y.pcapng.gz", "gzip", gzipped(broken)}} {
+		r, err := NewReader(c.name, bytes.NewReader(c.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = r.Next()
+		}
+		hint := "the capture is gzip-compressed: damage to the compressed stream reads like this; `gzip -t y.pcapng.gz` checks it"
+		if !strings.Contains(err.Error(), "trailing length") || strings.Contains(err.Error(), hint) != (c.kind != "") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// A damaged gzip header says so, and how to check the file.
+	hdr := gzipped(b.Bytes())
+	hdr[3] = 0xff // every flag, reserved ones too
+	if _, err := NewReader("h.gz", bytes.NewReader(hdr)); err == nil || !strings.Contains(err.Error(), "h.gz: gzip: the header is damaged or cut short") {
+		t.Errorf("a damaged gzip header: %v", err)
+	}
+
 	pc := pcapCaptures()
 	for name, data := range pc {
 		r, err := NewReader(name, bytes.NewReader(data[:24+10]))
@@ -310,4 +338,13 @@ func TestDamagedCompressedStream(t *testing.T) {
 		}
 		break
 	}
+}
+
+// gzipped returns b gzip-compressed.
+func gzipped(b []byte) []byte {
+	var z bytes.Buffer
+	gw := gzip.NewWriter(&z)
+	gw.Write(b)
+	gw.Close()
+	return z.Bytes()
 }
