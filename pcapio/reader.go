@@ -88,6 +88,9 @@ type Frame struct {
 	// Flags is the whole epb_flags word (direction, reception type, FCS
 	// length, link-layer errors), 0 when the block has none.
 	Flags uint32
+	// DropCount is the block's epb_dropcount: frames lost between the
+	// previous frame of the interface and this one; 0 when it says none.
+	DropCount uint64
 	// Warn is a problem with the record that did not stop reading, or
 	// nil: ErrCapLen (wrapped, with the lengths).
 	Warn error
@@ -300,6 +303,7 @@ type ngIface struct {
 	div     uint64
 	off     uint64
 	fcslen  int
+	stats   *InterfaceStats // the last statistics block, nil for none
 }
 
 // Open opens path ("-" for standard input), detecting pcap, pcapng, gzip and zstd.
@@ -585,6 +589,93 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 	return s
 }
 
+// InterfaceStats is what a pcapng interface statistics block says of
+// its interface: the counters the capturing program kept, which say
+// whether the capture is complete (device mode reads the drops).
+type InterfaceStats struct {
+	// Time is the block's timestamp.
+	Time time.Time
+	// Comment is the block's comment (several joined by newlines).
+	Comment string
+	// Start and End are isb_starttime and isb_endtime, zero when absent.
+	Start, End time.Time
+	// Received (isb_ifrecv), Dropped (isb_ifdrop), FilterAccept
+	// (isb_filteraccept), OSDropped (isb_osdrop) and Delivered
+	// (isb_usrdeliv) are the counters, each meaningful only when its bit
+	// (StatsReceived...) is set in Has.
+	Received, Dropped, FilterAccept, OSDropped, Delivered uint64
+	// Has says which counters the block has.
+	Has StatsCounters
+}
+
+// StatsCounters are the counters an interface statistics block has.
+type StatsCounters uint8
+
+// The counters of InterfaceStats.
+const (
+	StatsReceived StatsCounters = 1 << iota
+	StatsDropped
+	StatsFilterAccept
+	StatsOSDropped
+	StatsDelivered
+)
+
+// Stats returns the last interface statistics block read for interface
+// i (numbered as Frame.Interface) and true, or false when none was read.
+// Statistics blocks usually come last: all of them are read once Next
+// returned io.EOF.
+func (r *Reader) Stats(i int) (InterfaceStats, bool) {
+	if !r.ng || i < 0 || i >= len(r.ifaces) || r.ifaces[i].stats == nil {
+		return InterfaceStats{}, false
+	}
+	return *r.ifaces[i].stats, true
+}
+
+// interfaceStats keeps the interface statistics block body as its
+// interface's last. A block that names no interface of the section, or
+// is cut short, changes nothing a frame reads as and is passed over.
+func (r *Reader) interfaceStats(body []byte) {
+	if len(body) < 12 {
+		return
+	}
+	id := int(r.u32(body))
+	if id >= len(r.ifaces)-r.secBase {
+		return
+	}
+	in := &r.ifaces[r.secBase+id]
+	st := InterfaceStats{Time: in.time(uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:])))}
+	var comment strings.Builder // a block may hold millions
+	b := body[12:]
+	for len(b) >= 4 {
+		code, l := r.u16(b), int(r.u16(b[2:]))
+		if code == 0 || 4+l > len(b) {
+			break
+		}
+		v := b[4 : 4+l]
+		switch {
+		case code == 1:
+			if comment.Len() > 0 {
+				comment.WriteByte('\n')
+			}
+			comment.Write(v)
+		case code == 2 && l == 8:
+			st.Start = in.time(uint64(r.u32(v))<<32 | uint64(r.u32(v[4:])))
+		case code == 3 && l == 8:
+			st.End = in.time(uint64(r.u32(v))<<32 | uint64(r.u32(v[4:])))
+		case code >= 4 && code <= 8 && l == 8:
+			c := [...]*uint64{&st.Received, &st.Dropped, &st.FilterAccept, &st.OSDropped, &st.Delivered}
+			*c[code-4] = r.u64(v)
+			st.Has |= 1 << (code - 4)
+		}
+		b = b[min(len(b), 4+(l+3)&^3):]
+	}
+	st.Comment = comment.String()
+	if in.stats == nil {
+		in.stats = new(InterfaceStats)
+	}
+	*in.stats = st
+}
+
 // Frames returns the number of frames read so far (all of them once Next
 // or ReadBatch returned io.EOF).
 func (r *Reader) Frames() int { return r.n }
@@ -786,7 +877,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Len = int(origLen)
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
-	fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
+	fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
 	fr.LinkType = r.link
 	fr.Warn = nil
 	if capLen > origLen {
@@ -902,10 +993,10 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
-			fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
+			fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
 			if typ == 6 {
 				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
-					fr.Comments, fr.Flags = r.packetOptions(fr.Comments, body[opt:])
+					fr.Comments, fr.Flags, fr.DropCount = r.packetOptions(fr.Comments, body[opt:])
 					fr.Direction = uint8(fr.Flags & 3)
 				}
 			}
@@ -913,6 +1004,8 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			r.n++
 			fr.Number = r.n
 			return nil
+		case 5: // interface statistics: the last of each interface is kept
+			r.interfaceStats(body)
 		case 3: // simple packet: interface 0, no timestamp
 			if len(body) < 4 {
 				return fmt.Errorf("pcapng simple packet block: length %d", l)
@@ -932,7 +1025,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
-			fr.Comments, fr.Direction, fr.Flags = fr.Comments[:0], 0, 0
+			fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
 			r.pos += size
 			r.n++
 			fr.Number = r.n
@@ -1078,9 +1171,11 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 }
 
 // packetOptions appends the comments (opt_comment) of a packet block's
-// options to dst and returns its epb_flags (0 when it has none).
-func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32) {
+// options to dst and returns its epb_flags and epb_dropcount (0 when it
+// has none).
+func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64) {
 	var flags uint32
+	var drops uint64
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
 		if code == 0 || 4+l > len(b) {
@@ -1091,10 +1186,12 @@ func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32) {
 			dst = append(dst, string(b[4:4+l]))
 		case code == 2 && l == 4:
 			flags = r.u32(b[4:])
+		case code == 4 && l == 8:
+			drops = r.u64(b[4:])
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
-	return dst, flags
+	return dst, flags, drops
 }
 
 // Close closes the underlying file.

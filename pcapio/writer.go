@@ -255,6 +255,8 @@ type PacketOptions struct {
 	Comments []string
 	// Flags is the epb_flags word (Frame.Flags); none is written when 0.
 	Flags uint32
+	// DropCount is the epb_dropcount (Frame.DropCount); none when 0.
+	DropCount uint64
 }
 
 // Write writes one frame on interface iface at time t, with comments. A
@@ -267,9 +269,9 @@ func (w *Writer) Write(iface int, t time.Time, data []byte, origLen int, comment
 }
 
 // WriteFrame writes fr on interface iface: its time, data, original
-// length, comments and flags.
+// length, comments, flags and drop count.
 func (w *Writer) WriteFrame(iface int, fr *Frame) error {
-	return w.WriteOptions(iface, fr.Time, fr.Data, fr.Len, PacketOptions{Comments: fr.Comments, Flags: fr.Flags})
+	return w.WriteOptions(iface, fr.Time, fr.Data, fr.Len, PacketOptions{Comments: fr.Comments, Flags: fr.Flags, DropCount: fr.DropCount})
 }
 
 // WriteOptions is Write with the packet block's options: a zero t on
@@ -289,20 +291,14 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 		return fmt.Errorf("pcapio: a frame of %d octets, more than %d", len(data), maxFrame)
 	}
 	if t.IsZero() {
-		if iface == 0 && len(opt.Comments) == 0 && opt.Flags == 0 {
+		if iface == 0 && len(opt.Comments) == 0 && opt.Flags == 0 && opt.DropCount == 0 {
 			return w.writeSimple(data, origLen)
 		}
 		t = time.Unix(0, 0)
 	}
-	sec := t.Unix()
-	if sec < 0 {
-		return fmt.Errorf("pcapio: time %s is before 1970, which pcapng cannot say", t.UTC().Format(time.RFC3339Nano))
-	}
-	unit := w.ifs[iface].unit
-	hi, ts := bits.Mul64(uint64(sec), 1e9/unit)
-	ts, carry := bits.Add64(ts, uint64(t.Nanosecond())/unit, 0)
-	if hi != 0 || carry != 0 {
-		return fmt.Errorf("pcapio: time %s is beyond what a pcapng timestamp counts", t.UTC().Format(time.RFC3339Nano))
+	ts, err := w.stamp(iface, t)
+	if err != nil {
+		return err
 	}
 	// The block as pcapgo writes it: header, data padded to 4 octets,
 	// the options (comments, then flags) and an end of options when
@@ -317,6 +313,9 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 	}
 	if opt.Flags != 0 {
 		o.raw(2, string(binary.LittleEndian.AppendUint32(nil, opt.Flags)))
+	}
+	if opt.DropCount != 0 {
+		o.raw(4, string(binary.LittleEndian.AppendUint64(nil, opt.DropCount)))
 	}
 	optLen := len(o.b)
 	if optLen != 0 {
@@ -347,7 +346,63 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 	}
 	o.b = binary.LittleEndian.AppendUint32(o.b, n)
 	w.blk = o.b[:0]
-	_, err := w.out.Write(o.b)
+	_, err = w.out.Write(o.b)
+	return err
+}
+
+// stamp returns t as a timestamp of interface iface: units of its
+// resolution since 1970, rounded down; an error for a time before 1970
+// or beyond 64 bits of units.
+func (w *Writer) stamp(iface int, t time.Time) (uint64, error) {
+	sec := t.Unix()
+	if sec < 0 {
+		return 0, fmt.Errorf("pcapio: time %s is before 1970, which pcapng cannot say", t.UTC().Format(time.RFC3339Nano))
+	}
+	unit := w.ifs[iface].unit
+	hi, ts := bits.Mul64(uint64(sec), 1e9/unit)
+	ts, carry := bits.Add64(ts, uint64(t.Nanosecond())/unit, 0)
+	if hi != 0 || carry != 0 {
+		return 0, fmt.Errorf("pcapio: time %s is beyond what a pcapng timestamp counts", t.UTC().Format(time.RFC3339Nano))
+	}
+	return ts, nil
+}
+
+// WriteStats writes an interface statistics block for interface iface
+// saying what st says (Reader.Stats): its time, comment, start and end
+// times (left out when zero) and the counters st.Has names.
+func (w *Writer) WriteStats(iface int, st InterfaceStats) error {
+	if iface < 0 || iface >= len(w.ifs) {
+		return fmt.Errorf("pcapio: interface %d: the stream has %d", iface, len(w.ifs))
+	}
+	ts, err := w.stamp(iface, st.Time)
+	if err != nil {
+		return err
+	}
+	var o options
+	o.comment(st.Comment)
+	for i, at := range []time.Time{st.Start, st.End} {
+		if at.IsZero() {
+			continue
+		}
+		v, err := w.stamp(iface, at)
+		if err != nil {
+			return err
+		}
+		o.raw(uint16(2+i), string(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(v>>32)), uint32(v))))
+	}
+	for i, v := range []uint64{st.Received, st.Dropped, st.FilterAccept, st.OSDropped, st.Delivered} {
+		if st.Has&(1<<i) != 0 {
+			o.raw(uint16(4+i), string(binary.LittleEndian.AppendUint64(nil, v)))
+		}
+	}
+	b := binary.LittleEndian.AppendUint32(w.blk[:0], 5)
+	b = binary.LittleEndian.AppendUint32(b, 0) // length, below
+	b = binary.LittleEndian.AppendUint32(b, uint32(iface))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ts>>32))
+	b = binary.LittleEndian.AppendUint32(b, uint32(ts))
+	b = o.block(b)
+	w.blk = b[:0]
+	_, err = w.out.Write(b)
 	return err
 }
 

@@ -117,7 +117,8 @@ func TestWriterAsPcapgo(t *testing.T) {
 		n        int
 		comments []string
 		flags    uint32
-	}{{0, 60, nil, 0}, {1, 61, []string{"c"}, 0}, {2, 62, []string{"", "two", "three33"}, 0}, {0, 63, nil, 2}, {1, 64, []string{"x"}, 0x01000001}}
+		drops    uint64
+	}{{0, 60, nil, 0, 0}, {1, 61, []string{"c"}, 0, 0}, {2, 62, []string{"", "two", "three33"}, 0, 7}, {0, 63, nil, 2, 0}, {1, 64, []string{"x"}, 0x01000001, 1 << 40}}
 
 	var got bytes.Buffer
 	w, err := NewWriterSection(&got, sec, ifs...)
@@ -145,13 +146,16 @@ func TestWriterAsPcapgo(t *testing.T) {
 	for i, f := range frames {
 		at := t0.Add(time.Duration(i) * time.Microsecond)
 		data := frameData(i, f.n)
-		if err := w.WriteOptions(f.iface, at, data, f.n+4, PacketOptions{Comments: f.comments, Flags: f.flags}); err != nil {
+		if err := w.WriteOptions(f.iface, at, data, f.n+4, PacketOptions{Comments: f.comments, Flags: f.flags, DropCount: f.drops}); err != nil {
 			t.Fatal(err)
 		}
 		opt := pcapgo.NgPacketOptions{Comments: f.comments}
 		if f.flags != 0 {
 			opt.Flags = new(pcapgo.NgEpbFlags)
 			opt.Flags.FromUint32(f.flags)
+		}
+		if f.drops != 0 {
+			opt.DropCount = &f.drops
 		}
 		ci := gopacket.CaptureInfo{Timestamp: at, CaptureLength: f.n, Length: f.n + 4, InterfaceIndex: f.iface}
 		if err := pw.WritePacketWithOptions(ci, data, opt); err != nil {
@@ -194,8 +198,22 @@ func TestWriterKeepsMetadata(t *testing.T) {
 	}
 	times := []time.Time{t0, t0.Add(789), t0.Add(1), time.Unix(1_700_000_001, 0)}
 	for i := range ifs {
-		fr := Frame{Time: times[i], Data: frameData(i, 60), Len: 64, Comments: []string{"k" + strings.Repeat("z", i)}, Flags: uint32(i+1) | 0x20}
+		fr := Frame{Time: times[i], Data: frameData(i, 60), Len: 64, Comments: []string{"k" + strings.Repeat("z", i)}, Flags: uint32(i+1) | 0x20,
+			DropCount: uint64(i)}
 		if err := w.WriteFrame(i, &fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Statistics: two for interface 0 (the last one counts), one with
+	// every option for interface 1, none for the others.
+	stats := []InterfaceStats{
+		{Time: t0, Received: 1, Has: StatsReceived},
+		{Time: t0.Add(time.Second), Comment: "end", Start: t0, End: t0.Add(time.Second), Received: 10, Dropped: 3, FilterAccept: 9,
+			OSDropped: 2, Delivered: 8, Has: StatsReceived | StatsDropped | StatsFilterAccept | StatsOSDropped | StatsDelivered},
+		{Time: t0.Add(2 * time.Second), Dropped: 0, OSDropped: 5, Has: StatsDropped | StatsOSDropped},
+	}
+	for i, st := range stats {
+		if err := w.WriteStats(min(i, 1)^1, st); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -234,13 +252,27 @@ func TestWriterKeepsMetadata(t *testing.T) {
 		if got := r.Interface(i); got != want {
 			t.Errorf("interface %d: %+v, want %+v", i, got, want)
 		}
-		if !fr.Time.Equal(times[i]) || fr.Flags != uint32(i+1)|0x20 || fr.Direction != uint8(i+1)&3 ||
+		if !fr.Time.Equal(times[i]) || fr.Flags != uint32(i+1)|0x20 || fr.Direction != uint8(i+1)&3 || fr.DropCount != uint64(i) ||
 			len(fr.Comments) != 1 || fr.Comments[0] != "k"+strings.Repeat("z", i) || fr.Len != 64 {
 			t.Errorf("frame %d: %v flags %#x dir %d comments %q len %d", i+1, fr.Time, fr.Flags, fr.Direction, fr.Comments, fr.Len)
 		}
 	}
 	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("after the last frame: %v, want EOF", err)
+	}
+	// Interface 1 got stats[0]; interface 0 stats[1], then stats[2].
+	for i, want := range []InterfaceStats{stats[2], stats[0]} {
+		got, ok := r.Stats(i)
+		if !ok || !got.Time.Equal(want.Time) || !got.Start.Equal(want.Start) || !got.End.Equal(want.End) {
+			t.Errorf("interface %d: stats %+v, %v; want %+v", i, got, ok, want)
+		}
+		got.Time, got.Start, got.End, want.Time, want.Start, want.End = time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("interface %d: stats %+v, want %+v", i, got, want)
+		}
+	}
+	if _, ok := r.Stats(2); ok {
+		t.Error("stats for an interface that has none")
 	}
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Log("tshark not installed: the copy is not read by tshark")
@@ -251,11 +283,11 @@ func TestWriterKeepsMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command("tshark", "-r", p, "-T", "fields", "-E", "separator=,", "-e", "frame.interface_name",
-		"-e", "frame.interface_description", "-e", "frame.packet_flags_direction", "-e", "frame.comment").Output()
+		"-e", "frame.interface_description", "-e", "frame.packet_flags_direction", "-e", "frame.drop_count", "-e", "frame.comment").Output()
 	if err != nil {
 		t.Fatalf("tshark: %v", err)
 	}
-	want := "us,d,0x00000001,k\nns,,0x00000002,kz\nbin,,0x00000003,kzz\ns,,0x00000000,kzzz\n"
+	want := "us,d,0x00000001,,k\nns,,0x00000002,1,kz\nbin,,0x00000003,2,kzz\ns,,0x00000000,3,kzzz\n"
 	if string(out) != want {
 		t.Errorf("tshark reads\n%s\nwant\n%s", out, want)
 	}

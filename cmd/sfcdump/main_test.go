@@ -200,7 +200,9 @@ func TestReadWriteKeepsInterfacesAndComments(t *testing.T) {
 // length, speed and timestamp resolution (a microsecond capture stays
 // one, which conformance allows for); each frame's comments and
 // epb_flags (direction, reception, FCS length: conformance reads the
-// direction). A filter that drops frames drops nothing else.
+// direction) and epb_dropcount; each interface's last statistics block
+// (whose drop counters device mode reads). A filter that drops frames
+// drops nothing else.
 func TestReadWriteKeepsMetadata(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
@@ -225,10 +227,15 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 			data = make([]byte, 60) // not PFC: filtered out
 		}
 		fr := pcapio.Frame{Time: t0.Add(time.Duration(i) * time.Millisecond), Data: data, Len: len(data) + 4,
-			Comments: []string{"frame " + strconv.Itoa(i)}, Flags: uint32(1+i%2) | 0x80}
+			Comments: []string{"frame " + strconv.Itoa(i)}, Flags: uint32(1+i%2) | 0x80, DropCount: uint64(i)}
 		if err := w.WriteFrame(i%2, &fr); err != nil {
 			t.Fatal(err)
 		}
+	}
+	isb := pcapio.InterfaceStats{Time: t0.Add(time.Second), Comment: "end", Received: 9, Dropped: 2, OSDropped: 1,
+		Has: pcapio.StatsReceived | pcapio.StatsDropped | pcapio.StatsOSDropped}
+	if err := w.WriteStats(1, isb); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
@@ -255,13 +262,19 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 		if got := r.Interface(fr.Interface); got != want {
 			t.Errorf("frame %d: interface %+v, want %+v", k, got, want)
 		}
-		if !fr.Time.Equal(t0.Add(time.Duration(k)*time.Millisecond)) || fr.Flags != uint32(1+k%2)|0x80 ||
+		if !fr.Time.Equal(t0.Add(time.Duration(k)*time.Millisecond)) || fr.Flags != uint32(1+k%2)|0x80 || fr.DropCount != uint64(k) ||
 			len(fr.Comments) != 1 || fr.Comments[0] != "frame "+strconv.Itoa(k) {
 			t.Errorf("frame %d: at %v, flags %#x, comments %q", k, fr.Time, fr.Flags, fr.Comments)
 		}
 	}
 	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("after the last frame: %v", err)
+	}
+	if st, ok := r.Stats(1); !ok || !st.Time.Equal(isb.Time) || func() bool { st.Time = isb.Time; return st != isb }() {
+		t.Errorf("interface statistics %+v, %v; want %+v", st, ok, isb)
+	}
+	if _, ok := r.Stats(0); ok {
+		t.Error("statistics for an interface that had none")
 	}
 }
 

@@ -210,6 +210,9 @@ type printer struct {
 	outAtomic *atomicfile.File // nil for -w -
 	out       *pcapio.Writer
 	outIface  map[[2]int]int
+	// outStats are the inputs' interface statistics, by the same key as
+	// outIface, written to -w at its end for the interfaces it has.
+	outStats []keptStats
 	// outExisted: the -w file existed before the run, so no error may
 	// replace it.
 	outExisted bool
@@ -644,6 +647,19 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 	return nil
 }
 
+// keptStats is an input interface's statistics block for -w.
+type keptStats struct {
+	key [2]int // source index, interface
+	st  pcapio.InterfaceStats
+}
+
+// keepStats keeps an input interface's statistics for the -w capture.
+func (pr *printer) keepStats(key [2]int, st pcapio.InterfaceStats) {
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	pr.outStats = append(pr.outStats, keptStats{key, st})
+}
+
 // close flushes standard output and finishes the -w capture (an empty
 // capture when nothing matched). keep says whether the run went well
 // enough to put the -w file in place: when it is false, or when anything
@@ -675,6 +691,13 @@ func (pr *printer) finishOutput(keep bool) error {
 			}
 		}
 		if pr.out != nil {
+			for _, k := range pr.outStats {
+				if id, ok := pr.outIface[k.key]; ok {
+					if e := pr.out.WriteStats(id, k.st); e != nil && err == nil {
+						err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+					}
+				}
+			}
 			if e := pr.out.Flush(); e != nil && err == nil {
 				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
 			}

@@ -174,6 +174,18 @@ func readOne(pr *printer, index int, file string) error {
 			pr.view(src, n-1)
 		}
 	}()
+	// The interfaces' statistics blocks (usually at the end) go to the -w
+	// capture with its frames: their drop counters say whether the
+	// capture is complete, which device mode reads.
+	if pr.outFile != nil {
+		defer func() {
+			for i := 0; i < r.NInterfaces(); i++ {
+				if st, ok := r.Stats(i); ok {
+					pr.keepStats([2]int{index, i}, st)
+				}
+			}
+		}()
+	}
 	if _, size := r.Progress(); size > 0 && parallelism() > 0 {
 		err := pr.readParallel(src, r, parallelism())
 		var fe *pcapio.FrameError
