@@ -132,7 +132,7 @@ func frameExempt(e *exemptions, frame []byte, m *device.Meta, masks maskSet, cp 
 	if masks["eth.src"] {
 		e.add(6, 6)
 	}
-	if len(frame) >= 18 && (binary.BigEndian.Uint16(frame[12:]) == 0x8100 || binary.BigEndian.Uint16(frame[12:]) == 0x88a8) {
+	if len(frame) >= 18 && device.IsVLANTPID(binary.BigEndian.Uint16(frame[12:])) {
 		if masks["eth.pcp"] {
 			e.bits(14, 0xe0)
 		}

@@ -1150,7 +1150,7 @@ func (k *devChecker) surelyBackground(r *record, m *device.Meta) bool {
 	case !m.IP():
 		switch m.EtherType {
 		case device.EtherTypeMACControl, device.EtherTypeCIM, device.EtherTypeExp,
-			device.EtherTypeIPv4, device.EtherTypeIPv6, device.EtherTypeVLAN, device.EtherTypeQinQ:
+			device.EtherTypeIPv4, device.EtherTypeIPv6, device.EtherTypeVLAN, device.EtherTypeQinQ, device.EtherTypeQinQ9100:
 			return false // a signal's EtherType, or IP or a tag cut short
 		}
 		return true

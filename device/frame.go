@@ -50,6 +50,7 @@ const (
 	EtherTypeIPv6       = 0x86DD
 	EtherTypeVLAN       = 0x8100
 	EtherTypeQinQ       = 0x88A8
+	EtherTypeQinQ9100   = 0x9100 // the pre-802.1ad QinQ TPID (IsVLANTPID)
 	EtherTypeMACControl = 0x8808
 	EtherTypeCIM        = 0x89A2
 	EtherTypeExp        = 0x88B5
@@ -62,6 +63,14 @@ const (
 	DefaultCIMPort      = 35234
 	RoCEv2Port          = 4791
 )
+
+// IsVLANTPID reports whether EtherType et opens a VLAN tag: 0x8100
+// (802.1Q), 0x88A8 (802.1ad) or 0x9100, the TPID of the QinQ switches that
+// predate 802.1ad, which Wireshark and layers.Parser decode as a tag too.
+// Parse skips up to two such tags, in any order.
+func IsVLANTPID(et uint16) bool {
+	return et == EtherTypeVLAN || et == EtherTypeQinQ || et == EtherTypeQinQ9100
+}
 
 // Codepoints are the configurable UDP ports by which the parser recognises
 // signal packets. The zero value means the defaults of wire.md.
@@ -165,7 +174,7 @@ func Parse(frame []byte, m *Meta, cp *Codepoints) {
 	}
 	et := binary.BigEndian.Uint16(frame[12:])
 	off := 14
-	for i := 0; i < 2 && (et == EtherTypeVLAN || et == EtherTypeQinQ); i++ {
+	for i := 0; i < 2 && IsVLANTPID(et); i++ {
 		if len(frame) < off+4 {
 			m.Kind = KindMalformed
 			return

@@ -4,14 +4,18 @@ package device
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	glayers "github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/layers"
 )
@@ -272,6 +276,125 @@ func TestIPv6LengthBoth(t *testing.T) {
 		}
 		if got := err != nil; got != tc.malformed {
 			t.Errorf("%s: layers error %v, want an error %v", tc.name, err, tc.malformed)
+		}
+	}
+}
+
+// TestParseVLANTable runs one table of frames through the core's
+// classifier (Parse) and through layers.Parser: the golden frames of
+// layers/testdata/vlan9100.pcap (PFC, a RoCEv2 CNP over IPv4 and a BTS
+// behind one or two tags, 0x9100 among them), each with every tag's TPID
+// set to each of 0x8100, 0x88A8 and 0x9100 in turn, and with the outer
+// one set to 0x9200, which is no tag. Both must find the same tags (the
+// outer one's VID and PCP), the same EtherType and offset behind them,
+// and the same signal or RoCEv2 QP: a TPID one of them accepts and the
+// other does not fails here. Parse skipped no 0x9100 tag, calling every
+// such frame KindOther.
+func TestParseVLANTable(t *testing.T) {
+	f, err := os.Open("../layers/testdata/vlan9100.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := Codepoints{}.WithDefaults()
+	lp := layers.NewParser()
+	tpids := []uint16{EtherTypeVLAN, EtherTypeQinQ, EtherTypeQinQ9100}
+	n, n9100 := 0, 0
+	for i := 1; ; i++ {
+		golden, _, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		if err := lp.Decode(golden); err != nil || lp.Dot1Q.NTags == 0 {
+			t.Fatalf("frame %d: layers: %v, %d tags", i, err, lp.Dot1Q.NTags)
+		}
+		ntags := lp.Dot1Q.NTags
+		// The kind the frame's payload is, whatever its tags.
+		var want Kind
+		switch {
+		case lp.Has(layers.LayerTypePFC):
+			want = KindPFC
+		case lp.Has(layers.LayerTypeBTS):
+			want = KindBTS
+		case lp.Has(layers.LayerTypeBTH):
+			want = KindData
+		default:
+			t.Fatalf("frame %d: decoded %v", i, lp.Decoded)
+		}
+		// Every assignment of the three TPIDs to the frame's tags, then
+		// 0x9200 outside.
+		var variants [][]uint16
+		var walk func(prefix []uint16)
+		walk = func(prefix []uint16) {
+			if len(prefix) == ntags {
+				variants = append(variants, append([]uint16(nil), prefix...))
+				return
+			}
+			for _, tp := range tpids {
+				walk(append(prefix, tp))
+			}
+		}
+		walk(nil)
+		variants = append(variants, []uint16{0x9200})
+		for _, v := range variants {
+			frame := append([]byte(nil), golden...)
+			for k, tp := range v {
+				binary.BigEndian.PutUint16(frame[12+4*k:], tp)
+			}
+			name := fmt.Sprintf("frame %d TPIDs %04x", i, v)
+			n++
+			if slices.Contains(v, EtherTypeQinQ9100) {
+				n9100++
+			}
+			var m Meta
+			Parse(frame, &m, &cp)
+			lerr := lp.Decode(frame)
+			if v[0] == 0x9200 {
+				if m.Kind != KindOther || m.Tagged || lp.Has(glayers.LayerTypeDot1Q) || lerr != nil {
+					t.Errorf("%s: no tag: device %v tagged %v, layers %v %v", name, m.Kind, m.Tagged, lp.Decoded, lerr)
+				}
+				continue
+			}
+			if lerr != nil {
+				t.Errorf("%s: layers: %v", name, lerr)
+				continue
+			}
+			if m.Kind != want || m.Kind == KindData && (!m.HasQP || m.QP != lp.BTH.DestQP || !lp.Has(layers.LayerTypeBTH)) {
+				t.Errorf("%s: device %v (qp %v %#x), want %v; layers %v", name, m.Kind, m.HasQP, m.QP, want, lp.Decoded)
+			}
+			if lp.Dot1Q.NTags != ntags || !m.Tagged {
+				t.Errorf("%s: layers %d tags, device tagged %v", name, lp.Dot1Q.NTags, m.Tagged)
+				continue
+			}
+			for k, tag := range lp.Dot1Q.Tags[:ntags] {
+				if uint16(tag.TPID) != v[k] {
+					t.Errorf("%s: layers tag %d TPID %#04x", name, k, uint16(tag.TPID))
+				}
+			}
+			outer := lp.Dot1Q.Tags[0]
+			if m.VID != outer.ID || m.PCP != outer.Priority {
+				t.Errorf("%s: outer tag: device VID %d PCP %d, layers %d %d", name, m.VID, m.PCP, outer.ID, outer.Priority)
+			}
+			if m.EtherType != uint16(lp.Dot1Q.Type) || m.L3 != len(frame)-len(lp.Dot1Q.Payload) {
+				t.Errorf("%s: behind the tags: device EtherType %#04x at %d, layers %#04x at %d", name, m.EtherType, m.L3,
+					uint16(lp.Dot1Q.Type), len(frame)-len(lp.Dot1Q.Payload))
+			}
+			if m.IP() && (m.DstPort != uint16(lp.UDP.DstPort) || m.Payload != len(frame)-len(lp.UDP.Payload)) {
+				t.Errorf("%s: UDP: device port %d payload at %d, layers %d at %d", name, m.DstPort, m.Payload,
+					lp.UDP.DstPort, len(frame)-len(lp.UDP.Payload))
+			}
+		}
+	}
+	if n < 30 || n9100 < 15 {
+		t.Fatalf("%d frames, %d with a 0x9100 tag", n, n9100)
+	}
+	for et := range 1 << 16 {
+		if IsVLANTPID(uint16(et)) != layers.IsVLANTPID(glayers.EthernetType(et)) {
+			t.Errorf("EtherType %#04x: device.IsVLANTPID %v, layers'", et, IsVLANTPID(uint16(et)))
 		}
 	}
 }

@@ -609,8 +609,9 @@ func TestQuantaNSNoOverflow(t *testing.T) {
 
 // TestQinQTags: a frame with two VLAN tags has both, outer first, in
 // eth.vlan and eth.pcp; Wireshark's vlan.id and vlan.priority are its
-// 802.1Q (0x8100) tags, so an 802.1ad S-tag (0x88A8) is left out of them,
-// as tshark leaves it to ieee8021ad.
+// 802.1Q (0x8100) tags and those of the pre-802.1ad QinQ TPID 0x9100, so
+// an 802.1ad S-tag (0x88A8) is left out of them, as tshark leaves it to
+// ieee8021ad (tshark 4.0 on these frames: layers/testdata/vlan9100.pcap).
 func TestQinQTags(t *testing.T) {
 	cnp := "45c0003c00000000401165ef0a0000010a000002 c00012b700280000 8100ffff400000d200000000 00000000000000000000000000000000 5c763923"
 	for _, tc := range []struct {
@@ -620,6 +621,10 @@ func TestQinQTags(t *testing.T) {
 		{"8100 8100", "020000000002 020000000001 8100 6005 8100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{5, 6}},
 		{"88a8 8100", "020000000002 020000000001 88a8 6005 8100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{6}},
 		{"8100", "020000000002 020000000001 8100 e064 0800 " + cnp, []uint64{100}, []uint64{7}, []uint64{100}},
+		{"9100", "020000000002 020000000001 9100 a00a 0800 " + cnp, []uint64{10}, []uint64{5}, []uint64{10}},
+		{"9100 8100", "020000000002 020000000001 9100 6005 8100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{5, 6}},
+		{"8100 9100", "020000000002 020000000001 8100 6005 9100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{5, 6}},
+		{"88a8 9100", "020000000002 020000000001 88a8 6005 9100 2006 0800 " + cnp, []uint64{5, 6}, []uint64{3, 1}, []uint64{6}},
 	} {
 		f := decodeFrame(mustHex(t, tc.hex), 0, 100e9)
 		f.Len = f.CapLen

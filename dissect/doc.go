@@ -39,6 +39,9 @@
 // Wireshark 4.0's names for the fields both tools decode (infiniband.bth.*,
 // macc.*, ipv6.*, udp.srcport, eth.addr, ...) are known to LookupField and
 // LookupProto as well; WiresharkNames lists them and what they stand for.
+// eth.vlan and eth.pcp are every tag's (TPID 0x8100, 0x88A8 or 0x9100);
+// Wireshark's vlan, vlan.id and vlan.priority are, as tshark's, the tags
+// of TPID 0x8100 and 0x9100 (an 802.1ad S-tag is its ieee8021ad).
 //
 // Byte values render as colon-separated hex (12:b7:...), as tshark does.
 // PAUSE and PFC quanta (Field.Quanta) show their duration at the frame's

@@ -76,8 +76,8 @@ var extraFields = []struct {
 	{"bth", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.BTH.Payload) })}},
 	{"udp", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.UDP.Payload) })}},
 	// Every VLAN tag's, outer first (QinQ has two).
-	{"eth", &Field{Short: "vlan", get: vlanTags(0, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })}},
-	{"eth", &Field{Short: "pcp", get: vlanTags(0, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })}},
+	{"eth", &Field{Short: "vlan", get: vlanTags(false, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })}},
+	{"eth", &Field{Short: "pcp", get: vlanTags(false, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })}},
 }
 
 // ExtraFields returns the names of the fields known to filters and -T
@@ -260,20 +260,28 @@ func QuantaNS(quanta uint64, bps uint64) uint64 {
 }
 
 // vlanTags is the getter of a VLAN tag field: v of each tag of the frame,
-// outer first, or of the tags whose TPID is tpid when it is not 0
-// (Wireshark's vlan.* are the 0x8100 tags; an 802.1ad S-tag is its
-// ieee8021ad).
-func vlanTags(tpid glayers.EthernetType, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Value) []Value {
+// outer first, or, when ws is set, of the tags Wireshark decodes as vlan
+// (wsVLAN).
+func vlanTags(ws bool, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Value) []Value {
 	return func(f *Frame, dst []Value) []Value {
 		p := f.P
 		if !p.Has(glayers.LayerTypeDot1Q) {
 			return dst
 		}
 		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
-			if t := &p.Dot1Q.Tags[i]; tpid == 0 || t.TPID == tpid {
+			if t := &p.Dot1Q.Tags[i]; !ws || wsVLAN(t.TPID) {
 				dst = append(dst, u(v(t)))
 			}
 		}
 		return dst
 	}
+}
+
+// wsVLAN reports whether Wireshark 4.0 decodes a tag of TPID tpid as vlan
+// (vlan.id, vlan.priority, count(vlan)): an 802.1Q tag (0x8100) or a tag
+// of the pre-802.1ad QinQ TPID 0x9100 (its vlan.qinq_ethertype
+// preference, 0x9100 by default). An 802.1ad S-tag (0x88A8) is its
+// ieee8021ad.
+func wsVLAN(tpid glayers.EthernetType) bool {
+	return tpid == glayers.EthernetTypeDot1Q || tpid == layers.EthernetTypeQinQ9100
 }

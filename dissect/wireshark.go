@@ -181,12 +181,13 @@ func init() {
 
 	// Ethernet and 802.1Q.
 	own(byProto["eth"], union("addr", KindMAC, "eth.dst", "eth.src")) // header order, as tshark prints them
-	// vlan.* are the 802.1Q (0x8100) tags, outer first: a QinQ frame of two
-	// has two values, as tshark gives them.
+	// vlan.* are the tags Wireshark decodes as 802.1Q (wsVLAN: TPID 0x8100
+	// or 0x9100), outer first: a QinQ frame of two has two values, as
+	// tshark gives them.
 	vlan := &Proto{Name: "vlan", present: func(f *Frame) bool {
 		p := f.P
 		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
-			if p.Has(glayers.LayerTypeDot1Q) && p.Dot1Q.Tags[i].TPID == glayers.EthernetTypeDot1Q {
+			if p.Has(glayers.LayerTypeDot1Q) && wsVLAN(p.Dot1Q.Tags[i].TPID) {
 				return true
 			}
 		}
@@ -194,8 +195,8 @@ func init() {
 	}}
 	wsByProto["vlan"] = vlan
 	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
-	own(vlan, &Field{Short: "id", get: vlanTags(glayers.EthernetTypeDot1Q, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })},
-		&Field{Short: "priority", get: vlanTags(glayers.EthernetTypeDot1Q, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })})
+	own(vlan, &Field{Short: "id", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })},
+		&Field{Short: "priority", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })})
 	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"]}
 
 	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are

@@ -32,7 +32,7 @@
 //	frame.interface_name > "port0"      text in order, and in set ranges {"port0".."port1"}
 //	frame.time_delta < -0.5             times are signed
 //	any udp.port == 4791                quantifiers: any, all (all ip.addr in {10.0.0.0/8})
-//	count(vlan) == 2                    count() of a protocol: one per 802.1Q tag
+//	count(vlan) == 2                    count() of a protocol: one per tag of TPID 0x8100 or 0x9100
 //	ip.addr !== 10.0.0.1                any_ne (also ~=); === is all_eq
 //	udp.srcport == udp.dstport          a field against another
 //	count(fgcredit.dst) >= 2            functions: count() and len()

@@ -630,7 +630,8 @@ func values(o *operand, fr *dissect.Frame, dst []dissect.Value, buf []byte) ([]d
 }
 
 // protoCount appends to dst the number of times protocol pr occurs in fr,
-// for count(PROTO): a VLAN tag (vlan) once per 802.1Q tag, any other
+// for count(PROTO): a VLAN tag (vlan) once per tag tshark calls vlan
+// (TPID 0x8100 or 0x9100, as vlan.id counts them), any other
 // protocol once when present; nothing when absent, as tshark.
 func protoCount(pr *dissect.Proto, fr *dissect.Frame, dst []dissect.Value) []dissect.Value {
 	if !pr.Present(fr) {

@@ -37,6 +37,12 @@
 // layers. A 0x88B5 frame with another magic is not ours and decodes as a
 // payload.
 //
+// VLAN tags decode as Dot1Q layers, one per tag, for the three TPIDs
+// switches send (IsVLANTPID): 0x8100, 0x88A8 and 0x9100, the pre-802.1ad
+// QinQ TPID, which gopacket does not know and the package registers with
+// it (EthernetTypeQinQ9100) as Wireshark decodes it by default. Parser
+// records each tag of a frame, outer first, with its TPID (Dot1Q.Tags).
+//
 // The BTH owns the extension headers its opcode implies (RETH, AETH,
 // immediate data, DETH, the CNP body): it decodes them into its fields and
 // writes them on serialize, so a RoCEv2 packet serializes as Ethernet, IP,

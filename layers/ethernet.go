@@ -39,10 +39,27 @@ func (e *Ethernet) NextLayerType() gopacket.LayerType {
 	return e.Ethernet.NextLayerType()
 }
 
+// EthernetTypeQinQ9100 is TPID 0x9100, the VLAN tag of the "QinQ" switches
+// that predate 802.1ad (which took 0x88A8), still sent by many. Wireshark
+// decodes it as an 802.1Q tag (its vlan.qinq_ethertype preference, 0x9100
+// by default); this package registers it with gopacket as gopacket
+// registers 0x88A8, so it decodes as a Dot1Q layer wherever a frame is read
+// (Ethernet, Linux cooked captures, behind another tag).
+const EthernetTypeQinQ9100 layers.EthernetType = 0x9100
+
+// IsVLANTPID reports whether EtherType et opens a VLAN tag that this
+// package decodes as a Dot1Q layer: 0x8100 (802.1Q), 0x88A8 (802.1ad) or
+// 0x9100 (the pre-802.1ad QinQ TPID).
+func IsVLANTPID(et layers.EthernetType) bool {
+	return et == layers.EthernetTypeDot1Q || et == layers.EthernetTypeQinQ || et == EthernetTypeQinQ9100
+}
+
 // Dot1Q is gopacket's 802.1Q layer with the next-layer choice of Ethernet,
 // so a VLAN-tagged PAUSE, PFC, BFC or Floodgate frame skips the
-// demultiplexing layer too. Its layer type is layers.LayerTypeDot1Q; every
-// field and method of layers.Dot1Q is promoted. Parser uses it.
+// demultiplexing layer too. It decodes a tag of any TPID IsVLANTPID
+// names (0x8100, 0x88A8, 0x9100), stacked in any order. Its layer type is
+// layers.LayerTypeDot1Q; every field and method of layers.Dot1Q is
+// promoted. Parser uses it.
 type Dot1Q struct {
 	layers.Dot1Q
 	// Tags are the frame's VLAN tags, outer first (QinQ stacks them; the
@@ -53,9 +70,9 @@ type Dot1Q struct {
 	NTags int
 }
 
-// VLANTag is one 802.1Q (or 802.1ad) tag of a frame.
+// VLANTag is one VLAN tag of a frame: 802.1Q, 802.1ad or pre-802.1ad QinQ.
 type VLANTag struct {
-	TPID     layers.EthernetType // 0x8100, 0x88A8, ... (the EtherType before the tag)
+	TPID     layers.EthernetType // 0x8100, 0x88A8, 0x9100 (the EtherType before the tag)
 	Priority uint8
 	DEI      bool
 	ID       uint16

@@ -402,7 +402,7 @@ func warningsOf(l gopacket.Layer) Warnings {
 	return 0
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/golden.pcap from the golden frames")
+var update = flag.Bool("update", false, "rewrite testdata/golden.pcap and testdata/vlan9100.pcap from the golden frames")
 
 // TestGoldenPcap keeps testdata/golden.pcap, the golden frames of this file
 // in order (one per format, as wire.md writes them), for tools that read

@@ -17,8 +17,8 @@ const (
 	DefaultPostcardPort = 1022
 )
 
-// Every gopacket hook of this package, in one place: the EtherTypes and
-// the UDP ports at their defaults.
+// Every gopacket hook of this package, in one place: the EtherTypes (ours,
+// and the VLAN TPID 0x9100) and the UDP ports at their defaults.
 func init() {
 	layers.EthernetTypeMetadata[EthernetTypeMACControl] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeMACControl), Name: "MACControl", LayerType: LayerTypeMACControl}
@@ -26,6 +26,11 @@ func init() {
 		DecodeWith: gopacket.DecodeFunc(decodeCIM), Name: "CIM", LayerType: LayerTypeCIM}
 	layers.EthernetTypeMetadata[EthernetTypeFCExp] = layers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeFCExp), Name: "FCExp", LayerType: LayerTypeFCExp}
+	// TPID 0x9100 is a VLAN tag, as gopacket has 0x88A8 and Wireshark
+	// decodes it (vlan.qinq_ethertype): gopacket left it unknown, and the
+	// frame's payload with it.
+	layers.EthernetTypeMetadata[EthernetTypeQinQ9100] = layers.EnumMetadata{
+		DecodeWith: layers.LayerTypeDot1Q, Name: "Dot1Q", LayerType: layers.LayerTypeDot1Q}
 	// An atomic IPv6 fragment (RFC 6946) holds the whole packet: decode on
 	// behind it, where gopacket's decoder leaves every fragment a Fragment.
 	gopacket.OverrideLayerType(int(layers.LayerTypeIPv6Fragment), gopacket.LayerTypeMetadata{

@@ -80,10 +80,17 @@ func genFrames(t testing.TB) []genFrame {
 		}
 		return MACControlDst
 	}
+	tagged := 0
 	macStack := func(g *genFrame, l gopacket.SerializableLayer) []byte {
 		eth := ethFor(dst(g), EthernetTypeMACControl)
 		if rng.IntN(8) == 0 { // VLAN-tagged
 			eth.EthernetType = layers.EthernetTypeDot1Q
+			if tagged++; tagged%2 == 0 {
+				// Every other tag of TPID 0x9100, the pre-802.1ad QinQ
+				// TPID, which tshark decodes as vlan too (drawing
+				// nothing from rng, so the other frames stay the same).
+				eth.EthernetType = EthernetTypeQinQ9100
+			}
 			return serialize(t, optsFix, eth, &layers.Dot1Q{Priority: uint8(rng.IntN(8)), VLANIdentifier: uint16(rng.IntN(4095)),
 				Type: EthernetTypeMACControl}, l)
 		}
@@ -415,6 +422,9 @@ func TestTsharkDifferential(t *testing.T) {
 			seen[fmt.Sprintf("pkey %#x", b.PKey)] = true
 		} else {
 			seen[fmt.Sprintf("%s wrong dst %v vlan %v", g.kind, g.wrongDst, p.Has(layers.LayerTypeDot1Q))] = true
+			if p.Has(layers.LayerTypeDot1Q) {
+				seen[fmt.Sprintf("%s tpid %#04x", g.kind, uint16(p.Dot1Q.Tags[0].TPID))] = true
+			}
 			if g.kind == "pfc" && p.PFC.EnableVector > 0xff {
 				seen["pfc high octet true"] = true
 			}
@@ -453,7 +463,7 @@ func TestTsharkDifferential(t *testing.T) {
 	missing = append(missing, "padcnt 0", "padcnt 1", "padcnt 2", "padcnt 3", "ipv6 false", "ipv6 true", "bad icrc true",
 		"fecn true becn false", "fecn false becn true", "fecn true becn true", "pkey 0xffff", "pkey 0x7fff", "pkey 0x0",
 		"pause wrong dst true vlan false", "pause wrong dst false vlan true", "pfc wrong dst true vlan false", "pfc wrong dst false vlan true",
-		"pfc high octet true")
+		"pfc high octet true", "pause tpid 0x8100", "pause tpid 0x9100", "pfc tpid 0x8100", "pfc tpid 0x9100")
 	for _, m := range missing {
 		if !seen[m] {
 			t.Errorf("the generated frames do not cover %q", m)

@@ -4,6 +4,7 @@ package live
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/opensfc/sfc/conformance"
+	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/liveio"
 	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/version"
@@ -228,7 +230,7 @@ func scanInput(c *conformance.Case, input string, maxFrame func(port int, tagged
 			return nil, unusablef("%s: frame %d is cut to %d of %d octets", input, fr.Number, len(fr.Data), fr.Len)
 		}
 		if maxFrame != nil {
-			tagged := len(fr.Data) >= 14 && (fr.Data[12] == 0x81 && fr.Data[13] == 0x00 || fr.Data[12] == 0x88 && fr.Data[13] == 0xa8)
+			tagged := len(fr.Data) >= 14 && device.IsVLANTPID(binary.BigEndian.Uint16(fr.Data[12:]))
 			if m := maxFrame(port, tagged); m > 0 && len(fr.Data) > m {
 				return nil, unusablef("%s: frame %d has %d octets, more than the MTU of port %s's interface lets through (%d): raise its MTU (ip link set DEV mtu 9000)", input, fr.Number, len(fr.Data), c.PortName(port), m)
 			}
