@@ -1035,10 +1035,20 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 	}
 }
 
+// MaxInterfaces bounds the interfaces of one pcapng capture (every
+// section's together): what a reader and sfcdump keep per interface
+// (names, speeds, how -w writes it; a few hundred octets) then stays
+// bounded whatever the capture. Real captures have a handful; mergecap
+// of a hundred files, a thousand.
+const MaxInterfaces = 1 << 16
+
 // ngInterface adds the interface an interface description block describes.
 func (r *Reader) ngInterface(body []byte) error {
 	if len(body) < 8 {
 		return fmt.Errorf("pcapng interface description: length %d", len(body)+12)
+	}
+	if len(r.ifaces) >= MaxInterfaces {
+		return fmt.Errorf("pcapng interface description: more than %d interfaces in the capture (pcapio.MaxInterfaces)", MaxInterfaces)
 	}
 	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
 		section: r.sections - 1, id: len(r.ifaces) - r.secBase, fcslen: -1}

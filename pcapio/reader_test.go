@@ -1001,3 +1001,37 @@ func TestDirection(t *testing.T) {
 		t.Errorf("directions %v, want [1 2 0]", got)
 	}
 }
+
+// TestMaxInterfaces: a capture of MaxInterfaces interfaces reads; one
+// more interface block is an error naming the limit, after the frames
+// before it, so what a reader (and sfcdump) keeps per interface stays
+// bounded whatever the capture.
+func TestMaxInterfaces(t *testing.T) {
+	var b bytes.Buffer
+	w, err := NewWriter(&b, "i0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < MaxInterfaces; i++ {
+		if _, err := w.AddInterface(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Write(MaxInterfaces-1, time.Unix(1, 0), frameData(1, 60), 60); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	g := readAllNext(b.Bytes(), nil)
+	if g.open != nil || g.err != nil || len(g.frames) != 1 || len(g.ifaces) != MaxInterfaces {
+		t.Fatalf("%d interfaces: open %v, %d frames, end %v", MaxInterfaces, g.open, len(g.frames), g.err)
+	}
+	if _, err := w.AddInterface("one too many"); err != nil {
+		t.Fatal(err)
+	}
+	w.Write(0, time.Unix(2, 0), frameData(2, 60), 60)
+	w.Flush()
+	g = readAllNext(b.Bytes(), nil)
+	if len(g.frames) != 1 || g.err == nil || !strings.Contains(g.err.Error(), "after frame 1 (the last good one): pcapng interface description: more than 65536 interfaces") {
+		t.Errorf("%d interfaces: %d frames, end %v", MaxInterfaces+1, len(g.frames), g.err)
+	}
+}

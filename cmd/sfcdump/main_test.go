@@ -461,3 +461,36 @@ func TestBatchStack(t *testing.T) {
 		t.Fatal("pop did not get the batch pushed while it waited")
 	}
 }
+
+// TestReadWriteInterfaceOrder: -w adds a source's interfaces in order,
+// each once, whichever frame first names one (a frame on the last
+// interface first, then the first): each frame keeps its interface id and
+// name, and an interface with no frame before the last one is written too.
+func TestReadWriteInterfaceOrder(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
+	order := []int{3, 0, 2, 3, 0}
+	writeCapture(t, in, []string{"a", "b", "c", "d"}, len(order), func(i int) (int, time.Time, []byte, int) {
+		return order[i], time.Unix(int64(i+1), 0), make([]byte, 60), 60
+	})
+	if _, errs, code := sfcdump(t, "read", "-q", "-w", out, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := pcapio.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i, want := range order {
+		fr, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Interface != want || r.Interface(want).Name != "abcd"[want:want+1] {
+			t.Errorf("frame %d: interface %d %q, want %d", i+1, fr.Interface, r.Interface(fr.Interface).Name, want)
+		}
+	}
+	if r.NInterfaces() != 4 {
+		t.Errorf("%d interfaces written, want 4", r.NInterfaces())
+	}
+}

@@ -210,6 +210,7 @@ type printer struct {
 	outAtomic *atomicfile.File // nil for -w -
 	out       *pcapio.Writer
 	outIface  map[[2]int]int
+	outNext   map[int]int // by source index: its interfaces added so far
 	// outStats are the inputs' interface statistics, by the same key as
 	// outIface, written to -w at its end for the interfaces it has.
 	outStats []keptStats
@@ -615,13 +616,12 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 	id, ok := pr.outIface[key]
 	if !ok {
 		if pr.outIface == nil {
-			pr.outIface = map[[2]int]int{}
+			pr.outIface, pr.outNext = map[[2]int]int{}, map[int]int{}
 		}
-		for i := 0; i <= fr.Interface; i++ {
+		// The source's interfaces are added in order, each once: from
+		// the first not added yet (a loop from 0 was quadratic in them).
+		for i := pr.outNext[src.index]; i <= fr.Interface; i++ {
 			k := [2]int{src.index, i}
-			if _, ok := pr.outIface[k]; ok {
-				continue
-			}
 			var err error
 			// The input's interface as it describes itself (link type,
 			// snap length, resolution, FCS length, comment...), with the
@@ -637,6 +637,7 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 			if err != nil {
 				return fmt.Errorf("-w %s: %w", pr.outPath, err)
 			}
+			pr.outNext[src.index] = i + 1
 		}
 		id = pr.outIface[key]
 	}
