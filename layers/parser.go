@@ -208,11 +208,13 @@ const (
 	// type of older pcap files (libpcap writes LINKTYPE_RAW, 101, for it;
 	// Wireshark reads 12 as raw IP too).
 	linkRawDLT layers.LinkType = 12
+	// linkRawOpenBSD is OpenBSD's DLT_RAW (14), raw IP too (tshark).
+	linkRawOpenBSD layers.LinkType = 14
 )
 
 // DecodeLink decodes one frame of link type lt: Ethernet (1) as Decode
 // does, a Linux cooked capture (SLL 113, SLL2 276: what `tcpdump -i any`
-// writes), or a raw IP packet (101 or 12 by its version nibble, 228
+// writes), or a raw IP packet (101, 12 or 14 by its version nibble, 228
 // IPv4, 229 IPv6). Another link type is an error. The layers after the link header
 // are decoded as behind Ethernet.
 func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
@@ -225,7 +227,7 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 		dlp, first = &p.dlpSLL, layers.LayerTypeLinuxSLL
 	case linkSLL2:
 		dlp, first = &p.dlpSLL2, layers.LayerTypeLinuxSLL2
-	case layers.LinkTypeRaw, linkRawDLT, linkIPv4, linkIPv6:
+	case layers.LinkTypeRaw, linkRawDLT, linkRawOpenBSD, linkIPv4, linkIPv6:
 		v := uint8(0)
 		if len(frame) > 0 {
 			v = frame[0] >> 4

@@ -153,7 +153,7 @@ func TestNoTimestamp(t *testing.T) {
 // classic pcap and pcapng, each frame naming its interface's link type;
 // others are refused up front.
 func TestLinkTypes(t *testing.T) {
-	for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeRawDLT, LinkTypeIPv4, LinkTypeIPv6} {
+	for _, lt := range []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeRawDLT, LinkTypeRawOpenBSD, LinkTypeIPv4, LinkTypeIPv6} {
 		var b bytes.Buffer
 		pw := pcapgo.NewWriter(&b)
 		pw.WriteFileHeader(65535, lt)

@@ -39,15 +39,19 @@ const (
 	// LinkTypeRawDLT is DLT_RAW's number on most systems (12), the link
 	// type of some older pcap files: raw IP, as LINKTYPE_RAW (101).
 	LinkTypeRawDLT layers.LinkType = 12
+	// LinkTypeRawOpenBSD is OpenBSD's DLT_RAW (14), which its pcap files
+	// carry as their link type: raw IP as well (tshark reads it so).
+	LinkTypeRawOpenBSD layers.LinkType = 14
 )
 
 // SupportedLink reports whether frames of link type lt can be read and
 // decoded: Ethernet (1), Linux cooked captures SLL (113) and SLL2 (276),
-// what `tcpdump -i any` writes, and raw IP (101 and DLT_RAW's 12, with
-// IPv4 228 and IPv6 229). layers.Parser.DecodeLink decodes each.
+// what `tcpdump -i any` writes, and raw IP (101, DLT_RAW's 12 and
+// OpenBSD's 14, with IPv4 228 and IPv6 229). layers.Parser.DecodeLink
+// decodes each.
 func SupportedLink(lt layers.LinkType) bool {
 	switch lt {
-	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeRawDLT, LinkTypeIPv4, LinkTypeIPv6:
+	case layers.LinkTypeEthernet, layers.LinkTypeLinuxSLL, LinkTypeLinuxSLL2, layers.LinkTypeRaw, LinkTypeRawDLT, LinkTypeRawOpenBSD, LinkTypeIPv4, LinkTypeIPv6:
 		return true
 	}
 	return false

@@ -40,7 +40,7 @@ func incastSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		if *flows < 1 || *flows > 64 {
 			return nil, fmt.Errorf("%w: --flows %d: want 1..64", ErrUsage, *flows)
 		}
-		if *load <= 0 || *load > 1 {
+		if !(*load > 0 && *load <= 1) { // NaN too
 			return nil, fmt.Errorf("%w: --load %g: want (0, 1]", ErrUsage, *load)
 		}
 		size := int(g.size.v)

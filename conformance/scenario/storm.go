@@ -26,7 +26,7 @@ func stormSetup(fs *flag.FlagSet, g *common) func() (*Vector, error) {
 		if s < 1 || s > 64 {
 			return nil, fmt.Errorf("%w: --senders %d: want 1..64", ErrUsage, s)
 		}
-		if *load <= 0 || *load > 1 {
+		if !(*load > 0 && *load <= 1) { // NaN too
 			return nil, fmt.Errorf("%w: --load %g: want (0, 1]", ErrUsage, *load)
 		}
 		ps, err := parseQuanta(*pauses)
