@@ -46,6 +46,9 @@ func newCaptureCmd() *cobra.Command {
 pcapgo.EthernetHandle (no cgo, no libpcap; needs CAP_NET_RAW, usually root)
 and prints every frame as read does, with the same options: -Y, -V, -x, -T,
 -e, -w (the frames that match, as pcapng), --decode-as, --link-speed.
+Pause quanta convert to time at the interface's speed as the kernel reports
+it (/sys/class/net/IFACE/speed, what ethtool shows), which -w records as
+if_speed; --speed overrides it, and 100G is assumed where none is known.
 
 It stops after -c frames, after --duration, or on Ctrl-C (SIGINT), SIGTERM
 or SIGHUP (the terminal closed), and flushes everything first: the -w file,
@@ -133,7 +136,10 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 		stop()
 	}()
 
-	src := &source{name: iface, ifName: func(int) string { return iface }, ifOut: func(int) pcapio.Interface {
+	// The interface's own speed (as ethtool reports it) converts pause
+	// quanta and is written to -w as if_speed, unless --speed gives one.
+	speed := ifaceSpeed(iface)
+	src := &source{name: iface, ifName: func(int) string { return iface }, ifSpeed: func(int) uint64 { return speed }, ifOut: func(int) pcapio.Interface {
 		return pcapio.Interface{SnapLen: uint32(snaplen)} // Ethernet
 	}}
 	var fr pcapio.Frame

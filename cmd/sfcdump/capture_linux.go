@@ -5,6 +5,10 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/gopacket/gopacket/pcapgo"
 	"golang.org/x/net/bpf"
@@ -56,4 +60,26 @@ func openEthernet(iface string, promisc bool, snaplen int) (liveHandle, error) {
 		}
 	}
 	return h, nil
+}
+
+// sysNet is where Linux describes network interfaces (a variable for
+// tests).
+var sysNet = "/sys/class/net"
+
+// ifaceSpeed returns the speed of interface iface in bit/s as the kernel
+// reports it (/sys/class/net/IFACE/speed, in Mb/s), or 0 when it does not
+// know (a loopback, a link that is down: the file is unreadable or -1).
+func ifaceSpeed(iface string) uint64 {
+	if iface == "" || strings.ContainsAny(iface, "/\x00") || iface == "." || iface == ".." {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(sysNet, iface, "speed"))
+	if err != nil {
+		return 0
+	}
+	mbps, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil || mbps == 0 {
+		return 0
+	}
+	return mbps * 1e6
 }

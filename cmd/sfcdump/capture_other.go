@@ -14,3 +14,6 @@ import (
 func openEthernet(iface string, _ bool, _ int) (liveHandle, error) {
 	return nil, fmt.Errorf("capture -i %s: live capture needs Linux (AF_PACKET); this is %s", iface, runtime.GOOS)
 }
+
+// ifaceSpeed: no interface speed is known where capture is not.
+func ifaceSpeed(string) uint64 { return 0 }

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/opensfc/sfc/pcapio"
 	"github.com/opensfc/sfc/sample"
 )
 
@@ -105,6 +106,15 @@ func TestCaptureLive(t *testing.T) {
 	}
 	defer func() { openLive = saved }()
 
+	// The speed the kernel gives the interface: /sys shows the test's own
+	// namespace, not nsB, so a made-up one says 25G.
+	fakeSys := t.TempDir()
+	os.MkdirAll(filepath.Join(fakeSys, "sfcb"), 0o755)
+	os.WriteFile(filepath.Join(fakeSys, "sfcb", "speed"), []byte("25000\n"), 0o644)
+	savedSys := sysNet
+	sysNet = fakeSys
+	defer func() { sysNet = savedSys }()
+
 	frames := sample.Frames()
 	// The kernel may send its own frames (IPv6 neighbour discovery) on the
 	// new link: keep only the frames the test sends.
@@ -136,7 +146,7 @@ func TestCaptureLive(t *testing.T) {
 	}
 	// Every frame decodes as it does from the sample capture: compare the
 	// summaries without frame numbers and times.
-	want, _, _ := sfcdump(t, "read", "../../pcaps/sample.pcapng")
+	want, _, _ := sfcdump(t, "read", "--speed", "25G", "../../pcaps/sample.pcapng") // pauses at the interface's 25G
 	summaries := func(s string, skip int) []string {
 		var out []string
 		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
@@ -154,6 +164,31 @@ func TestCaptureLive(t *testing.T) {
 	back, errs, code := sfcdump(t, "read", out)
 	if code != 0 || errs != "" || strings.Join(summaries(back, 3), "\n") != strings.Join(exp, "\n") || !strings.Contains(back, " sfcb ") {
 		t.Errorf("saved capture (exit %d, %q):\n%s", code, errs, back)
+	}
+	// ... on an interface of the speed the kernel reports, recorded as
+	// its if_speed.
+	if r, err := pcapio.Open(out); err != nil || r.Interface(0).Speed != 25e9 {
+		t.Errorf("saved capture: %v, interface %+v; want if_speed 25G", err, r.Interface(0))
+	}
+}
+
+// TestIfaceSpeed: an interface's speed is what /sys/class/net says in
+// Mb/s; unknown (0) when the file is missing, says -1 (a link down) or
+// is not a number, or the name could leave the directory.
+func TestIfaceSpeed(t *testing.T) {
+	dir := t.TempDir()
+	saved := sysNet
+	sysNet = dir
+	defer func() { sysNet = saved }()
+	for name, v := range map[string]string{"eth0": "100000\n", "eth1": "-1\n", "eth2": "fast", "eth3": "25000"} {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		os.WriteFile(filepath.Join(dir, name, "speed"), []byte(v), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "speed"), []byte("1000"), 0o644)
+	for name, want := range map[string]uint64{"eth0": 100e9, "eth1": 0, "eth2": 0, "eth3": 25e9, "nosuch": 0, ".": 0, "../" + filepath.Base(dir): 0} {
+		if got := ifaceSpeed(name); got != want {
+			t.Errorf("%q: %d, want %d", name, got, want)
+		}
 	}
 }
 

@@ -107,11 +107,17 @@ func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 			return l, fmt.Errorf("--%s %s: %w", spec.flag, dissect.Escape(s), err)
 		}
 		if !named {
+			if l.all != 0 {
+				return l, fmt.Errorf("--%s %s: a speed for every interface is given twice", spec.flag, dissect.Escape(s))
+			}
 			l.all = bps
 			continue
 		}
 		if iface == "" {
 			return l, fmt.Errorf("--%s %s: no interface before '='", spec.flag, dissect.Escape(s))
+		}
+		if _, twice := l.byName[iface]; twice {
+			return l, fmt.Errorf("--%s %s: interface %s is given a speed twice", spec.flag, dissect.Escape(s), dissect.Escape(iface))
 		}
 		if l.byName == nil {
 			l.byName, l.flagOf, l.used = map[string]uint64{}, map[string]string{}, map[string]bool{}
@@ -184,6 +190,11 @@ func applyDecodeAs(specs []string) error {
 		lt, ok := decodeAsProtos[strings.ToLower(strings.TrimSpace(proto))]
 		if !ok {
 			return fmt.Errorf("--decode-as %s: unknown protocol %q (bts, postcard, cim, bth or roce)", s, proto)
+		}
+		for _, r := range regs {
+			if r.port == uint16(n) && r.lt != lt {
+				return fmt.Errorf("--decode-as %s: UDP port %d is given two protocols", s, n)
+			}
 		}
 		regs = append(regs, reg{uint16(n), lt})
 	}

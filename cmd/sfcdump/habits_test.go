@@ -341,6 +341,13 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"stats", "--link-speed", "-25G", sampleCap}, "--link-speed -25G"},
 		{[]string{"stats", "--link-speed", "InfG", sampleCap}, "--link-speed InfG"},
 		{[]string{"read", "--speed", "0", sampleCap}, "--speed 0"},
+		{[]string{"read", "-w", "-", "-V", sampleCap}, "-V has no effect: -w - writes the capture to standard output"},
+		{[]string{"read", "-w", filepath.Join(t.TempDir(), "o.pcapng"), "-T", "json", sampleCap}, "-T json has no effect: -w prints no frames unless -P is given"},
+		{[]string{"read", "-q", "-x", sampleCap}, "-x has no effect: -q prints no frames"},
+		{[]string{"read", "-q", "-T", "fields", "-e", "frame.number", sampleCap}, "-T fields has no effect"},
+		{[]string{"read", "--speed", "0=1G", "--speed", "0=2G", sampleCap}, "--speed 0=2G: interface 0 is given a speed twice"},
+		{[]string{"stats", "--speed", "1G", "--link-speed", "2G", sampleCap}, "--link-speed 2G: a speed for every interface is given twice"},
+		{[]string{"read", "--decode-as", "udp.port==9999:bts", "--decode-as", "udp.port==9999:cim", sampleCap}, "UDP port 9999 is given two protocols"},
 		{[]string{"stats", "--speed", "x=", sampleCap}, "--speed x="},
 		{[]string{"read", "--speed", "e\x1b[7m=NaNG", sampleCap}, "--speed e\\x1b[7m=NaNG"},
 	} {

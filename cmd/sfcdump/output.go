@@ -250,6 +250,25 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	if o.quiet && o.print {
 		return nil, usagef("-q prints no frames: -P cannot print them")
 	}
+	// A flag that says how frames are printed, when none will be: a
+	// usage error, not silently nothing (as -P with -w - is).
+	if o.quiet || o.write != "" && !o.print {
+		why := "-q prints no frames"
+		switch {
+		case o.write == "-" && !o.quiet:
+			why = "-w - writes the capture to standard output, where no frame can be printed too"
+		case !o.quiet:
+			why = "-w prints no frames unless -P is given"
+		}
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{o.verbose, "-V"}, {o.hex, "-x"}, {o.format != "text", "-T " + o.format}, {len(o.fields) > 0, "-e"}, {len(o.fieldsStyle) > 0, "-E"}} {
+			if f.set {
+				return nil, usagef("%s has no effect: %s", dissect.Escape(f.name), why)
+			}
+		}
+	}
 	if o.filter != "" {
 		f, err := filter.Compile(o.filter)
 		if err != nil {
