@@ -41,6 +41,9 @@ func (e *SyntaxError) Error() string {
 // (dissect.Escape), and the caret under the token as that escaped line
 // shows it (a UTF-8 letter one cell, an escaped byte as many as its
 // escape).
+//
+// A line longer than the terminal is cut to caretWindow octets each side
+// of the token, the cuts marked "…": a 40 KB filter is not echoed whole.
 func (e *SyntaxError) Caret() string {
 	pos := min(max(e.Pos, 0), len(e.Expr))
 	start := strings.LastIndexByte(e.Expr[:pos], '\n') + 1
@@ -48,9 +51,26 @@ func (e *SyntaxError) Caret() string {
 	if j := strings.IndexByte(e.Expr[pos:], '\n'); j >= 0 {
 		end = pos + j
 	}
-	cells := utf8.RuneCountInString(dissect.Escape(e.Expr[start:pos]))
-	return dissect.Escape(e.Expr[start:end]) + "\n" + strings.Repeat(" ", cells) + "^"
+	pre, post := "", ""
+	if pos-start > caretWindow {
+		start, pre = pos-caretWindow, "…"
+		for start < pos && !utf8.RuneStart(e.Expr[start]) {
+			start++
+		}
+	}
+	if end-pos > caretWindow {
+		end, post = pos+caretWindow, "…"
+		for end > pos && !utf8.RuneStart(e.Expr[end]) {
+			end--
+		}
+	}
+	cells := utf8.RuneCountInString(pre + dissect.Escape(e.Expr[start:pos]))
+	return pre + dissect.Escape(e.Expr[start:end]) + post + "\n" + strings.Repeat(" ", cells) + "^"
 }
+
+// caretWindow is how much of a long line Caret shows each side of the
+// token, in octets of the filter.
+const caretWindow = 60
 
 // Filter is a compiled display filter.
 type Filter struct {

@@ -522,6 +522,14 @@ func TestCaretUnderTheToken(t *testing.T) {
 		{"bts.origin == \"é\" && ün", "bts.origin == \"é\" && ün\n                     ^", `unexpected character 'ü'`},
 		{"bts.origin == \"\x1b[31mq\" && bad\x1b[2J", "bts.origin == \"\\x1b[31mq\" && bad\\x1b[2J\n                                ^", `'\x1b'`},
 		{"pfc\n&& bad", "&& bad\n   ^", `unknown field or protocol "bad"`},
+		// A long line is cut 60 octets each side of the token.
+		{strings.Repeat("bts && ", 100) + "nosuch" + strings.Repeat(" && bts", 100),
+			"…" + strings.Repeat("bts && ", 9)[3:] + "nosuch" + strings.Repeat(" && bts", 9)[:60-6] + "…\n" + strings.Repeat(" ", 61) + "^",
+			`unknown field or protocol "nosuch"`},
+		{strings.Repeat("(", 300) + "bts" + strings.Repeat(")", 300),
+			"…" + strings.Repeat("(", 104) + "bts" + strings.Repeat(")", 13) + "…\n" + strings.Repeat(" ", 61) + "^", "nests deeper than 256 levels"},
+		// ... at a letter's first octet, the caret as many cells on.
+		{`frame.comment == "` + strings.Repeat("é", 41) + `" && bad`, "…" + strings.Repeat("é", 27) + `" && bad` + "\n" + strings.Repeat(" ", 33) + "^", `"bad"`},
 	} {
 		_, err := filter.Compile(c.expr)
 		var se *filter.SyntaxError
