@@ -64,10 +64,18 @@ const (
 	RoCEv2Port          = 4791
 )
 
+// MaxVLANTags is how many VLAN tags Parse skips, as many as layers.Parser
+// decodes (layers.MaxVLANTags, Wireshark's limit): a frame with yet
+// another tag behind them is KindOther, its EtherType that tag's TPID, as
+// layers.Parser leaves the rest undecoded. It was 2, while layers.Parser
+// decoded any number: a frame with three tags was data to one and KindOther
+// to the other.
+const MaxVLANTags = 20
+
 // IsVLANTPID reports whether EtherType et opens a VLAN tag: 0x8100
 // (802.1Q), 0x88A8 (802.1ad) or 0x9100, the TPID of the QinQ switches that
 // predate 802.1ad, which Wireshark and layers.Parser decode as a tag too.
-// Parse skips up to two such tags, in any order.
+// Parse skips up to MaxVLANTags such tags, in any order.
 func IsVLANTPID(et uint16) bool {
 	return et == EtherTypeVLAN || et == EtherTypeQinQ || et == EtherTypeQinQ9100
 }
@@ -99,9 +107,10 @@ func (c Codepoints) WithDefaults() Codepoints {
 }
 
 // Meta is what the core learns about a frame by parsing its headers by
-// hand (Ethernet, one or two VLAN tags, IPv4 or IPv6, the L4 ports, the
-// RoCEv2 DestQP). Offsets are from the start of the frame; an offset is 0
-// when the header is absent.
+// hand (Ethernet, up to MaxVLANTags VLAN tags, IPv4 and an AH or IPv6
+// and its extension headers, the L4 ports, the RoCEv2 DestQP). Offsets
+// are from the start of the frame; an offset is 0 when the header is
+// absent.
 type Meta struct {
 	Kind      Kind
 	EtherType uint16 // after any VLAN tags
@@ -114,7 +123,7 @@ type Meta struct {
 	DSCP      uint8
 	ECN       uint8
 	TTL       uint8
-	Proto     uint8 // IP protocol (after IPv6 extension headers)
+	Proto     uint8 // IP protocol (after IPv6 extension headers or an IPv4 AH; 50 for ESP)
 	IPLen     int   // IP packet length by its header (may exceed the captured frame)
 	L4        int   // offset of the L4 header, 0 when absent or cut
 	SrcPort   uint16
@@ -174,7 +183,7 @@ func Parse(frame []byte, m *Meta, cp *Codepoints) {
 	}
 	et := binary.BigEndian.Uint16(frame[12:])
 	off := 14
-	for i := 0; i < 2 && IsVLANTPID(et); i++ {
+	for i := 0; i < MaxVLANTags && IsVLANTPID(et); i++ {
 		if len(frame) < off+4 {
 			m.Kind = KindMalformed
 			return
@@ -280,9 +289,52 @@ func parseIPv4(b []byte, off int, m *Meta) {
 	// Fragments after the first carry no L4 header.
 	frag := binary.BigEndian.Uint16(b[off+6:])
 	m.Fragment = frag&0x3fff != 0
-	if frag&0x1fff == 0 {
-		m.L4 = off + ihl
+	if frag&0x1fff != 0 {
+		return
 	}
+	l4 := off + ihl
+	if m.Proto == 51 {
+		var ok bool
+		if l4, ok = skipIPv4AH(b, off, l4, m); !ok {
+			if !m.Fragment {
+				m.Kind = KindMalformed
+			}
+			return
+		}
+	}
+	if m.Proto != 50 { // ESP: the rest is encrypted
+		m.L4 = l4
+	}
+}
+
+// skipIPv4AH walks the AH (RFC 4302) at l4 of the IPv4 packet at off, as
+// layers.Parser does (layers.IPSecAH): its length counts 4-octet units,
+// less 2, at least 12 octets. m.Proto becomes the protocol behind it, as
+// behind an IPv6 AH (an AH behind it is walked too), and l4 the offset of
+// that protocol's header. ok is false, m.Proto the AH's 51, for an AH cut
+// short or running past the packet (its total length, or the frame), and
+// for a UDP header behind it that the total length cuts: layers.Parser's
+// errors, a malformed frame (a first fragment excepted, which
+// layers.Parser does not decode past IPv4).
+func skipIPv4AH(b []byte, off, l4 int, m *Meta) (int, bool) {
+	end := len(b)
+	if m.IPLen != 0 && off+m.IPLen < end {
+		end = off + m.IPLen // Ethernet padding follows
+	}
+	for m.Proto == 51 { // each AH takes 12 octets or more: the walk ends
+		if end < l4+12 {
+			return 0, false
+		}
+		n := (int(b[l4+1]) + 2) * 4
+		if n < 12 || end < l4+n {
+			return 0, false
+		}
+		m.Proto, l4 = b[l4], l4+n
+	}
+	if m.Proto == 17 && m.IPLen != 0 && off+m.IPLen-l4 < 8 {
+		return 0, false // the ports would be read from the padding
+	}
+	return l4, true
 }
 
 func parseIPv6(b []byte, off int, m *Meta) {

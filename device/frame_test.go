@@ -27,7 +27,75 @@ import (
 // and signal behind every chain, and that neither treats a fragment or ESP
 // as RoCEv2 or a signal: a header format change must reach both.
 func TestParseIPv6ExtTable(t *testing.T) {
-	f, err := os.Open("../layers/testdata/ipv6ext/frames.txt")
+	checkFrameTable(t, "../layers/testdata/ipv6ext/frames.txt", 6, 18)
+}
+
+// TestParseIPv4AHTable is TestParseIPv6ExtTable for IPv4 with an IPsec AH
+// or ESP header (layers/testdata/ipv4ah/frames.txt): RoCEv2, BTS,
+// postcard and CIM behind an AH are classified as layers.Parser decodes
+// them, TCP behind one has its ports, ESP and a fragment are neither
+// RoCEv2 nor a signal. Before, Parse took the AH for the L4 header
+// (protocol 51, KindData) and layers.Parser stopped at it. Each frame cut
+// inside its AH, or with an AH length under 12 octets or past the packet,
+// is malformed to both.
+func TestParseIPv4AHTable(t *testing.T) {
+	const path = "../layers/testdata/ipv4ah/frames.txt"
+	checkFrameTable(t, path, 4, 12)
+	cp := Codepoints{}.WithDefaults()
+	lp := layers.NewParser()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ahAt = 14 + 20
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		w := strings.Fields(line)
+		frame, _ := hex.DecodeString(w[5])
+		if frame[12] != 0x08 || frame[14+9] != 51 || w[4] == "frag" {
+			continue
+		}
+		ahLen := (int(frame[ahAt+1]) + 2) * 4
+		var bad [][]byte
+		// (A capture cut behind the AH, in the UDP header, is a layers
+		// error and data to Parse, as without an AH: Parse reads what the
+		// capture kept.)
+		for cut := ahAt; cut < ahAt+ahLen; cut++ {
+			bad = append(bad, frame[:cut:cut])
+		}
+		for _, l := range []byte{0, 200} {
+			b := append([]byte(nil), frame...)
+			b[ahAt+1] = l
+			bad = append(bad, b)
+		}
+		if frame[ahAt] == 17 {
+			// A total length that ends in the UDP header behind the AH:
+			// the rest is padding.
+			b := append([]byte(nil), frame...)
+			binary.BigEndian.PutUint16(b[14+2:], uint16(20+ahLen+4))
+			bad = append(bad, b)
+		}
+		for _, b := range bad {
+			n++
+			var m Meta
+			Parse(b, &m, &cp)
+			lerr := lp.Decode(b)
+			if m.Kind != KindMalformed || lerr == nil {
+				t.Errorf("%s, %d octets, AH length %d: device %v, layers %v", w[0], len(b), b[ahAt+1], m.Kind, lerr)
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("%d broken frames", n)
+	}
+}
+
+// checkFrameTable runs the table of golden frames at path (name proto
+// sport dport kind hex; at least min of IP version v) through Parse and
+// layers.Parser.
+func checkFrameTable(t *testing.T, path string, v uint8, min int) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +117,8 @@ func TestParseIPv6ExtTable(t *testing.T) {
 		n++
 		var m Meta
 		Parse(frame, &m, &cp)
-		if m.IPVersion != 6 || int(m.Proto) != proto {
-			t.Errorf("%s: Parse: IPv%d proto %d, want 6, %d", name, m.IPVersion, m.Proto, proto)
+		if m.IPVersion != v || int(m.Proto) != proto {
+			t.Errorf("%s: Parse: IPv%d proto %d, want %d, %d", name, m.IPVersion, m.Proto, v, proto)
 		}
 		if w[2] != "-" && (strconv.Itoa(int(m.SrcPort)) != w[2] || strconv.Itoa(int(m.DstPort)) != w[3]) {
 			t.Errorf("%s: Parse: ports %d > %d, want %s > %s", name, m.SrcPort, m.DstPort, w[2], w[3])
@@ -73,6 +141,11 @@ func TestParseIPv6ExtTable(t *testing.T) {
 			t.Fatalf("%s: layers: %v", name, err)
 		}
 		lproto, _ := lp.IPProtocol()
+		if v == 4 && kind == "frag" {
+			// layers decodes no IPv4 fragment past its header; Parse
+			// walks a first fragment's AH for the ports.
+			lproto = m.Proto
+		}
 		if lproto != m.Proto {
 			t.Errorf("%s: proto: layers %d, device %d", name, lproto, m.Proto)
 		}
@@ -94,8 +167,8 @@ func TestParseIPv6ExtTable(t *testing.T) {
 			t.Errorf("%s: UDP payload at %d, layers at %d", name, m.Payload, len(frame)-len(lp.UDP.Payload))
 		}
 	}
-	if n < 18 {
-		t.Fatalf("%d frames", n)
+	if n < min {
+		t.Fatalf("%s: %d frames", path, n)
 	}
 }
 
@@ -289,8 +362,16 @@ func TestIPv6LengthBoth(t *testing.T) {
 // outer one's VID and PCP), the same EtherType and offset behind them,
 // and the same signal or RoCEv2 QP: a TPID one of them accepts and the
 // other does not fails here. Parse skipped no 0x9100 tag, calling every
-// such frame KindOther.
+// such frame KindOther. Each frame is also stacked with more outer tags,
+// to 3, 4 and MaxVLANTags tags, which both decode, and to one more, which
+// neither decodes past its MaxVLANTags tags (KindOther; a payload behind
+// the tags in layers). Parse skipped two tags while layers.Parser decoded
+// any number: a frame of three tags was KindOther to one and PFC, RoCEv2
+// or a BTS to the other.
 func TestParseVLANTable(t *testing.T) {
+	if MaxVLANTags != layers.MaxVLANTags {
+		t.Fatalf("device.MaxVLANTags %d, layers.MaxVLANTags %d", MaxVLANTags, layers.MaxVLANTags)
+	}
 	f, err := os.Open("../layers/testdata/vlan9100.pcap")
 	if err != nil {
 		t.Fatal(err)
@@ -340,11 +421,38 @@ func TestParseVLANTable(t *testing.T) {
 		}
 		walk(nil)
 		variants = append(variants, []uint16{0x9200})
+		type variant struct {
+			frame []byte
+			v     []uint16 // every tag's TPID, outer first
+		}
+		var frames []variant
 		for _, v := range variants {
 			frame := append([]byte(nil), golden...)
 			for k, tp := range v {
 				binary.BigEndian.PutUint16(frame[12+4*k:], tp)
 			}
+			frames = append(frames, variant{frame, v})
+		}
+		// More tags, outer ones added (VID 200, 201, ..., the three TPIDs
+		// in turn).
+		for _, total := range []int{3, 4, MaxVLANTags, MaxVLANTags + 1} {
+			if total <= ntags {
+				continue
+			}
+			frame := append([]byte(nil), golden[:12]...)
+			var v []uint16
+			for k := range total - ntags {
+				frame = binary.BigEndian.AppendUint16(frame, tpids[k%3])
+				frame = binary.BigEndian.AppendUint16(frame, uint16(k%8)<<13|uint16(200+k))
+				v = append(v, tpids[k%3])
+			}
+			for k := range ntags {
+				v = append(v, binary.BigEndian.Uint16(golden[12+4*k:]))
+			}
+			frames = append(frames, variant{append(frame, golden[12:]...), v})
+		}
+		for _, fv := range frames {
+			frame, v := fv.frame, fv.v
 			name := fmt.Sprintf("frame %d TPIDs %04x", i, v)
 			n++
 			if slices.Contains(v, EtherTypeQinQ9100) {
@@ -363,14 +471,22 @@ func TestParseVLANTable(t *testing.T) {
 				t.Errorf("%s: layers: %v", name, lerr)
 				continue
 			}
-			if m.Kind != want || m.Kind == KindData && (!m.HasQP || m.QP != lp.BTH.DestQP || !lp.Has(layers.LayerTypeBTH)) {
-				t.Errorf("%s: device %v (qp %v %#x), want %v; layers %v", name, m.Kind, m.HasQP, m.QP, want, lp.Decoded)
+			wantKind, wantTags := want, len(v)
+			if len(v) > MaxVLANTags {
+				// Beyond the limit: neither decodes what the tags carry.
+				wantKind, wantTags = KindOther, MaxVLANTags
+				if last := lp.Decoded[len(lp.Decoded)-1]; last != gopacket.LayerTypePayload || lp.Has(glayers.LayerTypeIPv4) {
+					t.Errorf("%s: layers decoded %v behind %d tags", name, lp.Decoded, MaxVLANTags)
+				}
 			}
-			if lp.Dot1Q.NTags != ntags || !m.Tagged {
-				t.Errorf("%s: layers %d tags, device tagged %v", name, lp.Dot1Q.NTags, m.Tagged)
+			if m.Kind != wantKind || m.Kind == KindData && (!m.HasQP || m.QP != lp.BTH.DestQP || !lp.Has(layers.LayerTypeBTH)) {
+				t.Errorf("%s: device %v (qp %v %#x), want %v; layers %v", name, m.Kind, m.HasQP, m.QP, wantKind, lp.Decoded)
+			}
+			if lp.Dot1Q.NTags != wantTags || !m.Tagged {
+				t.Errorf("%s: layers %d tags, want %d; device tagged %v", name, lp.Dot1Q.NTags, wantTags, m.Tagged)
 				continue
 			}
-			for k, tag := range lp.Dot1Q.Tags[:ntags] {
+			for k, tag := range lp.Dot1Q.Tags[:wantTags] {
 				if uint16(tag.TPID) != v[k] {
 					t.Errorf("%s: layers tag %d TPID %#04x", name, k, uint16(tag.TPID))
 				}
@@ -389,7 +505,7 @@ func TestParseVLANTable(t *testing.T) {
 			}
 		}
 	}
-	if n < 30 || n9100 < 15 {
+	if n < 40 || n9100 < 15 {
 		t.Fatalf("%d frames, %d with a 0x9100 tag", n, n9100)
 	}
 	for et := range 1 << 16 {

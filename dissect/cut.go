@@ -166,4 +166,9 @@ func initFieldEnds() {
 	set(layers.LayerTypeFGPause, map[string]int{"fgpause.version": 4, "fgpause.family": 5, "fgpause.count": 8})
 	set(layers.LayerTypeCIM, map[string]int{"cim.version": 1, "cim.add": 1, "cim.ext": 1, "cim.da": 7, "cim.sa": 13,
 		"cim.vid": 15, "cim.msdu_len": 17})
+	// An IPv4 AH or ESP cut short keeps the fields it holds whole
+	// (layers.IPSecAH.Partial); the ICV needs the whole header.
+	set(glayers.LayerTypeIPSecAH, map[string]int{"ah.next_header": 1, "ah.length": 2, "ah.spi": 8, "ah.sequence": 12,
+		"ah.icv": 1 << 30})
+	set(glayers.LayerTypeIPSecESP, map[string]int{"esp.spi": 4, "esp.sequence": 8})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/internal/tsharktest"
@@ -505,6 +506,9 @@ func TestCutOffsetEveryOctet(t *testing.T) {
 		w := strings.Fields(line)
 		all = append(all, named{"ipv6ext " + w[0], mustHex(t, w[5])})
 	}
+	for _, fr := range readTable(t, ah4Table) {
+		all = append(all, named{"ipv4ah " + fr.name, fr.data})
+	}
 	// The fixed header of each of our protocols: a cut inside it is a cut
 	// of that layer even when the frame ends there, from the octet that
 	// names the protocol on (a MAC Control opcode of one octet is
@@ -515,6 +519,7 @@ func TestCutOffsetEveryOctet(t *testing.T) {
 		layers.LayerTypePause: {2, 4}, layers.LayerTypePFC: {2, 20}, layers.LayerTypeBTH: {1, 16}, layers.LayerTypeBTS: {1, 16},
 		layers.LayerTypePostcard: {1, 36}, layers.LayerTypeCIM: {1, 17}, layers.LayerTypeBFC: {4, 12},
 		layers.LayerTypeFGCredit: {4, 8}, layers.LayerTypeFGPause: {4, 8},
+		glayers.LayerTypeIPSecAH: {1, 12}, glayers.LayerTypeIPSecESP: {1, 8},
 	}
 	protos := 0
 	for _, fr := range all {

@@ -13,9 +13,13 @@
 //
 // Besides wire.md's protocols the registry has sll (a Linux cooked capture
 // header), eth (src, dst, type), ip (version, src, dst, dscp, ecn, ttl,
-// proto: the upper-layer protocol, behind any IPv6 extension headers; IPv4
-// and IPv6 alike), ipv6ext (the IPv6 extension headers, one entry per
-// header) and udp (sport, dport), so filters can name the outer headers.
+// proto: IPv4's protocol field, 51 for an AH, as tshark's; for IPv6 the
+// upper-layer protocol, behind any extension headers), ipv6ext (the IPv6
+// extension headers, one entry per header), ah and esp (an IPsec AH or
+// ESP header, IPv4's or among IPv6's extension headers, by Wireshark's
+// names: ah.next_header, ah.length, ah.spi, ah.sequence, ah.icv, esp.spi,
+// esp.sequence) and udp (sport, dport), so filters can name the outer
+// headers.
 // pause.pause_ns and pfc.pause_ns_c0..c7 give the pause time at the
 // frame's link speed. A frame cut short (CutOf) leaves out the fields past
 // the cut: null in JSON. Floodgate entries
@@ -40,8 +44,9 @@
 // macc.*, ipv6.*, udp.srcport, eth.addr, ...) are known to LookupField and
 // LookupProto as well; WiresharkNames lists them and what they stand for.
 // eth.vlan and eth.pcp are every tag's (TPID 0x8100, 0x88A8 or 0x9100);
-// Wireshark's vlan, vlan.id and vlan.priority are, as tshark's, the tags
-// of TPID 0x8100 and 0x9100 (an 802.1ad S-tag is its ieee8021ad).
+// Wireshark's vlan, vlan.id, vlan.priority and vlan.etype (the EtherType
+// after the tag) are, as tshark's, the tags of TPID 0x8100 and 0x9100 (an
+// 802.1ad S-tag is its ieee8021ad).
 //
 // Byte values render as colon-separated hex (12:b7:...), as tshark does.
 // PAUSE and PFC quanta (Field.Quanta) show their duration at the frame's

@@ -155,6 +155,8 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 		return "fgpause", p.FGPause.Warnings
 	case layers.LayerTypeIPv6Ext:
 		return "ipv6ext", p.IPv6Ext.Warnings
+	case glayers.LayerTypeIPSecESP:
+		return "esp", p.ESP.Warnings
 	case glayers.LayerTypeIPv4:
 		if lengthLies(f, decIPv4) {
 			return "ip", layers.WarnLength
@@ -275,6 +277,22 @@ func vlanTags(ws bool, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Va
 		}
 		return dst
 	}
+}
+
+// vlanEtype is the getter of vlan.etype: the EtherType after each tag
+// Wireshark decodes as vlan (wsVLAN), outer first, when it is one (over
+// 1500: tshark calls 1500 or less vlan.len, an 802.3 length).
+func vlanEtype(f *Frame, dst []Value) []Value {
+	p := f.P
+	if !p.Has(glayers.LayerTypeDot1Q) {
+		return dst
+	}
+	for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+		if t := &p.Dot1Q.Tags[i]; wsVLAN(t.TPID) && t.Type > 1500 {
+			dst = append(dst, u(uint64(t.Type)))
+		}
+	}
+	return dst
 }
 
 // wsVLAN reports whether Wireshark 4.0 decodes a tag of TPID tpid as vlan

@@ -283,6 +283,17 @@ func flowField(short string, k Kind, get func(fl layers.Flow) (Value, bool)) *Fi
 
 func isIPv4(p *layers.Parser) bool { return p.Has(glayers.LayerTypeIPv4) }
 
+// ipProto is ip.proto: IPv4's Protocol field, as tshark's ip.proto (51
+// for an AH: the protocol behind it is ah.next_header), or for IPv6 the
+// upper-layer protocol behind the extension headers (Parser.IPProtocol).
+func ipProto(p *layers.Parser) uint8 {
+	if isIPv4(p) {
+		return uint8(p.IPv4.Protocol)
+	}
+	proto, _ := p.IPProtocol()
+	return proto
+}
+
 // Protos is the registry, in the order protocols appear in a frame.
 var Protos = []*Proto{
 	{Name: "sll", present: func(f *Frame) bool {
@@ -332,13 +343,13 @@ var Protos = []*Proto{
 			}
 			return u(uint64(p.IPv6.HopLimit))
 		})},
-		// The upper-layer protocol: for IPv6, behind the extension headers.
-		{Short: "proto", get: one(func(p *layers.Parser) Value {
-			proto, _ := p.IPProtocol()
-			return u(uint64(proto))
-		})},
+		// IPv4's Protocol field (51 for an AH, as tshark's ip.proto);
+		// for IPv6 the upper-layer protocol, behind the extension headers.
+		{Short: "proto", get: one(func(p *layers.Parser) Value { return u(uint64(ipProto(p))) })},
 	}},
 	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields()},
+	{Name: "ah", present: hasAH, Fields: ahFields()},
+	{Name: "esp", present: hasESP, Fields: espFields()},
 	{Name: "udp", present: has(glayers.LayerTypeUDP), Fields: []*Field{
 		{Short: "sport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.SrcPort)) })},
 		{Short: "dport", get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.DstPort)) })},
@@ -557,6 +568,103 @@ func ipv6ExtFields() []*Field {
 		{Short: "ah_seq", get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
 		{Short: "esp_spi", Hex: true, get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
 		{Short: "esp_seq", get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+	}
+}
+
+// ipv6ExtHeader returns the first IPv6 extension header of code typ that
+// the frame's chain holds whole, or nil. (A chain that failed was walked
+// when it was given octets: its N headers before the fault are whole.)
+func ipv6ExtHeader(p *layers.Parser, typ uint8) *layers.IPv6ExtHeader {
+	if !p.Has(layers.LayerTypeIPv6Ext) && (p.Failed != layers.LayerTypeIPv6Ext || p.FailedLen == 0) {
+		return nil
+	}
+	for i := range p.IPv6Ext.N {
+		if h := &p.IPv6Ext.Headers[i]; h.Type == typ {
+			return h
+		}
+	}
+	return nil
+}
+
+var hasIPv4AH, hasIPv4ESP = has(glayers.LayerTypeIPSecAH), has(glayers.LayerTypeIPSecESP)
+
+// hasAH is the ah protocol's present function: an IPv4 AH (layers.IPSecAH,
+// decoded or cut), or an AH among the IPv6 extension headers, as
+// Wireshark's ah is either.
+func hasAH(f *Frame) bool { return hasIPv4AH(f) || ipv6ExtHeader(f.P, layers.IPv6AH) != nil }
+
+// hasESP is esp's: an IPv4 (or AH's) ESP header, or one ending the IPv6
+// extension headers.
+func hasESP(f *Frame) bool { return hasIPv4ESP(f) || ipv6ExtHeader(f.P, layers.IPv6ESP) != nil }
+
+// ahFields are the AH's (RFC 4302), by Wireshark's names: the next header,
+// the length field as on the wire (4-octet units, less 2), the SPI, the
+// sequence number and the ICV. An IPv4 AH's, else the first AH of the
+// IPv6 extension headers (ipv6ext.ah_spi and ipv6ext.ah_seq name its SPI
+// and sequence number too).
+func ahFields() []*Field {
+	// get returns the IPv4 AH's value, else the IPv6 one's (ok false:
+	// none).
+	get := func(v4 func(a *layers.IPSecAH) (Value, bool), v6 func(p *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool)) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			var v Value
+			ok := false
+			if hasIPv4AH(f) {
+				v, ok = v4(&f.P.AH)
+			} else if h := ipv6ExtHeader(f.P, layers.IPv6AH); h != nil {
+				v, ok = v6(f.P, h)
+			}
+			if ok {
+				dst = append(dst, v)
+			}
+			return dst
+		}
+	}
+	return []*Field{
+		{Short: "next_header", get: get(func(a *layers.IPSecAH) (Value, bool) { return u(uint64(a.NextHeader)), true },
+			func(_ *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.NextHeader)), true })},
+		{Short: "length", get: get(func(a *layers.IPSecAH) (Value, bool) { return u(uint64(a.HeaderLength)), true },
+			func(_ *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Length/4 - 2)), true })},
+		{Short: "spi", Hex: true, get: get(func(a *layers.IPSecAH) (Value, bool) { return u(uint64(a.SPI)), true },
+			func(_ *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
+		{Short: "sequence", get: get(func(a *layers.IPSecAH) (Value, bool) { return u(uint64(a.Seq)), true },
+			func(_ *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+		// The ICV: absent when the header is not whole (an IPv6 chain's
+		// octets are known when it decoded to its end).
+		{Short: "icv", Kind: KindBytes, get: get(func(a *layers.IPSecAH) (Value, bool) {
+			return bytesV(a.AuthenticationData), a.ActualLength >= 12 && len(a.AuthenticationData) == a.ActualLength-12
+		}, func(p *layers.Parser, h *layers.IPv6ExtHeader) (Value, bool) {
+			c := p.IPv6Ext.Contents
+			if !p.Has(layers.LayerTypeIPv6Ext) || h.Length < 12 || h.Offset+h.Length > len(c) {
+				return Value{}, false
+			}
+			return bytesV(c[h.Offset+12 : h.Offset+h.Length]), true
+		})},
+	}
+}
+
+// espFields are the ESP header's (RFC 4303), by Wireshark's names: the
+// SPI and the sequence number (what follows is encrypted).
+func espFields() []*Field {
+	get := func(v4 func(e *layers.IPSecESP) (Value, bool), v6 func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			if hasIPv4ESP(f) {
+				if v, ok := v4(&f.P.ESP); ok {
+					dst = append(dst, v)
+				}
+				return dst
+			}
+			if h := ipv6ExtHeader(f.P, layers.IPv6ESP); h != nil {
+				dst = append(dst, v6(h))
+			}
+			return dst
+		}
+	}
+	return []*Field{
+		{Short: "spi", Hex: true, get: get(func(e *layers.IPSecESP) (Value, bool) { return u(uint64(e.SPI)), true },
+			func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SPI)) })},
+		{Short: "sequence", get: get(func(e *layers.IPSecESP) (Value, bool) { return u(uint64(e.Seq)), true },
+			func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Seq)) })},
 	}
 }
 

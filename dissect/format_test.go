@@ -44,7 +44,15 @@ func TestFastFormatters(t *testing.T) {
 func TestPresenceOf(t *testing.T) {
 	p := layers.NewParser()
 	n := 0
-	for _, fr := range append(sample.Frames(), sample.Malformed()...) {
+	frames := append(sample.Frames(), sample.Malformed()...)
+	// IPv4 AH and ESP, IPv6 extension headers (AH, ESP among them): ah
+	// and esp have rules of their own.
+	for _, path := range []string{ah4Table, "../layers/testdata/ipv6ext/frames.txt"} {
+		for _, fr := range readTable(t, path) {
+			frames = append(frames, sample.Frame{Name: fr.name, Data: fr.data})
+		}
+	}
+	for _, fr := range frames {
 		for cut := len(fr.Data); cut >= 0; cut-- {
 			f := &Frame{P: p}
 			f.Err = p.Decode(fr.Data[:cut])

@@ -138,7 +138,6 @@ func jsonIPv4(dst []byte, f *Frame) ([]byte, bool) {
 	if !p.Has(glayers.LayerTypeIPv4) || len(p.IPv4.SrcIP) != 4 || len(p.IPv4.DstIP) != 4 {
 		return dst, false
 	}
-	proto, _ := p.IPProtocol()
 	v := &p.IPv4
 	dst = append(dst, `"version":4,"src":"`...)
 	dst = appendIPv4(dst, v.SrcIP)
@@ -151,7 +150,7 @@ func jsonIPv4(dst []byte, f *Frame) ([]byte, bool) {
 	dst = append(dst, `,"ttl":`...)
 	dst = AppendUint(dst, uint64(v.TTL))
 	dst = append(dst, `,"proto":`...)
-	return AppendUint(dst, uint64(proto)), true
+	return AppendUint(dst, uint64(v.Protocol)), true // ipProto
 }
 
 func jsonUDP(dst []byte, f *Frame) ([]byte, bool) {
@@ -409,11 +408,10 @@ func hdrKeyOf(f *Frame) (k hdrKey, ok bool) {
 	if len(e.SrcMAC) != 6 || len(e.DstMAC) != 6 || !p.Has(glayers.LayerTypeIPv4) || len(v.SrcIP) != 4 || len(v.DstIP) != 4 {
 		return k, false
 	}
-	proto, _ := p.IPProtocol()
 	copy(k[0:6], e.SrcMAC)
 	copy(k[6:12], e.DstMAC)
 	k[12], k[13] = byte(e.EthernetType>>8), byte(e.EthernetType)
-	k[14], k[15], k[16] = v.TOS, v.TTL, byte(proto)
+	k[14], k[15], k[16] = v.TOS, v.TTL, byte(v.Protocol)
 	copy(k[17:21], v.SrcIP)
 	copy(k[21:25], v.DstIP)
 	u := &p.UDP

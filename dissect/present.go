@@ -45,6 +45,8 @@ const (
 	decFGPause
 	decIPv6Ext
 	decSLL // Linux cooked capture, v1 or v2
+	decAH  // an IPv4 AH (layers.IPSecAH)
+	decESP // an IPv4 ESP header (layers.IPSecESP)
 )
 
 // decBit returns the mask bit of layer type t, 0 for the others. Layer
@@ -65,6 +67,7 @@ var decBits = func() (tab [2048]uint32) {
 		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
 		layers.LayerTypeFGPause: decFGPause, layers.LayerTypeIPv6Ext: decIPv6Ext,
 		glayers.LayerTypeLinuxSLL: decSLL, glayers.LayerTypeLinuxSLL2: decSLL,
+		glayers.LayerTypeIPSecAH: decAH, glayers.LayerTypeIPSecESP: decESP,
 	} {
 		if uint(lt) >= uint(len(tab)) {
 			panic("dissect: layer type past the table")
@@ -97,12 +100,14 @@ func warningsOf(p *layers.Parser, bit uint32) layers.Warnings {
 		return p.FGPause.Warnings
 	case decIPv6Ext:
 		return p.IPv6Ext.Warnings
+	case decESP:
+		return p.ESP.Warnings
 	}
 	return 0
 }
 
 // decWarn are the layers that have warnings.
-const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext
+const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext | decESP
 
 // presenceRule is how PresenceOf decides one protocol: the same test as
 // its present function (fields.go), on the mask.
@@ -121,6 +126,8 @@ const (
 	ruleCNP          // BTH decoded (or failed after it) and its CNP body decoded
 	ruleFlow         // quoteFlow: a BTS, a postcard, or a CIM with a flow
 	ruleSLL          // a Linux cooked capture header, v1 or v2
+	ruleAH           // hasAH: an IPv4 AH, or one in the IPv6 extension headers
+	ruleESP          // hasESP: the same for ESP
 )
 
 // presenceRules[i] is the rule of Protos[i] (ruleCall for a protocol added
@@ -133,7 +140,8 @@ var presenceRules = func() []presenceRule {
 		"postcard": layers.LayerTypePostcard, "bfc": layers.LayerTypeBFC, "fgcredit": layers.LayerTypeFGCredit,
 		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext,
 	}
-	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow, "sll": ruleSLL}
+	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow, "sll": ruleSLL,
+		"ah": ruleAH, "esp": ruleESP}
 	rs := make([]presenceRule, len(Protos))
 	for i, p := range Protos {
 		if lt, ok := layerOf[p.Name]; ok {
@@ -151,9 +159,9 @@ var presenceRules = func() []presenceRule {
 // presenceMasks are presenceRules as masks of Presence, so that PresenceOf
 // tests each decoded layer once rather than each protocol.
 type presenceMasks struct {
-	byBit                          [32]Presence // ruleLayer protocols, by their layer's mask bit
-	ip, reth, aeth, cnp, flow, sll Presence
-	layer, call                    []int // the ruleLayer and ruleCall protocols
+	byBit                                   [32]Presence // ruleLayer protocols, by their layer's mask bit
+	ip, reth, aeth, cnp, flow, sll, ah, esp Presence
+	layer, call                             []int // the ruleLayer and ruleCall protocols
 }
 
 var presence = func() (m presenceMasks) {
@@ -177,6 +185,10 @@ var presence = func() (m presenceMasks) {
 			m.flow |= bit
 		case ruleSLL:
 			m.sll |= bit
+		case ruleAH:
+			m.ah |= bit
+		case ruleESP:
+			m.esp |= bit
 		default:
 			m.call = append(m.call, i)
 		}
@@ -224,6 +236,16 @@ func PresenceOf(f *Frame) Presence {
 	}
 	if dec&decSLL != 0 {
 		s |= m.sll
+	}
+	// An AH or ESP: IPv4's layer, or in the IPv6 chain (a failed layer
+	// counts too, as has).
+	if dec&(decAH|decESP|decIPv6Ext) != 0 || f.Err != nil {
+		if hasAH(f) {
+			s |= m.ah
+		}
+		if hasESP(f) {
+			s |= m.esp
+		}
 	}
 	if dec&(decBTS|decPostcard) != 0 || dec&decCIM != 0 && p.CIM.HasFlow {
 		s |= m.flow

@@ -297,7 +297,8 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 
 // appendIPSummary describes an IP packet that holds none of the formats
 // above: a fragment ("fragment offset 1480 more id 0x5 proto 17"), ESP
-// ("ESP spi 0x4242 seq 1, encrypted"), else its protocol ("IP proto 6").
+// ("ESP spi 0x4242 seq 1, encrypted"), else its upper-layer protocol,
+// behind any AH or IPv6 extension headers ("IP proto 6").
 func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 	proto, _ := p.IPProtocol()
 	// A header cut before its protocol field says so, not "proto 0".
@@ -314,21 +315,29 @@ func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 			h := &p.IPv6Ext.Headers[i]
 			switch {
 			case h.Type == layers.IPv6ESP:
-				dst = append(dst, "ESP spi 0x"...)
-				dst = strconv.AppendUint(dst, uint64(h.SPI), 16)
-				dst = append(dst, " seq "...)
-				dst = AppendUint(dst, uint64(h.Seq))
-				return append(dst, ", encrypted"...)
+				return appendESP(dst, h.SPI, h.Seq)
 			case h.Type == layers.IPv6Fragment && (h.FragOffset != 0 || h.MoreFrags):
 				return appendFragment(dst, uint64(h.FragOffset)*8, h.MoreFrags, uint64(h.FragID), proto)
 			}
 		}
+	}
+	if has&decESP != 0 {
+		return appendESP(dst, p.ESP.SPI, p.ESP.Seq)
 	}
 	if has&decIPv4 != 0 && (p.IPv4.FragOffset != 0 || p.IPv4.Flags&glayers.IPv4MoreFragments != 0) {
 		return appendFragment(dst, uint64(p.IPv4.FragOffset)*8, p.IPv4.Flags&glayers.IPv4MoreFragments != 0, uint64(p.IPv4.Id), proto)
 	}
 	dst = append(dst, "IP proto "...)
 	return AppendUint(dst, uint64(proto))
+}
+
+// appendESP appends "ESP spi 0x4242 seq 1, encrypted".
+func appendESP(dst []byte, spi, seq uint32) []byte {
+	dst = append(dst, "ESP spi 0x"...)
+	dst = strconv.AppendUint(dst, uint64(spi), 16)
+	dst = append(dst, " seq "...)
+	dst = AppendUint(dst, uint64(seq))
+	return append(dst, ", encrypted"...)
 }
 
 // appendPortOr appends port, or "?" when the capture does not hold it.
@@ -355,7 +364,7 @@ var failedNames = map[gopacket.LayerType]string{
 	layers.LayerTypePause: "PAUSE", layers.LayerTypePFC: "PFC", layers.LayerTypeMACControl: "MAC Control",
 	layers.LayerTypeBTH: "RoCEv2", layers.LayerTypeCIM: "CIM", layers.LayerTypeBTS: "BTS",
 	layers.LayerTypePostcard: "POSTCARD", layers.LayerTypeBFC: "BFC", layers.LayerTypeFGCredit: "FG-CREDIT",
-	layers.LayerTypeFGPause: "FG-DSTPAUSE",
+	layers.LayerTypeFGPause: "FG-DSTPAUSE", glayers.LayerTypeIPSecAH: "AH", glayers.LayerTypeIPSecESP: "ESP",
 }
 
 // appendTail appends the truncated, malformed and warnings marks (n

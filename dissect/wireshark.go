@@ -196,8 +196,11 @@ func init() {
 	wsByProto["vlan"] = vlan
 	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
 	own(vlan, &Field{Short: "id", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })},
-		&Field{Short: "priority", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })})
-	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"]}
+		&Field{Short: "priority", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })},
+		// The EtherType after each tag, as tshark's vlan.etype: absent for
+		// a tag followed by an 802.3 length (1500 or less: its vlan.len).
+		&Field{Short: "etype", Hex: true, get: vlanEtype})
+	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"], wsByField["vlan.etype"]}
 
 	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
 	// IPv4's own.
@@ -317,7 +320,7 @@ type TsharkStyle struct {
 // on the corpus; ipv6.tclass is an FT_UINT32 in 4.0.
 var tsharkHex = map[string]int{
 	"eth.type": 4, "ip.checksum": 4, "ip.dsfield": 2, "ip.flags": 2, "ip.id": 4, "udp.checksum": 4,
-	"ipv6.flow": 6, "ipv6.tclass": 8,
+	"ipv6.flow": 6, "ipv6.tclass": 8, "vlan.etype": 4, "ah.spi": 8, "esp.spi": 8,
 	"infiniband.bth.destqp": 6, "infiniband.invariant.crc": 8, "infiniband.reth.r_key": 8, "infiniband.reth.va": 16,
 	"macc.cbfc.enbv": 4, "macc.opcode": 4,
 }
@@ -366,7 +369,8 @@ func AppendTshark(dst []byte, v Value, st TsharkStyle) []byte {
 // names; a Wireshark alias is the same Field. A name not registered is a
 // mistake TestFieldBitsNamed catches.
 var fieldBits = map[string]uint8{
-	"eth.type": 16, "eth.vlan": 12, "eth.pcp": 3,
+	"eth.type": 16, "eth.vlan": 12, "eth.pcp": 3, "vlan.etype": 16,
+	"ah.next_header": 8, "ah.length": 8, "ah.spi": 32, "ah.sequence": 32, "esp.spi": 32, "esp.sequence": 32,
 	"ip.version": 4, "ip.dscp": 6, "ip.ecn": 2, "ip.ttl": 8, "ip.proto": 8,
 	"ip.len": 16, "ip.id": 16, "ip.checksum": 16, "ip.dsfield": 8, "ip.dsfield.dscp": 6, "ip.dsfield.ecn": 2,
 	"ipv6.flow": 20, "ipv6.hlim": 8, "ipv6.nxt": 8, "ipv6.plen": 16, "ipv6.tclass": 8, "ipv6.tclass.dscp": 6, "ipv6.tclass.ecn": 2,

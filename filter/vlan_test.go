@@ -30,6 +30,11 @@ var vlanFilters = []string{
 	"eth.type == 0x9100",
 	"eth.type == 0x9100 && macc.opcode == 0x0101",
 	"infiniband.bth.destqp == 0xd2 && count(vlan) == 1",
+	"vlan.etype == 0x0800", // the EtherType after each tag
+	"vlan.etype == 0x8808",
+	"vlan.etype == 0x9100 && count(vlan) == 2",
+	"vlan.etype in {0x8100, 0x86dd}",
+	"vlan.etype & 0x8000 && udp",
 }
 
 // TestVLAN9100Filters: display filters on VLAN tags of TPID 0x9100
@@ -82,6 +87,8 @@ func TestVLAN9100Filters(t *testing.T) {
 		"count(eth.vlan) == 2":               "3 5 6",
 		"eth.pcp == 7 && bts":                "4",
 		"eth.vlan == 100 && pfc.time_c5 > 0": "1",
+		"vlan.etype == 0x0800":               "2 3 4 6",
+		"vlan.etype == 0x9100":               "5",
 	} {
 		if got := selects(expr); got != want {
 			t.Errorf("%s: selects %q, want %q", expr, got, want)

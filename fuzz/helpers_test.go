@@ -249,11 +249,14 @@ func frames() [][]byte {
 			}
 			r.Close()
 		}
-		// The IPv6 extension-header goldens (scapy-built).
-		if b, err := os.ReadFile(filepath.Join("..", "layers", "testdata", "ipv6ext", "frames.txt")); err == nil {
-			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-				if w := strings.Fields(line); len(w) == 6 {
-					add(unhex(w[5]))
+		// The IPv6 extension-header goldens (scapy-built) and the IPv4 AH
+		// and ESP ones.
+		for _, dir := range []string{"ipv6ext", "ipv4ah"} {
+			if b, err := os.ReadFile(filepath.Join("..", "layers", "testdata", dir, "frames.txt")); err == nil {
+				for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+					if w := strings.Fields(line); len(w) == 6 {
+						add(unhex(w[5]))
+					}
 				}
 			}
 		}

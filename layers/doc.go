@@ -41,7 +41,10 @@
 // switches send (IsVLANTPID): 0x8100, 0x88A8 and 0x9100, the pre-802.1ad
 // QinQ TPID, which gopacket does not know and the package registers with
 // it (EthernetTypeQinQ9100) as Wireshark decodes it by default. Parser
-// records each tag of a frame, outer first, with its TPID (Dot1Q.Tags).
+// records each tag of a frame, outer first, with its TPID and the
+// EtherType after it (Dot1Q.Tags), up to MaxVLANTags (20, Wireshark's
+// limit); behind that many, yet another tag and what follows it are a
+// payload.
 //
 // The BTH owns the extension headers its opcode implies (RETH, AETH,
 // immediate data, DETH, the CNP body): it decodes them into its fields and
@@ -73,7 +76,11 @@
 // Header is one, so Parser finds RoCEv2 and the signal formats behind any
 // chain, without allocating; Parser.IPProtocol names the upper layer. A
 // fragment that is not atomic is never decoded as RoCEv2 or a signal, on
-// either path. Parser.DecodeLink decodes the other link types sfcdump reads:
+// either path. In IPv4, an IPsec AH (IP protocol 51) is IPSecAH, behind
+// which Parser decodes on (Parser.IPProtocol names the protocol behind it;
+// the IPv4 header's own stays 51), and ESP (50) is IPSecESP, which ends
+// decoding with WarnEncrypted. The RoCEv2 ICRC is not checked behind
+// extension headers nor an AH. Parser.DecodeLink decodes the other link types sfcdump reads:
 // Linux cooked captures (SLL, SLL2) and raw IP.
 //
 // # Errors and warnings

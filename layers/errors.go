@@ -124,8 +124,9 @@ const (
 	// WarnBFCVersion1: a BFC pause frame of version 1, whose k stages all
 	// hash the VFID with CRC-32C and so are degenerate (wire.md §7.1).
 	WarnBFCVersion1
-	// WarnEncrypted: an IPv6 extension header chain ends in ESP; what
-	// follows is encrypted and not decoded (a note rather than a fault).
+	// WarnEncrypted: an IPv6 extension header chain, an IPv4 packet or an
+	// AH ends in ESP; what follows is encrypted and not decoded (a note
+	// rather than a fault).
 	WarnEncrypted
 	// WarnHopByHopOrder: a Hop-by-Hop Options header that does not
 	// immediately follow the IPv6 header (RFC 8200 §4.3).

@@ -54,19 +54,29 @@ func IsVLANTPID(et layers.EthernetType) bool {
 	return et == layers.EthernetTypeDot1Q || et == layers.EthernetTypeQinQ || et == EthernetTypeQinQ9100
 }
 
+// MaxVLANTags is how many VLAN tags of one frame Dot1Q decodes: Wireshark
+// 4.0's limit ("Too many nested VLAN tags" after 20; it counts its vlan
+// tags, 0x8100 and 0x9100, where this counts 802.1ad tags too). Behind
+// that many, a frame whose next EtherType opens yet another tag is not
+// decoded further: the rest is a payload, neither IP nor a signal, as in
+// Wireshark. device.Parse walks as many (device.MaxVLANTags).
+const MaxVLANTags = 20
+
 // Dot1Q is gopacket's 802.1Q layer with the next-layer choice of Ethernet,
 // so a VLAN-tagged PAUSE, PFC, BFC or Floodgate frame skips the
 // demultiplexing layer too. It decodes a tag of any TPID IsVLANTPID
-// names (0x8100, 0x88A8, 0x9100), stacked in any order. Its layer type is
-// layers.LayerTypeDot1Q; every field and method of layers.Dot1Q is
-// promoted. Parser uses it.
+// names (0x8100, 0x88A8, 0x9100), stacked in any order, up to
+// MaxVLANTags of them. Its layer type is layers.LayerTypeDot1Q; every
+// field and method of layers.Dot1Q is promoted. Parser uses it.
 type Dot1Q struct {
 	layers.Dot1Q
 	// Tags are the frame's VLAN tags, outer first (QinQ stacks them; the
-	// promoted fields are the last one decoded, the inner), at most
-	// len(Tags); NTags counts them all. Parser resets them per frame and
-	// fills in each tag's TPID.
-	Tags  [4]VLANTag
+	// promoted fields are the last one decoded, the inner); NTags of them
+	// are valid, at most MaxVLANTags. Parser resets them per frame and
+	// fills in each tag's TPID; a DecodingLayerParser of your own must
+	// set NTags to 0 before each frame, or the tag limit counts the tags
+	// of the frames before.
+	Tags  [MaxVLANTags]VLANTag
 	NTags int
 }
 
@@ -76,7 +86,9 @@ type VLANTag struct {
 	Priority uint8
 	DEI      bool
 	ID       uint16
-	next     layers.EthernetType // the EtherType after the tag
+	// Type is the EtherType after the tag (Wireshark's vlan.etype; 1500
+	// or less, an 802.3 length).
+	Type layers.EthernetType
 }
 
 // DecodeFromBytes decodes one tag as gopacket does and records it in Tags.
@@ -85,17 +97,21 @@ func (d *Dot1Q) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		return err
 	}
 	if d.NTags < len(d.Tags) {
-		d.Tags[d.NTags] = VLANTag{Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier, next: d.Type}
+		d.Tags[d.NTags] = VLANTag{Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier, Type: d.Type}
+		d.NTags++
 	}
-	d.NTags++
 	return nil
 }
 
 // NextLayerType returns our format's layer type for a MAC Control or
-// 0x88B5 payload that names one, else what layers.Dot1Q returns.
+// 0x88B5 payload that names one, gopacket.LayerTypePayload for yet
+// another tag behind MaxVLANTags of them, else what layers.Dot1Q returns.
 func (d *Dot1Q) NextLayerType() gopacket.LayerType {
 	if t := l2Next(d.Type, d.Payload); t != gopacket.LayerTypeZero {
 		return t
+	}
+	if d.NTags >= len(d.Tags) && IsVLANTPID(d.Type) {
+		return gopacket.LayerTypePayload
 	}
 	return d.Dot1Q.NextLayerType()
 }

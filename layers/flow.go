@@ -48,9 +48,10 @@ func hasPorts(proto uint8) bool {
 
 // DecodeQuote names the flow of a quoted packet q, which starts at the first
 // octet of an IPv4 or IPv6 header. It needs the whole IP header (IPv6
-// extension headers included) plus 8 octets of L4 header, and reports
-// ErrQuoteTooShort otherwise, or ErrVersion when q holds neither IPv4 nor
-// IPv6. It does not allocate.
+// extension headers, or an IPv4 AH, included) plus 8 octets of L4 header,
+// and reports ErrQuoteTooShort otherwise, or ErrVersion when q holds
+// neither IPv4 nor IPv6; behind ESP the flow has no ports. It does not
+// allocate.
 func DecodeQuote(q []byte) (Flow, error) {
 	var f Flow
 	err := decodeQuote(q, &f)
@@ -61,8 +62,8 @@ func DecodeQuote(q []byte) (Flow, error) {
 // Flow on every BTS, postcard and CIM. On success it sets every field of
 // *f; on error it leaves some set (callers zero it again).
 //
-// The quotes switches send, IPv4 or IPv6 without extension headers and
-// long enough for the L4 ports, take a straight path that checks the
+// The quotes switches send, IPv4 without an AH or IPv6 without extension
+// headers, long enough for the L4 ports, take a straight path that checks the
 // lengths up front and writes each field once; anything else goes to
 // decodeQuoteChecked.
 func decodeQuote(q []byte, f *Flow) error {
@@ -110,11 +111,12 @@ func quoteNamesFlow(q []byte) bool {
 }
 
 // quoteStraight reports whether q takes decodeQuote's straight path (an
-// IPv4 or extension-free IPv6 header and the L4 ports), which always
+// IPv4 header without an AH or an extension-free IPv6 header, and the L4
+// ports), which always
 // names a flow. It is small enough to inline into decodeQuote and into the
 // CIM decode, whose straight path takes only MSDUs it accepts.
 func quoteStraight(q []byte) bool {
-	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 ||
+	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 && q[9] != IPv6AH ||
 		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6]))
 }
 
@@ -144,6 +146,20 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 		f.Src = netip.AddrFrom4([4]byte(q[12:16]))
 		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
 		l4 = ihl
+		// An AH (RFC 4302) before the L4 header, as Parser and
+		// device.Parse walk it: the flow is the protocol behind it.
+		for i := 0; f.Proto == IPv6AH; i++ {
+			if i == MaxIPv6ExtHeaders {
+				return errAt("flow", "ipv4.ah", l4, ErrBadValue, fmt.Sprintf("more than %d AH headers", MaxIPv6ExtHeaders))
+			}
+			if len(q) < l4+2 {
+				return errAt("flow", "ipv4.ah", l4, ErrQuoteTooShort, "AH cut")
+			}
+			f.Proto, l4 = q[l4], l4+(int(q[l4+1])+2)*4
+		}
+		if f.Proto == IPv6ESP {
+			return nil // encrypted: no L4 header, no ports
+		}
 	case 6:
 		if len(q) < 40 {
 			return errAt("flow", "ipv6", 0, ErrQuoteTooShort, fmt.Sprintf("IPv6 header needs 40 octets, quote has %d", len(q)))

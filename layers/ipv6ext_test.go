@@ -26,7 +26,7 @@ type ext6Frame struct {
 	proto        uint8
 	ports        bool
 	sport, dport uint16
-	kind         string // roce, bts, postcard, cim, frag, esp
+	kind         string // roce, bts, postcard, cim, tcp, frag, esp
 	frame        []byte
 }
 
@@ -35,7 +35,15 @@ type ext6Frame struct {
 // tested on one table.
 func readExt6Frames(t testing.TB) []ext6Frame {
 	t.Helper()
-	f, err := os.Open("testdata/ipv6ext/frames.txt")
+	return readFrameTable(t, "testdata/ipv6ext/frames.txt", 18)
+}
+
+// readFrameTable reads a table of golden frames in the format of
+// testdata/ipv6ext/frames.txt (name proto sport dport kind hex), at least
+// min of them.
+func readFrameTable(t testing.TB, path string, min int) []ext6Frame {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +69,8 @@ func readExt6Frames(t testing.TB) []ext6Frame {
 		}
 		out = append(out, fr)
 	}
-	if len(out) < 18 {
-		t.Fatalf("%d frames", len(out))
+	if len(out) < min {
+		t.Fatalf("%s: %d frames", path, len(out))
 	}
 	return out
 }
@@ -126,7 +134,7 @@ func checkExt6Upper(t *testing.T, fr ext6Frame, has func(gopacket.LayerType) boo
 			t.Errorf("has %v = %v, want %v", lt, got, want)
 		}
 	}
-	if fr.kind == "frag" || fr.kind == "esp" {
+	if fr.kind == "frag" || fr.kind == "esp" || fr.kind == "tcp" {
 		if has(layers.LayerTypeUDP) {
 			t.Errorf("UDP decoded in a %s", fr.kind)
 		}
@@ -142,8 +150,8 @@ func checkExt6Upper(t *testing.T, fr ext6Frame, has func(gopacket.LayerType) boo
 		}
 	case "bts":
 		want := uint32(0x1234)
-		if strings.Contains(fr.name, "quote-ext") {
-			want = 0x777 // the quote has its own Hop-by-Hop and AH headers
+		if strings.Contains(fr.name, "quote-") {
+			want = 0x777 // the quote has its own Hop-by-Hop and AH headers, or AH
 		}
 		if !btsFlow.HasQP || btsFlow.QP != want || btsFlow.DstPort != 4791 {
 			t.Errorf("BTS flow %v, want qp %#x", btsFlow, want)

@@ -13,9 +13,10 @@ import (
 
 // Parser is a ready, allocation-free decoder for Ethernet frames carrying
 // any format of this package: a gopacket.DecodingLayerParser over Ethernet,
-// 802.1Q, IPv4, IPv6, UDP and every layer here, plus the checks that need
-// more than one layer (the RoCEv2 ICRC, the PAUSE/PFC destination MAC). Its
-// layers are reused frame after frame: copy what you keep.
+// 802.1Q, IPv4 (and an IPsec AH or ESP), IPv6, UDP and every layer here,
+// plus the checks that need more than one layer (the RoCEv2 ICRC, the
+// PAUSE/PFC destination MAC). Its layers are reused frame after frame:
+// copy what you keep.
 //
 // Its Ethernet and 802.1Q layers (this package's Ethernet and Dot1Q) name
 // Pause, PFC, BFC, FGCredit and FGPause directly, so Decoded lists, say,
@@ -61,6 +62,8 @@ type Parser struct {
 	// The layers of the less common frames, after the others so that
 	// those keep their places in memory.
 	IPv6Ext IPv6Ext          // the IPv6 extension headers, when there are any
+	AH      IPSecAH          // an IPv4 packet's Authentication Header (IP protocol 51)
+	ESP     IPSecESP         // an IPv4 packet's (or AH's) ESP header (IP protocol 50)
 	SLL     layers.LinuxSLL  // a Linux cooked capture header (DecodeLink)
 	SLL2    layers.LinuxSLL2 // a Linux cooked capture v2 header (DecodeLink)
 
@@ -85,7 +88,8 @@ func NewParser() *Parser {
 	// types end at 1515, so it holds 1516 entries.
 	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
 	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
-		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, &p.SLL, &p.SLL2} {
+		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, &p.SLL, &p.SLL2,
+		&p.AH, &p.ESP} {
 		dlc = dlc.Put(d)
 	}
 	p.dlc = dlc
@@ -282,7 +286,7 @@ func (p *Parser) Decode(frame []byte) error {
 		}
 		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
 			t := &p.Dot1Q.Tags[i]
-			t.TPID, tp = tp, t.next
+			t.TPID, tp = tp, t.Type
 		}
 	}
 	p.Truncated = p.dlp.Truncated
@@ -339,6 +343,11 @@ func (p *Parser) Decode(frame []byte) error {
 				// checked behind extension headers (docs/decisions.md).
 				netHdr = nil
 			}
+		case layers.LayerTypeIPSecAH:
+			// Nor behind an IPv4 AH: the IPv4 header then names AH, not
+			// UDP, and counts it in its length; no spec says what the
+			// ICRC covers (docs/decisions.md).
+			netHdr = nil
 		case LayerTypeBTH:
 			if netHdr != nil {
 				p.BTH.VerifyICRC(netHdr, p.UDP.Contents)
@@ -359,9 +368,10 @@ func (p *Parser) Decode(frame []byte) error {
 }
 
 // IPProtocol returns the upper-layer protocol of the last frame's IP
-// packet: IPv4's Protocol, or the Next Header after the IPv6 extension
-// headers (50 when they end in ESP); 0 when the frame has no IP layer.
-// The second result is false when there is no IP layer.
+// packet: IPv4's Protocol, or the Next Header after an IPv4 AH or after
+// the IPv6 extension headers (50 when they end in ESP); 0 when the frame
+// has no IP layer. The second result is false when there is no IP layer.
+// (IPv4's own Protocol field, 51 for an AH, is p.IPv4.Protocol.)
 func (p *Parser) IPProtocol() (uint8, bool) {
 	proto, ok := uint8(0), false
 	for _, t := range p.Decoded {
@@ -372,6 +382,8 @@ func (p *Parser) IPProtocol() (uint8, bool) {
 			proto, ok = uint8(p.IPv6.NextHeader), true
 		case LayerTypeIPv6Ext:
 			proto = p.IPv6Ext.Proto
+		case layers.LayerTypeIPSecAH:
+			proto = uint8(p.AH.NextHeader)
 		}
 	}
 	if ok && p.Failed == LayerTypeIPv6Ext {
@@ -403,6 +415,10 @@ func (p *Parser) Layer(t gopacket.LayerType) gopacket.DecodingLayer {
 		return &p.IPv6
 	case LayerTypeIPv6Ext:
 		return &p.IPv6Ext
+	case layers.LayerTypeIPSecAH:
+		return &p.AH
+	case layers.LayerTypeIPSecESP:
+		return &p.ESP
 	case layers.LayerTypeUDP:
 		return &p.UDP
 	case LayerTypeMACControl:

@@ -771,8 +771,10 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 	p.AddLayer(m)
 	if err == nil {
 		if pk, ok := p.(gopacket.Packet); ok {
-			// Not behind IPv6 extension headers, as Parser (see there).
-			if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil && !behindIPv6Ext(nl) {
+			// Not behind IPv6 extension headers nor an IPv4 AH, as
+			// Parser (see there).
+			if nl, tl := pk.NetworkLayer(), pk.TransportLayer(); nl != nil && tl != nil && !behindIPv6Ext(nl) &&
+				pk.Layer(layers.LayerTypeIPSecAH) == nil {
 				m.VerifyICRC(nl.LayerContents(), tl.LayerContents())
 			}
 		}

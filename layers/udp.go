@@ -143,18 +143,15 @@ type IPv4 struct {
 // NextLayerType returns what gopacket's IPv4.NextLayerType returns: a
 // fragment for a packet with more fragments or an offset, else the layer
 // type IPProtocolMetadata gives the protocol (LayerTypeZero for an IPv6
-// extension header or a protocol without a decoder). It reads the
-// metadata entry in place: gopacket's IPProtocol.LayerType copies the
-// whole entry (3% of sfcdump read).
+// extension header or a protocol without a decoder; an AH or ESP is
+// IPSecAH's or IPSecESP's, which Parser decodes). It reads the metadata
+// entry in place: gopacket's IPProtocol.LayerType copies the whole entry
+// (3% of sfcdump read).
 func (ip *IPv4) NextLayerType() gopacket.LayerType {
 	if ip.Flags&layers.IPv4MoreFragments != 0 || ip.FragOffset != 0 {
 		return gopacket.LayerTypeFragment
 	}
-	m := &layers.IPProtocolMetadata[ip.Protocol]
-	if m.DecodeWith == nil || layers.LayerClassIPv6Extension.Contains(m.LayerType) {
-		return gopacket.LayerTypeZero
-	}
-	return m.LayerType
+	return ipProtocolNext(ip.Protocol)
 }
 
 // DecodeFromBytes rejects a version other than 4 (ErrVersion), then

@@ -244,7 +244,7 @@ func TestVLAN9100Pcap(t *testing.T) {
 			}
 			add("vlan.id", fmt.Sprint(tag.ID))
 			add("vlan.priority", fmt.Sprint(tag.Priority))
-			add("vlan.etype", fmt.Sprintf("0x%04x", uint16(tag.next)))
+			add("vlan.etype", fmt.Sprintf("0x%04x", uint16(tag.Type)))
 		}
 		if p.Has(LayerTypePFC) {
 			row["macc.opcode"] = fmt.Sprintf("0x%04x", p.PFC.Opcode)
