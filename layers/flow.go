@@ -111,12 +111,12 @@ func quoteNamesFlow(q []byte) bool {
 }
 
 // quoteStraight reports whether q takes decodeQuote's straight path (an
-// IPv4 header without an AH or an extension-free IPv6 header, and the L4
-// ports), which always
+// IPv4 header without an AH, not a fragment after the first, or an
+// extension-free IPv6 header, and the L4 ports), which always
 // names a flow. It is small enough to inline into decodeQuote and into the
 // CIM decode, whose straight path takes only MSDUs it accepts.
 func quoteStraight(q []byte) bool {
-	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 && q[9] != IPv6AH ||
+	return len(q) >= 28 && (q[0]>>4 == 4 && q[0]&0x0f >= 5 && len(q) >= int(q[0]&0x0f)*4+8 && q[9] != IPv6AH && q[6]&0x1f|q[7] == 0 ||
 		q[0]>>4 == 6 && len(q) >= 48 && !ipv6Ext(q[6]))
 }
 
@@ -146,6 +146,9 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 		f.Src = netip.AddrFrom4([4]byte(q[12:16]))
 		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
 		l4 = ihl
+		if q[6]&0x1f|q[7] != 0 {
+			return nil // a fragment after the first: no L4 header, no ports (as IPv6)
+		}
 		// An AH (RFC 4302) before the L4 header, as Parser and
 		// device.Parse walk it: the flow is the protocol behind it.
 		for i := 0; f.Proto == IPv6AH; i++ {

@@ -4,6 +4,8 @@ package layers
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"hash/crc32"
 	"net/netip"
@@ -281,6 +283,27 @@ func TestFilterHelpersInvalidGeometry(t *testing.T) {
 		SetFilterBit(BFCVersion, c.filter, c.k, &h, c.s)
 		if !allZero(c.filter) {
 			t.Errorf("SetFilterBit(len %d, k %d, s %d) set a bit", len(c.filter), c.k, c.s)
+		}
+	}
+}
+
+// TestDecodeQuoteIPv4LaterFragment: a quoted IPv4 packet that is a
+// fragment after the first (offset not 0) has no L4 header: its flow has
+// the addresses and protocol but no ports and no QP, as a later IPv6
+// fragment's; the first fragment (offset 0, MF set) has its ports.
+func TestDecodeQuoteIPv4LaterFragment(t *testing.T) {
+	q, _ := hex.DecodeString("4568004800000000401100000a0000010a000002" + "c0001001" + "0034000" + "0" +
+		"0a0000000000d20000000003e8000000000000000000000000000000000000")
+	for _, c := range []struct {
+		frag      uint16
+		wantPorts bool
+	}{{0x0000, true}, {0x2000, true}, {0x0001, false}, {0x2005, false}, {0x1fff, false}} {
+		b := bytes.Clone(q)
+		binary.BigEndian.PutUint16(b[6:], c.frag)
+		f, err := DecodeQuote(b)
+		if err != nil || f.Proto != 17 || f.Src.String() != "10.0.0.1" || (f.SrcPort == 49152 && f.DstPort == 4097) != c.wantPorts ||
+			f.HasQP && !c.wantPorts {
+			t.Errorf("fragment field %#04x: %+v, %v; ports wanted %v", c.frag, f, err, c.wantPorts)
 		}
 	}
 }

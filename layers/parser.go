@@ -121,9 +121,16 @@ func (p *Parser) missingNext() error {
 	if p.Layer(p.Decoded[len(p.Decoded)-1]) == nil {
 		return nil
 	}
-	if _, ok := p.dlc.Decoder(next); !ok {
+	dl, ok := p.dlc.Decoder(next)
+	if !ok {
 		return nil
 	}
+	// The layer is named as failed but was never run: run it on nothing,
+	// so that what it shows is empty rather than the previous frame's
+	// (an IPv6 header with Hop-by-Hop next and nothing after it showed
+	// the last frame's extension headers). Every decoder refuses empty
+	// data; its own error is not the one reported.
+	_ = dl.DecodeFromBytes(nil, gopacket.NilDecodeFeedback)
 	return &DecodeError{Layer: strings.ToLower(next.String()), Field: "header", Offset: 0, Err: ErrTruncated,
 		Detail: "the data ends where its header should begin"}
 }
