@@ -33,7 +33,19 @@ type Cut struct {
 	// absent as well, but the frame is whole, so it is not marked
 	// truncated.
 	Bogus bool
+	// Short says a layer ran out of octets in a frame the capture kept
+	// whole (its captured length is its length on the wire): a runt,
+	// malformed, not cut by the capture. Its fields past Have are absent
+	// as well, but it is not marked truncated; its error reads "frame
+	// too short" where the layer says "truncated" (tshark: "Malformed
+	// Packet", not "Packet size limited during capture").
+	Short bool
 }
+
+// Truncated reports whether the capture cut the frame: it is marked
+// "truncated at octet At" (JSON "truncated": At). A Bogus or Short cut is
+// not: the frame is whole as captured.
+func (c *Cut) Truncated() bool { return !c.Bogus && !c.Short }
 
 // CutOf reports whether f was cut short, and where. Fields cut off are
 // absent: Field.Values gives none, JSON writes null, the verbose tree
@@ -52,7 +64,7 @@ func CutOf(f *Frame) (Cut, bool) {
 			// layer was given, not the first octet of the field the cut
 			// falls in (de.Offset): a PFC cut at caplen 25 lacks octet
 			// 25, not 24, where its time_c3 starts.
-			return Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen}, true
+			return Cut{At: p.FailedAt + p.FailedLen, Layer: p.Failed, Have: p.FailedLen, Short: f.CapLen >= f.Len}, true
 		}
 		if isDE && p.Failed == glayers.LayerTypeIPv4 && p.IPv4.Partial && errors.Is(de.Err, layers.ErrBadValue) {
 			// A bogus header length: the octets it was given are all
@@ -171,4 +183,21 @@ func initFieldEnds() {
 	set(glayers.LayerTypeIPSecAH, map[string]int{"ah.next_header": 1, "ah.length": 2, "ah.spi": 8, "ah.sequence": 12,
 		"ah.icv": 1 << 30})
 	set(glayers.LayerTypeIPSecESP, map[string]int{"esp.spi": 4, "esp.sequence": 8})
+}
+
+// errShort is the word for ErrTruncated in a frame the capture kept whole
+// (Cut.Short).
+var errShort = errors.New("frame too short")
+
+// errorText is f's decode error as shown: a layer that ran out of octets
+// in a frame the capture kept whole says "frame too short" (malformed, a
+// runt) where it said "truncated", which is kept for a frame the capture
+// cut (caplen < len); the layer's words (need N octets, have M) stay.
+func errorText(f *Frame) string {
+	if de, ok := f.Err.(*layers.DecodeError); ok && de.Err == layers.ErrTruncated && f.CapLen >= f.Len {
+		short := *de
+		short.Err = errShort
+		return short.Error()
+	}
+	return f.Err.Error()
 }

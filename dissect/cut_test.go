@@ -94,7 +94,10 @@ func TestTruncatedFields(t *testing.T) {
 			map[string]any{"version": 1.0}, []string{"family", "count"}, "[truncated at octet 18]", "fgpause.family"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := decodeFrame(tc.data, len(tc.data), 100e9)
+			// Cut by the capture from a longer frame (caplen < len): the
+			// same octets as a whole frame are a runt, malformed but not
+			// truncated (TestRuntNotTruncated).
+			f := decodeFrame(tc.data, len(tc.data)+64, 100e9)
 			c, ok := CutOf(f)
 			if !ok || c.At != tc.at {
 				t.Fatalf("CutOf = %+v, %v; want at %d (err %v)", c, ok, tc.at, f.Err)
@@ -387,14 +390,39 @@ func TestSnappedMACControl(t *testing.T) {
 }
 
 // TestSLLFieldsTshark: the sll fields of tcpdump -i any captures (SLL and
-// SLL2) agree with tshark's sll.pkttype, sll.hatype, sll.etype, sll.ifindex
-// and sll.src.eth.
+// SLL2) and of SLL headers of every address length agree with tshark's,
+// by Wireshark's names as sfcdump -T fields prints them (TsharkStyleOf):
+// sll.etype in hex (it printed 34824 for 0x8808), sll.halen, the address
+// by its length (sll.src.eth, .ipv4, .other), sll.unused and sll.ltype,
+// which were unknown.
 func TestSLLFieldsTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	for _, name := range []string{"sll.pcap", "sll2.pcap"} {
-		file := "../layers/testdata/link/" + name
-		out, err := exec.Command(bin, "-r", file, "-T", "fields", "-e", "sll.pkttype", "-e", "sll.hatype",
-			"-e", "sll.etype", "-e", "sll.ifindex", "-e", "sll.src.eth").Output()
+	names := []string{"sll.pkttype", "sll.hatype", "sll.halen", "sll.src.eth", "sll.src.ipv4", "sll.src.other",
+		"sll.unused", "sll.etype", "sll.ltype", "sll.ifindex"}
+	// SLL headers of address lengths 6, 4, 8, 0 and 3, and one whose
+	// protocol is a Linux type (0x0004: 802.2), not an EtherType.
+	ipUDP := "4500002400010000401166c50a0000010a000002000100020010000061616161616161616"
+	crafted := []string{
+		"0000000100060200000000010000" + "0800" + ipUDP + "1",
+		"0004000100040a00000100000000" + "0800" + ipUDP + "1",
+		"0000030800040a00000100000000" + "0800" + ipUDP + "1",
+		"0000000100080102030405060708" + "0800" + ipUDP + "1",
+		"0000000100000000000000000000" + "0800" + ipUDP + "1",
+		"000000200003aabbcc0000000000" + "0800" + ipUDP + "1",
+		"0000000100060200000000010000" + "0004" + "424203" + strings.Repeat("00", 35),
+	}
+	dir := t.TempDir()
+	var frames [][]byte
+	for _, h := range crafted {
+		frames = append(frames, mustHex(t, h))
+	}
+	writePcap(t, dir+"/crafted.pcap", 113, frames...)
+	for _, file := range []string{"../layers/testdata/link/sll.pcap", "../layers/testdata/link/sll2.pcap", dir + "/crafted.pcap"} {
+		args := []string{"-r", file, "-T", "fields"}
+		for _, n := range names {
+			args = append(args, "-e", n)
+		}
+		out, err := exec.Command(bin, args...).Output()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +435,6 @@ func TestSLLFieldsTshark(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e Encoder
 		for i := 0; ; i++ {
 			data, _, err := r.ReadPacketData()
 			if err != nil {
@@ -417,19 +444,55 @@ func TestSLLFieldsTshark(t *testing.T) {
 			fr := &Frame{Len: len(data), CapLen: len(data), P: p}
 			fr.Err = p.DecodeLink(r.LinkType(), data)
 			var got []string
-			for _, name := range []string{"sll.pkttype", "sll.hatype", "sll.etype", "sll.ifindex", "sll.src"} {
-				fd, _ := LookupField(name)
-				v := string(e.AppendField(nil, fr, fd))
-				if name == "sll.etype" && v != "" {
-					v = fmt.Sprintf("0x%04x", fd.Values(fr, nil)[0].U)
-				}
-				got = append(got, v)
+			for _, name := range names {
+				got = append(got, tsharkText(t, fr, name))
 			}
 			if i >= len(want) || strings.Join(got, "\t") != want[i] {
-				t.Errorf("%s frame %d: ours %q, tshark %q", name, i+1, strings.Join(got, "\t"), want[min(i, len(want)-1)])
+				t.Errorf("%s frame %d:\n ours   %q\n tshark %q", file, i+1, strings.Join(got, "\t"), want[min(i, len(want)-1)])
 			}
 		}
 		f.Close()
+	}
+}
+
+// tsharkText renders field name of fr as sfcdump -T fields does for a
+// Wireshark name (TsharkStyleOf, AppendTshark, values joined by commas).
+func tsharkText(t *testing.T, fr *Frame, name string) string {
+	t.Helper()
+	fd, ok := LookupField(name)
+	if !ok {
+		t.Fatalf("unknown field %s", name)
+	}
+	st, _ := TsharkStyleOf(name)
+	var b []byte
+	for i, v := range fd.Values(fr, nil) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendTshark(b, v, st)
+	}
+	return string(b)
+}
+
+// writePcap writes frames, whole, as a pcap of link type lt.
+func writePcap(t *testing.T, path string, lt int, frames ...[]byte) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, glayers.LinkType(lt)); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range frames {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1767225600+int64(i), 0), CaptureLength: len(d), Length: len(d)}
+		if err := w.WritePacket(ci, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -557,12 +620,22 @@ func TestCutOffsetEveryOctet(t *testing.T) {
 				t.Errorf("%s: ends at %d, inside the %v header: CutOf = %+v, %v (err %v)", fr.name, n, lt, c, ok, f.Err)
 			}
 			if ok {
+				// Whole as captured (caplen = len): a runt, malformed, not
+				// cut by the capture; the same octets snapped from the
+				// whole frame are truncated.
 				var e Encoder
-				if s := string(AppendSummary(nil, f)); !strings.Contains(s, fmt.Sprintf("[truncated at octet %d]", n)) {
+				if s := string(AppendSummary(nil, f)); strings.Contains(s, "truncated at") || !strings.Contains(s, "[malformed: ") {
 					t.Errorf("%s: ends at %d: summary %q", fr.name, n, s)
 				}
-				if js := string(e.AppendJSON(nil, f)); !strings.Contains(js, fmt.Sprintf(`"truncated":%d}`, n)) {
+				if js := string(e.AppendJSON(nil, f)); strings.Contains(js, `"truncated"`) {
 					t.Errorf("%s: ends at %d: JSON %s", fr.name, n, js)
+				}
+				snapped := decodeFrame(data, len(fr.data), 0)
+				if s := string(AppendSummary(nil, snapped)); !strings.Contains(s, fmt.Sprintf("[truncated at octet %d]", n)) {
+					t.Errorf("%s: caplen %d of %d: summary %q", fr.name, n, len(fr.data), s)
+				}
+				if js := string(e.AppendJSON(nil, snapped)); !strings.Contains(js, fmt.Sprintf(`"truncated":%d}`, n)) {
+					t.Errorf("%s: caplen %d of %d: JSON %s", fr.name, n, len(fr.data), js)
 				}
 			}
 		}

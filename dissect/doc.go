@@ -22,7 +22,9 @@
 // headers.
 // pause.pause_ns and pfc.pause_ns_c0..c7 give the pause time at the
 // frame's link speed. A frame cut short (CutOf) leaves out the fields past
-// the cut: null in JSON. Floodgate entries
+// the cut: null in JSON; a frame of a version its layer does not know (BTS,
+// postcard, CIM, BFC, Floodgate) leaves out every field but the version.
+// Floodgate entries
 // are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
 // fgpause.pause_us, one value per entry; JSON nests them as "entries".
 //
@@ -31,7 +33,8 @@
 // them):
 //
 //	frame.number, frame.interface, frame.len, frame.caplen    capture metadata
-//	frame.time_epoch, frame.time_relative, frame.time_delta   KindTime
+//	frame.time (Field.Absolute), frame.time_epoch,
+//	frame.time_relative, frame.time_delta                     KindTime
 //	frame.interface_name, frame.comment                       KindString
 //	frame.malformed (bool), frame.warnings (count)            decode outcome
 //	bts.quote, postcard.quote                                 KindBytes: the quote

@@ -243,7 +243,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	var c Cut
 	cut := false
 	if f.Err != nil || f.CapLen < f.Len {
-		if c, cut = CutOf(f); cut && !c.Bogus {
+		if c, cut = CutOf(f); cut && c.Truncated() {
 			dst = append(dst, `,"truncated":`...)
 			dst = strconv.AppendInt(dst, int64(c.At), 10)
 		}
@@ -271,8 +271,9 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		first := true
 		nEnt := 0
 		for _, fd := range p.Fields {
-			if cut && fd.cutOff(&c) {
-				// Cut off: null, where an absent optional field is left out.
+			if cut && fd.cutOff(&c) || f.Err != nil && !fd.Entry && fd.versionOff(f) {
+				// Cut off, or past a version the layer does not know:
+				// null, where an absent optional field is left out.
 				if !first {
 					dst = append(dst, ',')
 				}
@@ -304,7 +305,11 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 			if !first {
 				dst = append(dst, ',')
 			}
-			dst = e.appendEntries(dst, p, nEnt)
+			if f.Err != nil && p.Fields[len(p.Fields)-1].versionOff(f) {
+				dst = append(dst, `"entries":null`...) // an unknown version: not decoded
+			} else {
+				dst = e.appendEntries(dst, p, nEnt)
+			}
 		}
 		dst = append(dst, '}')
 	}
@@ -320,7 +325,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	}
 	if f.Err != nil {
 		dst = append(dst, `,"errors":[`...)
-		dst = AppendJSONString(dst, f.Err.Error())
+		dst = AppendJSONString(dst, errorText(f))
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')

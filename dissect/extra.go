@@ -13,7 +13,8 @@ import (
 )
 
 // FrameProto is the pseudo-protocol of a frame's capture metadata:
-// frame.number, frame.interface, frame.len, frame.caplen, frame.time_epoch,
+// frame.number, frame.interface, frame.len, frame.caplen, frame.time (the
+// time of capture as a date, Field.Absolute), frame.time_epoch,
 // frame.time_relative and frame.time_delta (since the frame read before;
 // each absent for a frame without a timestamp),
 // frame.malformed (the frame has a decode error) and frame.warnings (the
@@ -25,6 +26,14 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 	{Short: "interface", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Interface))) }},
 	{Short: "len", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.Len))) }},
 	{Short: "caplen", get: func(f *Frame, dst []Value) []Value { return append(dst, u(uint64(f.CapLen))) }},
+	// The time of capture, as a point in time: Wireshark's frame.time
+	// (Field.Absolute); its value is frame.time_epoch's.
+	{Short: "time", Kind: KindTime, Absolute: true, get: func(f *Frame, dst []Value) []Value {
+		if f.Time.IsZero() {
+			return dst
+		}
+		return append(dst, TimeValue(f.Time.Unix(), int64(f.Time.Nanosecond())))
+	}},
 	{Short: "time_epoch", Kind: KindTime, get: func(f *Frame, dst []Value) []Value {
 		if f.Time.IsZero() {
 			return dst // no timestamp: absent, as tshark leaves it empty

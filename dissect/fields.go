@@ -116,6 +116,11 @@ type Field struct {
 	// a filter that compares it with a larger number is refused, as
 	// tshark refuses "70000" for a 16-bit field.
 	Bits uint8
+	// Absolute marks a KindTime field that is a point in time, not
+	// seconds (frame.time, the time of capture): filters compare it with
+	// a date and time, as Wireshark does, and -T fields prints it as
+	// tshark ("Jan  1, 2026 00:00:00.000000000 UTC", TsharkStyleOf).
+	Absolute bool
 	// Forever is a value that means "until resumed" (a Floodgate
 	// dst-pause time of 0xFFFF, wire.md §7.3), which the verbose tree
 	// says; 0 when none does.
@@ -132,6 +137,9 @@ type Field struct {
 	// tail marks a field at the end of the packet (the ICRC): absent when
 	// the capture kept less than the frame.
 	tail bool
+	// vlayer is the layer of a field read after its layer's version
+	// (version.go): absent when that layer does not know the version.
+	vlayer gopacket.LayerType
 }
 
 // Values appends the field's values in f to dst; none when f does not hold
@@ -141,7 +149,7 @@ func (fd *Field) Values(f *Frame, dst []Value) []Value {
 		return dst
 	}
 	if f.Err != nil || f.CapLen < f.Len {
-		if c, ok := CutOf(f); ok && fd.cutOff(&c) {
+		if c, ok := CutOf(f); ok && fd.cutOff(&c) || fd.versionOff(f) {
 			return dst
 		}
 	}
@@ -496,7 +504,8 @@ func flowHasPorts(fl layers.Flow) bool {
 // sllFields are the Linux cooked capture header's (SLL or SLL2, what
 // `tcpdump -i any` writes), by Wireshark's names: the packet type (0 to
 // us, 4 from us, ...), the ARPHRD_ type, the link-layer source address,
-// the protocol (an EtherType) and, in SLL2 only, the interface index.
+// the protocol when it is an EtherType (above 1536) and, in SLL2 only,
+// the interface index.
 func sllFields() []*Field {
 	v2 := func(p *layers.Parser) bool { return p.Has(glayers.LayerTypeLinuxSLL2) }
 	return []*Field{
@@ -518,12 +527,11 @@ func sllFields() []*Field {
 			}
 			return bytesV(p.SLL.Addr)
 		})},
-		{Short: "etype", Hex: true, get: one(func(p *layers.Parser) Value {
-			if v2(p) {
-				return u(uint64(p.SLL2.ProtocolType))
-			}
-			return u(uint64(p.SLL.EthernetType))
-		})},
+		// A protocol of 1536 or less is a Linux protocol type, not an
+		// EtherType: Wireshark's sll.ltype (wireshark.go), and no etype,
+		// as tshark.
+		{Short: "etype", Hex: true, get: when(func(p *layers.Parser) bool { return sllProtocol(p) > 1536 },
+			func(p *layers.Parser) Value { return u(uint64(sllProtocol(p))) })},
 		{Short: "ifindex", get: when(v2, func(p *layers.Parser) Value { return u(uint64(p.SLL2.InterfaceIndex)) })},
 	}
 }
@@ -720,6 +728,7 @@ func init() {
 	}
 	sort.Strings(names)
 	initFieldEnds()
+	initVersioned()
 }
 
 // LookupField returns the field with the given full name, ours or

@@ -371,7 +371,7 @@ var failedNames = map[gopacket.LayerType]string{
 // warnings).
 func appendTail(dst []byte, f *Frame, n int) []byte {
 	if f.Err != nil || f.CapLen < f.Len {
-		if c, ok := CutOf(f); ok && !c.Bogus {
+		if c, ok := CutOf(f); ok && c.Truncated() {
 			dst = append(dst, " [truncated at octet "...)
 			dst = strconv.AppendInt(dst, int64(c.At), 10)
 			dst = append(dst, ']')
@@ -389,7 +389,7 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 		}
 	} else if f.Err != nil {
 		dst = append(dst, " [malformed: "...)
-		dst = append(dst, f.Err.Error()...)
+		dst = append(dst, errorText(f)...)
 		dst = append(dst, ']')
 	}
 	if n > 0 {
@@ -438,8 +438,8 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		dst = append(dst, p.Name...)
 		dst = append(dst, '\n')
 		for _, fd := range p.Fields {
-			if cut && fd.cutOff(&c) {
-				continue // cut off: absent, not 0
+			if cut && fd.cutOff(&c) || fd.versionOff(f) {
+				continue // cut off, or of an unknown version: absent, not 0
 			}
 			e.vals = fd.get(f, e.vals[:0])
 			for _, v := range e.vals {
@@ -462,14 +462,14 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		}
 	}
 	dst = AppendWarnings(dst, f, "    warning: ", "\n")
-	if cut && !c.Bogus {
+	if cut && c.Truncated() {
 		dst = append(dst, "    truncated at octet "...)
 		dst = strconv.AppendInt(dst, int64(c.At), 10)
 		dst = append(dst, '\n')
 	}
 	if f.Err != nil {
 		dst = append(dst, "    error: "...)
-		dst = append(dst, f.Err.Error()...)
+		dst = append(dst, errorText(f)...)
 		dst = append(dst, '\n')
 	}
 	return dst

@@ -5,6 +5,7 @@ package dissect
 import (
 	"math/bits"
 	"sort"
+	"time"
 
 	glayers "github.com/gopacket/gopacket/layers"
 
@@ -114,6 +115,7 @@ func addrs(ok func(p *layers.Parser) bool, get func(p *layers.Parser) (src, dst 
 }
 
 func ipv6Fields() []*Field {
+	hasExt := has(layers.LayerTypeIPv6Ext)
 	v6 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
 		return when(isIPv6, get)
 	}
@@ -131,7 +133,79 @@ func ipv6Fields() []*Field {
 		// to Wireshark's ipv6.nxt when there is no extension header.
 		{Short: "nxt", get: v6(func(p *layers.Parser) Value { proto, _ := p.IPProtocol(); return u(uint64(proto)) })},
 		{Short: "hlim", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.HopLimit)) })},
+		// The first Fragment header's offset in 8-octet units, as tshark
+		// gives it; ours, ipv6ext.frag_offset, counts octets.
+		{Short: "fraghdr.offset", get: func(f *Frame, dst []Value) []Value {
+			if !hasExt(f) {
+				return dst
+			}
+			for i := range f.P.IPv6Ext.N {
+				if h := &f.P.IPv6Ext.Headers[i]; h.Type == layers.IPv6Fragment {
+					return append(dst, u(uint64(h.FragOffset)))
+				}
+			}
+			return dst
+		}},
 	}
+}
+
+// sllWiresharkFields are Wireshark's Linux cooked capture fields (SLL and
+// SLL2 alike) that ours do not name: the address length, the address by
+// its length as tshark 4.0 types it (6 octets sll.src.eth, 4 octets
+// sll.src.ipv4, any other non-zero length sll.src.other; ours, sll.src, is
+// the octets whatever their length), the unused octets of the 8-octet
+// address field, and the Linux protocol type (sll.ltype) of a protocol
+// of 1536 or less, which is not an EtherType.
+func sllWiresharkFields() []*Field {
+	// addr returns the header's address length, and its 8-octet address
+	// field (nil when the header is not whole).
+	addr := func(p *layers.Parser) (int, []byte) {
+		if p.Has(glayers.LayerTypeLinuxSLL2) {
+			if c := p.SLL2.Contents; len(c) >= 20 {
+				return int(p.SLL2.AddrLength), c[12:20:20]
+			}
+			return int(p.SLL2.AddrLength), nil
+		}
+		if c := p.SLL.Contents; len(c) >= 16 {
+			return int(p.SLL.AddrLen), c[6:14:14]
+		}
+		return int(p.SLL.AddrLen), nil
+	}
+	src := func(ok func(n int) bool, v func(a []byte) Value) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			n, a := addr(f.P)
+			if a == nil || n > len(a) || !ok(n) {
+				return dst
+			}
+			return append(dst, v(a[:n:n]))
+		}
+	}
+	return []*Field{
+		{Short: "halen", get: func(f *Frame, dst []Value) []Value { n, _ := addr(f.P); return append(dst, u(uint64(n))) }},
+		{Short: "src.eth", Kind: KindMAC, get: src(func(n int) bool { return n == 6 }, func(a []byte) Value { return mac(a) })},
+		{Short: "src.ipv4", Kind: KindIP, get: src(func(n int) bool { return n == 4 }, func(a []byte) Value { return ip(addrOf(a)) })},
+		{Short: "src.other", Kind: KindBytes, get: src(func(n int) bool { return n != 0 && n != 4 && n != 6 }, bytesV)},
+		{Short: "unused", Kind: KindBytes, get: func(f *Frame, dst []Value) []Value {
+			if n, a := addr(f.P); a != nil && n < len(a) {
+				dst = append(dst, bytesV(a[n:]))
+			}
+			return dst
+		}},
+		{Short: "ltype", Hex: true, get: func(f *Frame, dst []Value) []Value {
+			if pt := sllProtocol(f.P); pt <= 1536 {
+				dst = append(dst, u(uint64(pt)))
+			}
+			return dst
+		}},
+	}
+}
+
+// sllProtocol is the protocol field of the frame's SLL or SLL2 header.
+func sllProtocol(p *layers.Parser) glayers.EthernetType {
+	if p.Has(glayers.LayerTypeLinuxSLL2) {
+		return p.SLL2.ProtocolType
+	}
+	return p.SLL.EthernetType
 }
 
 // ipv4Fields are Wireshark's IPv4 header fields that our family-blind ip.*
@@ -152,7 +226,9 @@ func ipv4Fields() []*Field {
 		{Short: "flags.rb", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4EvilBit != 0) })},
 		{Short: "flags.df", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4DontFragment != 0) })},
 		{Short: "flags.mf", Kind: KindBool, get: v4(func(p *layers.Parser) Value { return b(p.IPv4.Flags&glayers.IPv4MoreFragments != 0) })},
-		{Short: "frag_offset", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.FragOffset) * 8) })},
+		// In 8-octet units, the header's 13 bits, as tshark's -T fields
+		// and filters give it (its verbose tree shows octets).
+		{Short: "frag_offset", get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.FragOffset)) })},
 		{Short: "checksum", Hex: true, get: v4(func(p *layers.Parser) Value { return u(uint64(p.IPv4.Checksum)) })},
 	}
 }
@@ -202,6 +278,10 @@ func init() {
 		&Field{Short: "etype", Hex: true, get: vlanEtype})
 	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"], wsByField["vlan.etype"]}
 
+	// Linux cooked capture: Wireshark names the fields of SLL2 sll.* as
+	// well.
+	own(byProto["sll"], sllWiresharkFields()...)
+
 	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
 	// IPv4's own.
 	own(byProto["ip"], ipv4Fields()...)
@@ -221,8 +301,12 @@ func init() {
 		&Field{Short: "checksum", Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.UDP.Checksum)) })})
 
 	// PAUSE and PFC: Wireshark 4.0 decodes both as MAC Control (macc).
+	// A PAUSE or PFC frame cut short is MAC Control still: macc.opcode,
+	// decoded before the cut, is present, as pfc.opcode is (has: the
+	// layer decoded, or the one that failed).
+	hasPause, hasPFC := has(layers.LayerTypePause), has(layers.LayerTypePFC)
 	macc := &Proto{Name: "macc", present: func(f *Frame) bool {
-		return f.P.Has(layers.LayerTypePause) || f.P.Has(layers.LayerTypePFC) || f.P.Has(layers.LayerTypeMACControl)
+		return hasPause(f) || hasPFC(f) || f.P.Has(layers.LayerTypeMACControl)
 	}}
 	wsByProto["macc"] = macc
 	wsNames = append(wsNames, WiresharkName{Name: "macc"})
@@ -313,6 +397,13 @@ type TsharkStyle struct {
 	HexDigits int
 	// Bool01: a boolean, printed 1 or 0 (ours print true or false).
 	Bool01 bool
+	// AbsTime: a point in time (frame.time), printed in local time as
+	// tshark 4.0 prints it: "Jan  1, 2026 00:00:00.000000000 UTC".
+	AbsTime bool
+	// PlainBytes: octets printed as hex digits without separators, as
+	// tshark 4.0 prints an FT_BYTES field (sll.unused: 0000); ours print
+	// 00:00.
+	PlainBytes bool
 }
 
 // tsharkHex are the fields tshark 4.0 prints in hex, with its digits
@@ -323,6 +414,7 @@ var tsharkHex = map[string]int{
 	"ipv6.flow": 6, "ipv6.tclass": 8, "vlan.etype": 4, "ah.spi": 8, "esp.spi": 8,
 	"infiniband.bth.destqp": 6, "infiniband.invariant.crc": 8, "infiniband.reth.r_key": 8, "infiniband.reth.va": 16,
 	"macc.cbfc.enbv": 4, "macc.opcode": 4,
+	"sll.etype": 4, "sll.ltype": 4,
 }
 
 // TsharkStyleOf reports whether name is one of Wireshark's field names
@@ -331,6 +423,9 @@ var tsharkHex = map[string]int{
 // asked for by such a name as tshark does, so a script written for tshark
 // reads the same text; our own names keep ours (decimal, true/false).
 func TsharkStyleOf(name string) (TsharkStyle, bool) {
+	if fd, ok := byName[name]; ok && fd.Absolute {
+		return TsharkStyle{AbsTime: true}, true // frame.time: ours and tshark's
+	}
 	fd, ws := wsByField[name]
 	digits, hex := tsharkHex[name]
 	if !ws && !hex {
@@ -340,8 +435,14 @@ func TsharkStyleOf(name string) (TsharkStyle, bool) {
 	if ws && fd.Kind == KindBool {
 		st.Bool01 = true
 	}
+	if ws && fd.Kind == KindBytes {
+		st.PlainBytes = true
+	}
 	return st, true
 }
+
+// tsharkTimeLayout is tshark 4.0's -T fields text of an absolute time.
+const tsharkTimeLayout = "Jan _2, 2006 15:04:05.000000000 MST"
 
 // AppendTshark appends v as tshark prints a value of style st.
 func AppendTshark(dst []byte, v Value, st TsharkStyle) []byte {
@@ -359,6 +460,13 @@ func AppendTshark(dst []byte, v Value, st TsharkStyle) []byte {
 		dst = append(dst, "0x"...)
 		for i := n - 1; i >= 0; i-- {
 			dst = append(dst, hexDigits[v.U>>(4*uint(i))&15])
+		}
+		return dst
+	case v.Kind == KindTime && st.AbsTime:
+		return time.Unix(int64(v.U), int64(v.N)).In(time.Local).AppendFormat(dst, tsharkTimeLayout)
+	case v.Kind == KindBytes && st.PlainBytes:
+		for _, c := range v.B {
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
 		}
 		return dst
 	}

@@ -33,6 +33,7 @@
 //	frame.time_delta < -0.5             times are signed
 //	any udp.port == 4791                quantifiers: any, all (all ip.addr in {10.0.0.0/8})
 //	count(vlan) == 2                    count() of a protocol: one per tag of TPID 0x8100 or 0x9100
+//	!tcp && !arp                        tshark's tcp, icmp, icmpv6, arp, lldp, llc, stp: presence only
 //	ip.addr !== 10.0.0.1                any_ne (also ~=); === is all_eq
 //	udp.srcport == udp.dstport          a field against another
 //	count(fgcredit.dst) >= 2            functions: count() and len()
@@ -68,7 +69,9 @@
 // estimate), byte strings as hex (01:02:03, 01-02-03 or 010203; 0x81 for
 // one octet; digits are hex, so a slice == 10 is the octet 0x10) or quoted
 // text, and times (frame.time_epoch, frame.time_delta) as seconds with a
-// fraction, signed. A slice is a byte string. Quoted strings take
+// fraction, signed; frame.time takes a date and time as Wireshark 4.0 does
+// ("2026-01-01 00:00:00", "Jan 1, 2026 00:00:00.5", "2026-01-01T00:00:00Z"),
+// in local time unless it says UTC (Z, an offset), as tshark reads it. A slice is a byte string. Quoted strings take
 // Wireshark 4.0's escapes (\xH, \xHH, \N to \NNN octal, \uHHHH,
 // \UHHHHHHHH, \n, \", \\, ...) and refuse any other ("\d": write "\\d");
 // r"..." is raw. Regular expressions are Go's (RE2: no backreferences or

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/opensfc/sfc/dissect"
 )
@@ -663,6 +664,7 @@ var tsharkBits = map[string]int{
 	"ip.version": 8, "ip.hdr_len": 8, "ip.flags": 8, "ip.frag_offset": 16, "ip.dsfield.dscp": 8, "ip.dsfield.ecn": 8,
 	"ipv6.version": 8, "ipv6.flow": 24, "ipv6.tclass": 32, "ipv6.tclass.dscp": 32, "ipv6.tclass.ecn": 32,
 	"macc.opcode": 16, "vlan.id": 16, "vlan.priority": 16,
+	"ipv6.fraghdr.offset": 16, "sll.halen": 16, "sll.ltype": 16,
 }
 
 // max is the largest number the operand holds: its type's in tshark for
@@ -781,6 +783,16 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		}
 		l.val = dissect.Value{Kind: kind, B: b}
 	case dissect.KindTime:
+		if o.field != nil && o.field.Absolute {
+			// A date and time, quoted or not, in local time unless it
+			// says UTC, as tshark reads it (parseAbsTime).
+			tv, err := parseAbsTime(s, time.Local)
+			if err != nil {
+				return l, fmt.Errorf("%s is a date and time: %v", name, err)
+			}
+			l.val = tv
+			return l, nil
+		}
 		tv, ok := parseSeconds(s)
 		if !ok || quoted {
 			what := "a time in seconds (-0.000020, 1.5)"
