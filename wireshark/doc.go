@@ -9,7 +9,9 @@
 // The dissectors use the field names of wire.md, the same as sfcdump's JSON
 // and filters. The package's test loads them into Debian's tshark and checks
 // that for every frame of the captures under pcaps/, tshark's fields equal
-// sfcdump's (package dissect) for every field of every protocol.
+// sfcdump's (package dissect) for every field of every protocol, and that
+// on testdata/quotes.pcapng (quotes behind AH, ESP, fragments, long IPv6
+// extension header chains) the quoted flow is layers.DecodeQuote's.
 package wireshark
 
 import (

@@ -150,16 +150,24 @@ local fe = {
 }
 p_flow.experts = { fe.short, fe.not_ip }
 
--- IPv6 extension headers walked to reach the L4 header (as layers.DecodeQuote):
--- hop-by-hop, routing, destination options ((len + 1) * 8 octets), fragment (8).
-local IPV6_EXT = { [0] = true, [43] = true, [60] = true }
-local IPV6_FRAG = 44
-local IPV6_MAX_EXT = 8
+-- The quote walk of layers.DecodeQuote (decodeQuoteChecked, skipIPv6Ext), rule for
+-- rule.  IPv6 extension headers of (len + 1) * 8 octets: hop-by-hop, routing,
+-- destination options, mobility, HIP, shim6, experimental.  The fragment header is
+-- 8 octets; AH (RFC 4302) is (len + 2) * 4 octets, after IPv4 as after IPv6.
+local IPV6_EXT = { [0] = true, [43] = true, [60] = true, [135] = true, [139] = true,
+                   [140] = true, [253] = true, [254] = true }
+local IPV6_FRAG, IP_ESP, IP_AH = 44, 50, 51
+-- layers.MaxIPv6ExtHeaders: the most extension headers (or IPv4 AH headers) walked;
+-- one more is an error.
+local IP_MAX_EXT = 10
 
 -- Decodes the quoted IP packet at tvb[off, off+len) under tree.  Returns a one-line
 -- summary, or nil when the quote does not name a flow.  Flow fields are all or
--- nothing: a quote needs the whole IP header (IPv6 extension headers included)
--- plus 8 octets of L4 header.  Same rules as the Go layers.DecodeQuote.
+-- nothing: a quote needs the whole IP header (IPv6 extension headers, an IPv4 AH
+-- included) plus 8 octets of L4 header.  Two exceptions name a flow without ports
+-- and need no L4 header: behind ESP (flow.proto 50), and a fragment after the first
+-- (offset not 0; flow.proto is the protocol the fragment header, or IPv4 header,
+-- names).  Same rules as the Go layers.DecodeQuote.
 local function dissect_flow(tvb, off, len, pinfo, tree)
     if len <= 0 then
         tree:add_proto_expert_info(fe.short, "Quote too short to name the flow (empty)")
@@ -167,7 +175,10 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
     end
     local q = tvb(off, len)
     local ver = rshift(tvb(off, 1):uint(), 4)
+    -- hlen: offset of the L4 header; proto_off: offset of the octet naming its
+    -- protocol; ports: false when the quote holds no L4 header (ESP, later fragment)
     local hlen, proto, proto_off, src, dst
+    local ports, note = true, nil
     if ver == 4 then
         if len < 20 then
             tree:add_tvb_expert_info(fe.short, q, "Quote too short: " .. len ..
@@ -181,6 +192,27 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
             return nil
         end
         proto_off = 9
+        if band(tvb(off + 6, 2):uint(), 0x1FFF) ~= 0 then
+            ports, note = false, "fragment"     -- not the first: no L4 header
+        else
+            local n = 0
+            while tvb(off + proto_off, 1):uint() == IP_AH do
+                if n == IP_MAX_EXT then
+                    tree:add_tvb_expert_info(fe.not_ip, q, "Quoted IPv4 packet has more than " ..
+                                             IP_MAX_EXT .. " AH headers")
+                    return nil
+                end
+                if len < hlen + 2 then
+                    tree:add_tvb_expert_info(fe.short, q, "Quote too short: IPv4 AH header cut")
+                    return nil
+                end
+                proto_off, hlen = hlen, hlen + (tvb(off + hlen + 1, 1):uint() + 2) * 4
+                n = n + 1
+            end
+            if tvb(off + proto_off, 1):uint() == IP_ESP then
+                ports, note = false, "encrypted"
+            end
+        end
     elseif ver == 6 then
         if len < 40 then
             tree:add_tvb_expert_info(fe.short, q, "Quote too short: " .. len ..
@@ -188,30 +220,48 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
             return nil
         end
         proto_off, hlen = 6, 40
-        for _ = 1, IPV6_MAX_EXT do
+        local n = 0
+        while true do
             local nh = tvb(off + proto_off, 1):uint()
-            if IPV6_EXT[nh] then
-                if len < hlen + 2 then
-                    tree:add_tvb_expert_info(fe.short, q, "Quote too short: IPv6 extension header cut")
-                    return nil
-                end
-                proto_off, hlen = hlen, hlen + (tvb(off + hlen + 1, 1):uint() + 1) * 8
+            if not (IPV6_EXT[nh] or nh == IPV6_FRAG or nh == IP_AH or nh == IP_ESP) then
+                break
+            end
+            if n == IP_MAX_EXT then
+                tree:add_tvb_expert_info(fe.not_ip, q, "Quoted IPv6 packet has more than " ..
+                                         IP_MAX_EXT .. " extension headers")
+                return nil
+            end
+            if nh == IP_ESP then
+                ports, note = false, "encrypted"
+                break
             elseif nh == IPV6_FRAG then
                 if len < hlen + 8 then
                     tree:add_tvb_expert_info(fe.short, q, "Quote too short: IPv6 fragment header cut")
                     return nil
                 end
+                local later = band(tvb(off + hlen + 2, 2):uint(), 0xFFF8) ~= 0
                 proto_off, hlen = hlen, hlen + 8
+                if later then
+                    ports, note = false, "fragment"   -- not the first: no L4 header
+                    break
+                end
             else
-                break
+                if len < hlen + 2 then
+                    tree:add_tvb_expert_info(fe.short, q, "Quote too short: IPv6 extension header cut")
+                    return nil
+                end
+                local l = tvb(off + hlen + 1, 1):uint()
+                if nh == IP_AH then l = (l + 2) * 4 else l = (l + 1) * 8 end
+                proto_off, hlen = hlen, hlen + l
             end
+            n = n + 1
         end
     else
         tree:add_tvb_expert_info(fe.not_ip, q, "Quote is not IP (version " .. ver .. ")")
         return nil
     end
     proto = tvb(off + proto_off, 1):uint()
-    if len < hlen + 8 then
+    if ports and len < hlen + 8 then
         tree:add_tvb_expert_info(fe.short, q, "Quote too short: " .. len .. " octets, need " ..
                                  (hlen + 8) .. " (IP header + 8 octets of L4 header)")
         return nil
@@ -232,7 +282,7 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
     end
     ft:add(ff.proto, tvb(off + proto_off, 1))
     local l4 = off + hlen
-    if PORTED[proto] then
+    if ports and PORTED[proto] then
         ft:add(ff.sport, tvb(l4, 2))
         ft:add(ff.dport, tvb(l4 + 2, 2))
         sport, dport = tvb(l4, 2):uint(), tvb(l4 + 2, 2):uint()
@@ -249,6 +299,7 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
     else
         s = src .. " -> " .. dst .. " " .. pname
     end
+    if note then s = s .. " (" .. note .. ")" end
     s = s .. " dscp " .. dscp
     if qp then s = s .. " qp " .. qp end
     ft:set_text("Quoted flow: " .. s)
