@@ -491,9 +491,13 @@ var Protos = []*Proto{
 }
 
 // flowHasPorts reports whether the quoted protocol has ports (TCP, UDP,
-// DCCP, SCTP, UDP-Lite): for others, flow.sport and flow.dport are absent,
+// DCCP, SCTP, UDP-Lite) and the quote its L4 header (not ESP, not a
+// fragment after the first): else flow.sport and flow.dport are absent,
 // as in the Lua dissectors, rather than 0.
 func flowHasPorts(fl layers.Flow) bool {
+	if fl.NoL4 {
+		return false // ESP, a later fragment: the quote has no L4 header
+	}
 	switch fl.Proto {
 	case 6, 17, 33, 132, 136:
 		return true

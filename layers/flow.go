@@ -24,6 +24,10 @@ type Flow struct {
 	DSCP             uint8
 	QP               uint32 // destination QP; valid when HasQP
 	HasQP            bool
+	// NoL4 says the quoted packet has no L4 header to read: it is
+	// encrypted (ESP) or a fragment after the first. Then it has no
+	// ports (SrcPort and DstPort are 0, not values) and no QP.
+	NoL4 bool
 }
 
 // String renders the flow as "src:sport > dst:dport proto N dscp N [qp 0x..]".
@@ -84,7 +88,7 @@ func decodeQuote(q []byte, f *Flow) error {
 		f.Src = netip.AddrFrom16([16]byte(q[8:24]))
 		f.Dst = netip.AddrFrom16([16]byte(q[24:40]))
 	}
-	f.Proto, f.DSCP = proto, dscp
+	f.Proto, f.DSCP, f.NoL4 = proto, dscp, false
 	// Both ports in one load, and the DestQP from a 3-octet slice: one
 	// bounds check each.
 	var ports uint32
@@ -147,6 +151,7 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 		f.Dst = netip.AddrFrom4([4]byte(q[16:20]))
 		l4 = ihl
 		if q[6]&0x1f|q[7] != 0 {
+			f.NoL4 = true
 			return nil // a fragment after the first: no L4 header, no ports (as IPv6)
 		}
 		// An AH (RFC 4302) before the L4 header, as Parser and
@@ -161,6 +166,7 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 			f.Proto, l4 = q[l4], l4+(int(q[l4+1])+2)*4
 		}
 		if f.Proto == IPv6ESP {
+			f.NoL4 = true
 			return nil // encrypted: no L4 header, no ports
 		}
 	case 6:
@@ -176,6 +182,7 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 			return err
 		}
 		if !hdr {
+			f.NoL4 = true
 			return nil // ESP, or a fragment after the first: no L4 header, no ports
 		}
 		l4 = off

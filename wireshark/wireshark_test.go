@@ -182,3 +182,11 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("installed %s: %v (len %d)", path, err, len(got))
 	}
 }
+
+// TestDissectorsQuotes: on the quotes of testdata/quotes.pcapng (AH, ESP,
+// fragments, every extension header), every field sfcdump and the
+// plugin both give agrees: for a quote without an L4 header (ESP, a
+// fragment after the first) neither gives ports.
+func TestDissectorsQuotes(t *testing.T) {
+	agree(t, tshark(t), comparedFields(t), filepath.Join("testdata", "quotes.pcapng"))
+}
