@@ -194,6 +194,11 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		var de *layers.DecodeError
 		if errors.As(f.Err, &de) {
 			key = de.Layer + ": " + de.Err.Error()
+			if de.Err == layers.ErrTruncated && f.CapLen >= f.Len {
+				// Out of octets in a frame the capture kept whole: a
+				// runt, malformed, as read says (not cut by the capture).
+				key = de.Layer + ": frame too short"
+			}
 		}
 		c.problem(key, f.Number)
 	}

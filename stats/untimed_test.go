@@ -159,3 +159,26 @@ func TestTablesBounded(t *testing.T) {
 		t.Errorf("nothing untracked, yet: %s", js)
 	}
 }
+
+// TestRuntNotTruncated: a PFC frame whose layer ran out of octets is
+// grouped as "frame too short" (a runt, malformed) when the capture kept
+// it whole, and as "truncated" when the capture cut it, as read words
+// the two.
+func TestRuntNotTruncated(t *testing.T) {
+	pfc, _ := hex.DecodeString("0180c2000001020000000002880801010008")
+	c := New()
+	p := layers.NewParser()
+	for i, origLen := range []int{len(pfc), 64} {
+		f := dissect.Frame{Number: i + 1, Len: origLen, CapLen: len(pfc), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(pfc)
+		c.Add(&f, "port0")
+	}
+	r := c.Finish()
+	var got []string
+	for _, m := range r.Malformed.Reasons {
+		got = append(got, m.Reason)
+	}
+	if strings.Join(got, "|") != "pfc: frame too short|pfc: truncated" {
+		t.Errorf("malformed reasons %q", got)
+	}
+}
