@@ -118,8 +118,6 @@ func bth(qp uint32) []byte {
 	return h
 }
 
-func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
-
 func repeat(n int, f func(i int) []byte) []byte {
 	var b []byte
 	for i := range n {
