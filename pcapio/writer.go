@@ -89,6 +89,11 @@ func NewWriterSection(w io.Writer, sec SectionInfo, ifs ...Interface) (*Writer, 
 	if sec.Application == "" {
 		sec.Application = DefaultApplication
 	}
+	for _, v := range []string{sec.Hardware, sec.OS, sec.Application} {
+		if len(v) > maxOption {
+			return nil, fmt.Errorf("pcapio: a section header option of %d octets, more than an option holds (%d)", len(v), maxOption)
+		}
+	}
 	pw := &Writer{out: bufio.NewWriterSize(w, 64<<10)}
 	// The section header, its options in pcapgo's order.
 	var o options

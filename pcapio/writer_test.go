@@ -217,6 +217,12 @@ func TestWriterKeepsMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := NewWriterSection(io.Discard, SectionInfo{OS: strings.Repeat("o", 65536)}, Interface{}); err == nil {
+		t.Error("a section header option longer than an option holds was written")
+	}
+	if _, err := w.AddInterfaceOf(Interface{Description: strings.Repeat("d", 65536)}); err == nil {
+		t.Error("an interface option longer than an option holds was written")
+	}
 	if err := w.Write(0, time.Unix(-1, 0), frameData(9, 60), 60); err == nil {
 		t.Error("a time before 1970 was written")
 	}
