@@ -201,8 +201,9 @@ func (w *Writer) AddInterfaceLink(name string, lt layers.LinkType) (int, error) 
 
 // AddInterfaceOf adds an interface and returns its id. The block says
 // what in says: its Name, Comment, Description, Filter (a libpcap filter
-// string) and OS (each left out when empty); LinkType (SupportedLink; 0
-// is Ethernet); SnapLen (0: none); Speed (if_speed, none when 0); FCSLen
+// string) and OS (each left out when empty); LinkType, as it is (0 is
+// LINKTYPE_NULL, BSD loopback, as a Reader gives it: an Ethernet interface
+// says layers.LinkTypeEthernet); SnapLen (0: none); Speed (if_speed, none when 0); FCSLen
 // (if_fcslen, none when 0 or less); and Resolution (if_tsresol: the same
 // when a power of ten from 1 ns to 1 s, else nanoseconds, also for 0).
 // Section and ID are not used: interface i of the stream is the i-th
@@ -217,9 +218,6 @@ func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
 		}
 	}
 	lt := in.LinkType
-	if lt == 0 {
-		lt = layers.LinkTypeEthernet
-	}
 	tsresol, unit := tsResolution(in.Resolution)
 	// The options in pcapgo's order, then those it does not write.
 	var o options

@@ -27,7 +27,7 @@ import (
 // depend on it.
 func TestWriterInterfaces(t *testing.T) {
 	var b bytes.Buffer
-	w, err := NewWriterInterfaces(&b, Interface{Name: "p25", Speed: 25e9}, Interface{Name: "plain", SnapLen: 128},
+	w, err := NewWriterInterfaces(&b, Interface{Name: "p25", LinkType: layers.LinkTypeEthernet, Speed: 25e9}, Interface{Name: "plain", LinkType: layers.LinkTypeEthernet, SnapLen: 128},
 		Interface{Name: "sll", LinkType: layers.LinkTypeLinuxSLL, Speed: 40e9})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestWriterInterfaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id, err := w.AddInterfaceOf(Interface{Name: "late", Speed: 400e9})
+	id, err := w.AddInterfaceOf(Interface{Name: "late", LinkType: layers.LinkTypeEthernet, Speed: 400e9})
 	if err != nil || id != 3 {
 		t.Fatalf("AddInterfaceOf: id %d, %v", id, err)
 	}
@@ -91,7 +91,7 @@ func TestWriterInterfaces(t *testing.T) {
 	}
 	w1.Write(1, t0, frameData(1, 60), 60)
 	w1.Flush()
-	w2, err := NewWriterInterfaces(&y, Interface{Name: "a"}, Interface{Name: "b"})
+	w2, err := NewWriterInterfaces(&y, Interface{Name: "a", LinkType: layers.LinkTypeEthernet}, Interface{Name: "b", LinkType: layers.LinkTypeEthernet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWriterInterfaces(t *testing.T) {
 // written by pcapgo and must not change.
 func TestWriterAsPcapgo(t *testing.T) {
 	sec := SectionInfo{Comment: "lab run 7", Hardware: "x86", OS: "Linux", Application: "app"}
-	ifs := []Interface{{Name: "p0"}, {Name: "p1", Comment: "uplink", Description: "to spine", Filter: "udp port 4791", OS: "sonic"},
+	ifs := []Interface{{Name: "p0", LinkType: layers.LinkTypeEthernet}, {Name: "p1", LinkType: layers.LinkTypeEthernet, Comment: "uplink", Description: "to spine", Filter: "udp port 4791", OS: "sonic"},
 		{LinkType: layers.LinkTypeLinuxSLL, SnapLen: 96}}
 	t0 := time.Unix(1_700_000_000, 123_456_789)
 	frames := []struct {
@@ -128,9 +128,6 @@ func TestWriterAsPcapgo(t *testing.T) {
 	var want bytes.Buffer
 	ng := func(in Interface) pcapgo.NgInterface {
 		lt := in.LinkType
-		if lt == 0 {
-			lt = layers.LinkTypeEthernet
-		}
 		return pcapgo.NgInterface{Name: in.Name, Comment: in.Comment, Description: in.Description, Filter: in.Filter, OS: in.OS,
 			LinkType: lt, SnapLength: in.SnapLen, TimestampResolution: 9}
 	}
@@ -185,10 +182,10 @@ func TestWriterKeepsMetadata(t *testing.T) {
 	long := strings.Repeat("a", 40000) + "\n" + strings.Repeat("b", 40000)
 	sec := SectionInfo{Comment: "first\nsecond", Hardware: "hw", OS: "os", Application: "dumpcap"}
 	ifs := []Interface{
-		{Name: "us", Comment: long, Description: "d", Filter: "f", OS: "o", Speed: 25e9, FCSLen: 4, Resolution: 1000},
+		{Name: "us", LinkType: layers.LinkTypeEthernet, Comment: long, Description: "d", Filter: "f", OS: "o", Speed: 25e9, FCSLen: 4, Resolution: 1000},
 		{Name: "ns", LinkType: layers.LinkTypeRaw, Resolution: 1},
-		{Name: "bin", Resolution: 976563}, // 2^-10 s: written as nanoseconds
-		{Name: "s", Resolution: 1e9},
+		{Name: "bin", LinkType: layers.LinkTypeNull, Resolution: 976563}, // 2^-10 s: written as nanoseconds; BSD loopback stays so
+		{Name: "s", LinkType: layers.LinkTypeEthernet, Resolution: 1e9},
 	}
 	t0 := time.Unix(1_700_000_000, 123_456_000)
 	var b bytes.Buffer
@@ -246,9 +243,6 @@ func TestWriterKeepsMetadata(t *testing.T) {
 		}
 		want := ifs[i]
 		want.ID = i
-		if want.LinkType == 0 {
-			want.LinkType = layers.LinkTypeEthernet
-		}
 		if want.FCSLen == 0 {
 			want.FCSLen = -1
 		}

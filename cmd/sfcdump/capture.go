@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
 	"github.com/spf13/cobra"
 
 	"github.com/opensfc/sfc/pcapio"
@@ -140,7 +141,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 	// quanta and is written to -w as if_speed, unless --speed gives one.
 	speed := ifaceSpeed(iface)
 	src := &source{name: iface, ifName: func(int) string { return iface }, ifSpeed: func(int) uint64 { return speed }, ifOut: func(int) pcapio.Interface {
-		return pcapio.Interface{SnapLen: uint32(snaplen)} // Ethernet
+		return pcapio.Interface{LinkType: glayers.LinkTypeEthernet, SnapLen: uint32(snaplen)}
 	}}
 	var fr pcapio.Frame
 	var readErr error

@@ -208,8 +208,8 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
 	sec := pcapio.SectionInfo{Comment: "lab 3, DUT fw 1.2", Hardware: "x86_64", OS: "Linux 6.1", Application: "Dumpcap (Wireshark) 4.0.17"}
 	ifs := []pcapio.Interface{
-		{Name: "swp1", Comment: "to the DUT", Description: "port 1", Filter: "ether proto 0x8808", OS: "Linux", Speed: 25e9, FCSLen: 4, Resolution: 1000},
-		{Name: "swp2", Resolution: 1},
+		{Name: "swp1", LinkType: 1, Comment: "to the DUT", Description: "port 1", Filter: "ether proto 0x8808", OS: "Linux", Speed: 25e9, FCSLen: 4, Resolution: 1000},
+		{Name: "swp2", LinkType: 1, Resolution: 1},
 	}
 	f, err := os.Create(in)
 	if err != nil {
