@@ -276,6 +276,10 @@ type Reader struct {
 	secBase  int
 	sections int
 	shb      SectionInfo // the first section's
+	// metaLeft is what is left of MetadataBudget, metaDropped what was
+	// not kept beyond it (keep).
+	metaLeft    int
+	metaDropped int64
 
 	n     int
 	frame Frame
@@ -359,7 +363,7 @@ func NewReader(name string, src io.Reader) (*Reader, error) { return NewReaderTe
 // a caller can scan what the reader skips (pcapng statistics blocks, for
 // one) in the file's own format whether or not it was compressed.
 func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
-	r := &Reader{name: name, src: src, buf: make([]byte, readStart)}
+	r := &Reader{name: name, src: src, buf: make([]byte, readStart), metaLeft: MetadataBudget}
 	if err := r.fill(4); err != nil {
 		return nil, fmt.Errorf("%s: %w (%v)", name, ErrFormat, err)
 	}
@@ -558,6 +562,26 @@ func (r *Reader) Interface(i int) Interface {
 	return out
 }
 
+// MetadataBudget bounds the octets of the strings a Reader keeps of a
+// capture's metadata, whatever the capture: interface names, comments,
+// descriptions, filters and OSes, statistics and section comments (a
+// gzip of 1 MB could otherwise hold 2 GB of comments, all kept). What is
+// past it is cut, and counted by MetadataDropped.
+const MetadataBudget = 16 << 20
+
+// keep returns the part of metadata string v the budget still holds.
+func (r *Reader) keep(v []byte) []byte {
+	n := min(len(v), r.metaLeft)
+	r.metaLeft -= n
+	r.metaDropped += int64(len(v) - n)
+	return v[:n]
+}
+
+// MetadataDropped returns how many octets of metadata strings (names,
+// comments, descriptions...) the Reader did not keep because the
+// capture's exceeded MetadataBudget; 0 for any real capture.
+func (r *Reader) MetadataDropped() int64 { return r.metaDropped }
+
 // Section returns what the first pcapng section header says of the
 // capture (the zero SectionInfo for classic pcap).
 func (r *Reader) Section() SectionInfo { return r.shb }
@@ -579,13 +603,13 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 			if comment.Len() > 0 {
 				comment.WriteByte('\n')
 			}
-			comment.Write(v)
+			comment.Write(r.keep(v))
 		case 2:
-			s.Hardware = string(v)
+			s.Hardware = string(r.keep(v))
 		case 3:
-			s.OS = string(v)
+			s.OS = string(r.keep(v))
 		case 4:
-			s.Application = string(v)
+			s.Application = string(r.keep(v))
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
@@ -661,7 +685,7 @@ func (r *Reader) interfaceStats(body []byte) {
 			if comment.Len() > 0 {
 				comment.WriteByte('\n')
 			}
-			comment.Write(v)
+			comment.Write(r.keep(v))
 		case code == 2 && l == 8:
 			st.Start = in.time(uint64(r.u32(v))<<32 | uint64(r.u32(v[4:])))
 		case code == 3 && l == 8:
@@ -1041,8 +1065,8 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 
 // MaxInterfaces bounds the interfaces of one pcapng capture (every
 // section's together): what a reader and sfcdump keep per interface
-// (names, speeds, how -w writes it; a few hundred octets) then stays
-// bounded whatever the capture. Real captures have a handful; mergecap
+// (speeds, how -w writes it; a few hundred octets, and its strings, which
+// MetadataBudget bounds in all) then stays bounded whatever the capture. Real captures have a handful; mergecap
 // of a hundred files, a thousand.
 const MaxInterfaces = 1 << 16
 
@@ -1074,17 +1098,17 @@ func (r *Reader) ngInterface(body []byte) error {
 			if comment.Len() > 0 {
 				comment.WriteByte('\n')
 			}
-			comment.Write(v)
+			comment.Write(r.keep(v))
 		case 2: // if_name
-			in.name = string(v)
+			in.name = string(r.keep(v))
 		case 3: // if_description
-			in.setMeta().desc = string(v)
+			in.setMeta().desc = string(r.keep(v))
 		case 11: // if_filter: a libpcap filter string when its first octet is 0
 			if len(v) > 0 && v[0] == 0 {
-				in.setMeta().filter = string(v[1:])
+				in.setMeta().filter = string(r.keep(v[1:]))
 			}
 		case 12: // if_os
-			in.setMeta().os = string(v)
+			in.setMeta().os = string(r.keep(v))
 		case 8: // if_speed, bit/s
 			if want("if_speed", v, 8) {
 				in.speed = r.u64(v)

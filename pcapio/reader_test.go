@@ -1035,3 +1035,42 @@ func TestMaxInterfaces(t *testing.T) {
 		t.Errorf("%d interfaces: %d frames, end %v", MaxInterfaces+1, len(g.frames), g.err)
 	}
 }
+
+// TestMetadataBudget: the strings a Reader keeps of a capture's metadata
+// (here 300 interfaces with a 64,000-octet comment each, 19.2 MB) stop at
+// MetadataBudget, and what was not kept is counted; the first ones are
+// kept whole.
+func TestMetadataBudget(t *testing.T) {
+	var b bytes.Buffer
+	w, err := NewWriter(&b, "i0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment := strings.Repeat("c", 64000)
+	for i := 1; i < 300; i++ {
+		if _, err := w.AddInterfaceOf(Interface{Name: "i", LinkType: layers.LinkTypeEthernet, Comment: comment}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Write(299, time.Unix(1, 0), frameData(1, 60), 60)
+	w.Flush()
+	r, err := NewReader("x", bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i := 0; i < r.NInterfaces(); i++ {
+		in := r.Interface(i)
+		kept += len(in.Name) + len(in.Comment)
+	}
+	total := len("i0") + 299*(len("i")+64000)
+	if kept > MetadataBudget || int64(kept)+r.MetadataDropped() != int64(total) || r.MetadataDropped() == 0 {
+		t.Errorf("kept %d octets, dropped %d, of %d (budget %d)", kept, r.MetadataDropped(), total, MetadataBudget)
+	}
+	if r.Interface(1).Comment != comment {
+		t.Error("the first interface's comment was cut")
+	}
+}

@@ -494,3 +494,30 @@ func TestReadWriteInterfaceOrder(t *testing.T) {
 		t.Errorf("%d interfaces written, want 4", r.NInterfaces())
 	}
 }
+
+// TestReadMetadataBudget: a capture whose interface comments exceed
+// pcapio.MetadataBudget is read, with a note saying how much was not
+// kept; the frames are all read.
+func TestReadMetadataBudget(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "meta.pcapng")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcapio.NewWriter(f, "i0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 300; i++ {
+		if _, err := w.AddInterfaceOf(pcapio.Interface{Name: "i", LinkType: 1, Comment: strings.Repeat("c", 64000)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Write(299, time.Unix(1, 0), make([]byte, 60), 60)
+	w.Flush()
+	f.Close()
+	out, errs, code := sfcdump(t, "read", in)
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(errs, "octets of interface names, comments and descriptions past 16 MiB were not kept") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -211,6 +211,7 @@ type printer struct {
 	out       *pcapio.Writer
 	outIface  map[[2]int]int
 	outNext   map[int]int // by source index: its interfaces added so far
+	errOut    io.Writer   // where read's notes go (nil: none)
 	// outStats are the inputs' interface statistics, by the same key as
 	// outIface, written to -w at its end for the interfaces it has.
 	outStats []keptStats

@@ -92,6 +92,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 		return err
 	}
 	defer pr.notifyInterrupt(errOut)()
+	pr.errOut = errOut
 	code := 0
 	for i, file := range files {
 		if pr.done() {
@@ -160,6 +161,12 @@ func readOne(pr *printer, index int, file string) error {
 	}
 	defer r.Close()
 	defer func() { pr.readSoFar += r.Frames() }()
+	defer func() {
+		if n := r.MetadataDropped(); n > 0 && pr.errOut != nil {
+			report(pr.errOut, fmt.Errorf("%s: note: %d octets of interface names, comments and descriptions past %d MiB were not kept (shown and written cut)",
+				r.Name(), n, pcapio.MetadataBudget>>20))
+		}
+	}()
 	pr.opened++
 	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
