@@ -30,8 +30,12 @@ type Flow struct {
 	NoL4 bool
 }
 
-// String renders the flow as "src:sport > dst:dport proto N dscp N [qp 0x..]".
+// String renders the flow as "src:sport > dst:dport proto N dscp N [qp 0x..]",
+// without ports when the quote had no L4 header (NoL4).
 func (f Flow) String() string {
+	if f.NoL4 { // no ports to show
+		return fmt.Sprintf("%s > %s proto %d dscp %d", f.Src, f.Dst, f.Proto, f.DSCP)
+	}
 	s := fmt.Sprintf("%s > %s proto %d dscp %d",
 		netip.AddrPortFrom(f.Src, f.SrcPort), netip.AddrPortFrom(f.Dst, f.DstPort), f.Proto, f.DSCP)
 	if f.HasQP {
@@ -163,7 +167,11 @@ func decodeQuoteChecked(q []byte, f *Flow) error {
 			if len(q) < l4+2 {
 				return errAt("flow", "ipv4.ah", l4, ErrQuoteTooShort, "AH cut")
 			}
-			f.Proto, l4 = q[l4], l4+(int(q[l4+1])+2)*4
+			n := (int(q[l4+1]) + 2) * 4
+			if n < 12 { // as Parser and device.Parse: the fixed part is 12 octets
+				return errAt("flow", "ipv4.ah", l4, ErrBadValue, fmt.Sprintf("AH of %d octets, less than 12", n))
+			}
+			f.Proto, l4 = q[l4], l4+n
 		}
 		if f.Proto == IPv6ESP {
 			f.NoL4 = true

@@ -307,3 +307,23 @@ func TestDecodeQuoteIPv4LaterFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeQuoteShortAH: a quoted IPv4 AH whose length gives fewer than
+// its 12 fixed octets is refused, as Parser and device.Parse refuse it
+// (the walk read the AH's sequence number as ports); a later fragment's
+// flow prints without ports.
+func TestDecodeQuoteShortAH(t *testing.T) {
+	q, _ := hex.DecodeString("4500003c0000000040330000" + "0a0000010a000002" + "11000000" + "aaaabbbb" + "00000000" +
+		"03e812b700140000" + "0a000000000000d2")
+	if f, err := DecodeQuote(q); !errors.Is(err, ErrBadValue) {
+		t.Errorf("AH of 8 octets: %+v, %v; want ErrBadValue", f, err)
+	}
+	q[21] = 1 // 12 octets: walked, UDP 1000 > 4791 behind it
+	if f, err := DecodeQuote(q); err != nil || f.Proto != 17 || f.SrcPort != 1000 || f.DstPort != 4791 {
+		t.Errorf("AH of 12 octets: %+v, %v", f, err)
+	}
+	frag := Flow{Src: netip.MustParseAddr("10.0.0.1"), Dst: netip.MustParseAddr("10.0.0.2"), Proto: 17, NoL4: true}
+	if s := frag.String(); s != "10.0.0.1 > 10.0.0.2 proto 17 dscp 0" {
+		t.Errorf("a later fragment's flow: %q", s)
+	}
+}

@@ -327,6 +327,9 @@ func skipIPv6Ext(b []byte, off int, nh uint8) (proto uint8, l4 int, hdr bool, er
 				return nh, off, false, errAt("flow", "ipv6.ah", off, ErrQuoteTooShort, "AH cut")
 			}
 			n = (int(b[off+1]) + 2) * 4
+			if n < 12 { // its fixed part, as IPv6Ext and device.Parse
+				return nh, off, false, errAt("flow", "ipv6.ah", off, ErrBadValue, fmt.Sprintf("AH of %d octets, less than 12", n))
+			}
 		default:
 			if len(b) < off+2 {
 				return nh, off, false, errAt("flow", "ipv6."+IPv6ExtName(nh), off, ErrQuoteTooShort, "extension header cut")

@@ -182,6 +182,8 @@ func quoteCases() []quoteCase {
 		{"IPv4 AH cut", quote4(51, 0, 0, ah(17)[:1]), false},
 		{"IPv6 AH UDP cut", quote6(51, ah(17), u[:4]), false},
 		{"IPv6 fragment header cut", quote6(44, frag6(17, 185, false)[:6]), false},
+		{"IPv4 AH of 8 octets (length 0)", quote4(51, 0, 0, []byte{17, 0, 0, 0, 0, 0, 0x12, 0x34}, u), false},
+		{"IPv6 AH of 8 octets (length 0)", quote6(51, []byte{17, 0, 0, 0, 0, 0, 0x12, 0x34}, u), false},
 	}
 }
 

@@ -206,7 +206,13 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
                     tree:add_tvb_expert_info(fe.short, q, "Quote too short: IPv4 AH header cut")
                     return nil
                 end
-                proto_off, hlen = hlen, hlen + (tvb(off + hlen + 1, 1):uint() + 2) * 4
+                local l = (tvb(off + hlen + 1, 1):uint() + 2) * 4
+                if l < 12 then
+                    tree:add_tvb_expert_info(fe.not_ip, q, "Quoted IPv4 AH of " .. l ..
+                                             " octets, less than its 12 fixed ones")
+                    return nil
+                end
+                proto_off, hlen = hlen, hlen + l
                 n = n + 1
             end
             if tvb(off + proto_off, 1):uint() == IP_ESP then
@@ -252,6 +258,11 @@ local function dissect_flow(tvb, off, len, pinfo, tree)
                 end
                 local l = tvb(off + hlen + 1, 1):uint()
                 if nh == IP_AH then l = (l + 2) * 4 else l = (l + 1) * 8 end
+                if nh == IP_AH and l < 12 then
+                    tree:add_tvb_expert_info(fe.not_ip, q, "Quoted IPv6 AH of " .. l ..
+                                             " octets, less than its 12 fixed ones")
+                    return nil
+                end
                 proto_off, hlen = hlen, hlen + l
             end
             n = n + 1
