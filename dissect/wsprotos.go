@@ -21,7 +21,7 @@ import (
 //	icmpv6   upper-layer protocol 58
 //	arp      EtherType 0x0806
 //	lldp     EtherType 0x88CC
-//	llc      an 802.3 frame (a length, under 0x0600, where the EtherType is) with an LLC header
+//	llc      an 802.3 frame (a length, at most 1500, where the EtherType is), or EtherType 0x8870, with an LLC header
 //	stp      LLC DSAP and SSAP 0x42
 //
 // After the VLAN tags, as tshark; a Linux cooked capture's protocol as its
@@ -98,9 +98,14 @@ func llcHeader(p *layers.Parser) ([]byte, bool) {
 	if !ok || len(b) == 0 {
 		return nil, false
 	}
+	// A type/length of at most 1500 is a length (802.3), as Wireshark
+	// reads it (IEEE_802_3_MAX_LEN): 1501-1535 are neither to the standard,
+	// and an unknown EtherType to Wireshark (gopacket takes them as
+	// lengths). EtherType 0x8870 is LLC in jumbo frames.
 	switch {
-	case p.Has(glayers.LayerTypeDot1Q) && et < 0x0600, // a length after the tag
-		!p.Has(glayers.LayerTypeDot1Q) && p.Has(glayers.LayerTypeEthernet) && et == glayers.EthernetTypeLLC && p.Eth.Length > 0,
+	case p.Has(glayers.LayerTypeDot1Q) && (et <= 1500 || et == 0x8870), // a length after the tag
+		!p.Has(glayers.LayerTypeDot1Q) && p.Has(glayers.LayerTypeEthernet) &&
+			(et == glayers.EthernetTypeLLC && p.Eth.Length > 0 && p.Eth.Length <= 1500 || et == 0x8870),
 		(p.Has(glayers.LayerTypeLinuxSLL) || p.Has(glayers.LayerTypeLinuxSLL2)) && et == 0x0004:
 		if len(b) >= 2 && b[0] == 0xff && b[1] == 0xff {
 			return nil, false // Novell raw 802.3: IPX, no LLC

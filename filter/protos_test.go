@@ -41,7 +41,8 @@ func TestWiresharkProtocolsTshark(t *testing.T) {
 		t.Fatal(err)
 	}
 	var frames []*dissect.Frame
-	for _, file := range []string{filepath.Join("testdata", "protos.pcap"), filepath.Join("..", "pcaps", "sample.pcapng")} {
+	for _, file := range []string{filepath.Join("testdata", "protos.pcap"), filepath.Join("testdata", "llc-lengths.pcap"),
+		filepath.Join("..", "pcaps", "sample.pcapng")} {
 		r, err := pcapio.Open(file)
 		if err != nil {
 			t.Fatal(err)
