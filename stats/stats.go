@@ -270,7 +270,9 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		c.pfcSignal(pfcKey{iface, -1, f.LinkBPS}, t, uint64(p.Pause.Quanta), f.LinkBPS, KindPause)
 	case has&hasBTH != 0:
 		m := &p.BTH
-		if m.ICRCChecked {
+		// The ICRC ends the packet: in a frame the capture cut (caplen <
+		// len) it was not captured, and read shows no verdict on it.
+		if m.ICRCChecked && f.CapLen >= f.Len {
 			c.icrcChecked++
 			if !m.ICRCOK {
 				c.icrcBad.count++

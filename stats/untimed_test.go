@@ -12,6 +12,7 @@ import (
 	"github.com/opensfc/sfc/bts"
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/sample"
 )
 
 // TestUntimedFrames: a frame without a timestamp (zero Time: a pcapng
@@ -181,4 +182,35 @@ func TestRuntNotTruncated(t *testing.T) {
 	if strings.Join(got, "|") != "pfc: frame too short|pfc: truncated" {
 		t.Errorf("malformed reasons %q", got)
 	}
+}
+
+// TestICRCOfCutFrame: a RoCEv2 frame the capture cut (caplen < len) has
+// no ICRC in the capture: stats does not count it as checked (nor
+// failed), as read shows no ICRC verdict for it; the same frame whole is
+// checked.
+func TestICRCOfCutFrame(t *testing.T) {
+	c := New()
+	p := layers.NewParser()
+	frame := sampleRoCE(t)
+	for i, origLen := range []int{len(frame), len(frame) + 14} {
+		f := dissect.Frame{Number: i + 1, Len: origLen, CapLen: len(frame), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(frame)
+		c.Add(&f, "port0")
+	}
+	rep := c.Finish()
+	if rep.ICRC.Checked != 1 {
+		t.Errorf("ICRC checked %d times, want 1 (the whole frame only): %+v", rep.ICRC.Checked, rep.ICRC)
+	}
+}
+
+// sampleRoCE returns a sample RoCEv2 frame whose ICRC checks.
+func sampleRoCE(t *testing.T) []byte {
+	p := layers.NewParser()
+	for _, f := range sample.Frames() {
+		if p.Decode(f.Data) == nil && p.Has(layers.LayerTypeBTH) && p.BTH.ICRCChecked && p.BTH.ICRCOK {
+			return f.Data
+		}
+	}
+	t.Fatal("no sample RoCEv2 frame with a good ICRC")
+	return nil
 }
