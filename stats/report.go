@@ -130,7 +130,7 @@ type CNPStat struct {
 type ICRCStat struct {
 	Checked int   `json:"checked"`
 	Failed  int   `json:"failed"`
-	Frames  []int `json:"frames"` // the first failing frames
+	Frames  []int `json:"frames"` // the first failing frames (at most 5 of Failed)
 }
 
 // MalformedStat counts malformed frames by reason.
@@ -143,7 +143,8 @@ type MalformedStat struct {
 type Problem struct {
 	Reason string `json:"reason"`
 	Count  int    `json:"count"`
-	Frames []int  `json:"frames"`
+	// Frames are the first frames of the Count (at most 5), in JSON too.
+	Frames []int `json:"frames"`
 }
 
 // Count is a named count.
@@ -426,11 +427,11 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	}
 	p("\nICRC: %d checked, %d failed", r.ICRC.Checked, r.ICRC.Failed)
 	if len(r.ICRC.Frames) > 0 {
-		p(" (frames %s)", joinInts(r.ICRC.Frames))
+		p(" (frames %s)", joinInts(r.ICRC.Frames, r.ICRC.Failed))
 	}
 	p("\nMalformed frames: %d\n", r.Malformed.Frames)
 	for _, m := range r.Malformed.Reasons {
-		p("  %d\t%s\t(frames %s)\n", m.Count, dissect.Escape(m.Reason), joinInts(m.Frames))
+		p("  %d\t%s\t(frames %s)\n", m.Count, dissect.Escape(m.Reason), joinInts(m.Frames, m.Count))
 	}
 	if len(r.Warnings) > 0 {
 		p("Warnings:\n")
@@ -446,10 +447,15 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	return tw.Flush()
 }
 
-func joinInts(v []int) string {
-	s := make([]string, len(v))
+// joinInts lists the frame numbers v, the first of count: ", …" ends a
+// list that does not hold them all.
+func joinInts(v []int, count int) string {
+	s := make([]string, len(v), len(v)+1)
 	for i, n := range v {
 		s[i] = strconv.Itoa(n)
+	}
+	if count > len(v) {
+		s = append(s, "…")
 	}
 	return strings.Join(s, ", ")
 }

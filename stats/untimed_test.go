@@ -214,3 +214,24 @@ func sampleRoCE(t *testing.T) []byte {
 	t.Fatal("no sample RoCEv2 frame with a good ICRC")
 	return nil
 }
+
+// TestFrameListsSayWhenCut: a malformation's frame list shows the first
+// five frames and ends with "…" when there were more.
+func TestFrameListsSayWhenCut(t *testing.T) {
+	pfc, _ := hex.DecodeString("0180c2000001020000000002880801010008")
+	for _, n := range []int{5, 7} {
+		c := New()
+		p := layers.NewParser()
+		for i := 0; i < n; i++ {
+			f := dissect.Frame{Number: i + 1, Len: len(pfc), CapLen: len(pfc), P: p}
+			f.Err = p.Decode(pfc)
+			c.Add(&f, "port0")
+		}
+		var b strings.Builder
+		c.Finish().WriteText(&b, 0)
+		want := map[int]string{5: "(frames 1, 2, 3, 4, 5)\n", 7: "(frames 1, 2, 3, 4, 5, …)\n"}[n]
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%d frames:\n%s", n, b.String())
+		}
+	}
+}

@@ -28,14 +28,19 @@ func decodeFrame(p *layers.Parser, fr *pcapio.Frame) error {
 }
 
 // cutByCapture: a layer whose length field points past the data
-// (ErrLength) when its data ran to the end of what the capture kept, of a
-// frame the capture cut (caplen < len), was cut by the capture, not lied
-// to by the field: the error becomes ErrTruncated, as tshark says "packet
-// size limited during capture", with the layer's words kept.
+// (ErrLength), or whose quote is too short to name a flow (a BTS's,
+// postcard's or CIM's quote runs to the packet's end), when its data ran
+// to the end of what the capture kept, of a frame the capture cut (caplen
+// < len), was cut by the capture, not lied to by the field nor sent
+// short: the error becomes ErrTruncated, as tshark says "packet size
+// limited during capture", with the layer's words kept.
 func cutByCapture(p *layers.Parser, err error, capLen int) error {
 	de, ok := err.(*layers.DecodeError)
-	if !ok || de.Err != layers.ErrLength || p.FailedAt+p.FailedLen != capLen {
+	if !ok || de.Err != layers.ErrLength && de.Err != layers.ErrQuoteTooShort || p.FailedAt+p.FailedLen != capLen {
 		return err
+	}
+	if de.Err == layers.ErrQuoteTooShort {
+		de = &layers.DecodeError{Layer: de.Layer, Field: de.Field, Offset: de.Offset, Err: de.Err, Detail: "quote: " + de.Detail}
 	}
 	detail := "the capture kept " + strconv.Itoa(capLen) + " octets of the frame"
 	if de.Detail != "" {

@@ -507,3 +507,38 @@ func TestCutByCaptureNotLength(t *testing.T) {
 		t.Errorf("whole frame with lying lengths: %s", l)
 	}
 }
+
+// TestCutByCaptureQuote: a BTS the capture cut inside its quote (caplen
+// 60) is truncated, with stats grouping it so; the same octets as a whole
+// frame (a BTS sent with a 2-octet quote) keep "quote too short".
+func TestCutByCaptureQuote(t *testing.T) {
+	var bts []byte
+	for _, f := range sample.Frames() {
+		if strings.HasPrefix(f.Name, "BTS") && len(f.Data) > 60 && f.Data[12] == 0x08 {
+			bts = f.Data
+			break
+		}
+	}
+	if bts == nil {
+		t.Fatal("no IPv4 BTS of more than 60 octets in sample.Frames")
+	}
+	path := filepath.Join(t.TempDir(), "cut.pcapng")
+	writeCapture(t, path, []string{"port0"}, 2, func(i int) (int, time.Time, []byte, int) {
+		return 0, time.Unix(1700000000, 0), bts[:60], []int{len(bts), 60}[i]
+	})
+	out, errs, code := sfcdump(t, "read", path)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, %q:\n%s", code, errs, out)
+	}
+	if l := lines[0]; !strings.Contains(l, "bts: quote at offset 16: truncated (quote: ") || !strings.Contains(l, "the capture kept 60 octets") {
+		t.Errorf("cut by the capture: %s", l)
+	}
+	if l := lines[1]; strings.Contains(l, "truncated") || !strings.Contains(l, "quote too short to name a flow") {
+		t.Errorf("whole frame with a short quote: %s", l)
+	}
+	st, _, _ := sfcdump(t, "stats", path)
+	if !strings.Contains(st, "bts: truncated") || !strings.Contains(st, "bts: quote too short to name a flow") {
+		t.Errorf("stats:\n%s", st)
+	}
+}
