@@ -143,6 +143,7 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 	src := &source{name: iface, ifName: func(int) string { return iface }, ifSpeed: func(int) uint64 { return speed }, ifOut: func(int) pcapio.Interface {
 		return pcapio.Interface{LinkType: glayers.LinkTypeEthernet, SnapLen: uint32(snaplen)}
 	}}
+	pr.emptyFrom(src) // a capture of no frame still names the interface
 	var fr pcapio.Frame
 	var readErr error
 	for n := 1; !pr.done(); n++ {

@@ -521,3 +521,30 @@ func TestReadMetadataBudget(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestReadWriteNothingMatched: a -w capture that no frame reached still
+// says where the input was taken: its first interface (name, speed, link
+// type) and section, not a made-up "if0".
+func TestReadWriteNothingMatched(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "none.pcapng")
+	if _, errs, code := sfcdump(t, "read", "-Y", "frame.number == 0", "-w", out, "--speed", "25G", sampleCap); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := pcapio.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	in, err := pcapio.Open(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("a frame in the empty capture: %v", err)
+	}
+	got, want := r.Interface(0), in.Interface(0)
+	if r.NInterfaces() != 1 || got.Name != want.Name || got.Name == "" || got.Speed != 25e9 || got.LinkType != want.LinkType {
+		t.Errorf("interfaces %d, the first %+v; want %q at 25G", r.NInterfaces(), got, want.Name)
+	}
+}

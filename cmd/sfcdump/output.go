@@ -55,7 +55,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.format, "format", "T", "text", "output format: text, json (JSON Lines) or fields")
 	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field; Wireshark's names print as tshark prints them")
 	f.StringArrayVarP(&o.fieldsStyle, "fields-option", "E", nil, "-T fields layout, as tshark's -E (repeatable): header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N, aggregator=,|/s|C")
-	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (with their comments and interfaces' names, link types, snap lengths and speeds); '-' for stdout")
+	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (with their comments, flags and interfaces as the capture describes them); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")
@@ -131,6 +131,13 @@ func (s *source) ifaceName(i int) string {
 		s.names = append(s.names, dissect.Escape(name))
 	}
 	return s.names[i]
+}
+
+// ifaceRaw returns the name of interface i as the capture has it ("" when
+// unnamed).
+func (s *source) ifaceRaw(i int) string {
+	s.ifaceName(i)
+	return s.raw[i]
 }
 
 // speedOf returns the link speed of interface i in bit/s: the one the
@@ -211,7 +218,11 @@ type printer struct {
 	out       *pcapio.Writer
 	outIface  map[[2]int]int
 	outNext   map[int]int // by source index: its interfaces added so far
-	errOut    io.Writer   // where read's notes go (nil: none)
+	// outEmpty is the interface (and section) a -w capture that no frame
+	// reached is written with: the first input's first interface.
+	outEmpty    *pcapio.Interface
+	outEmptySec pcapio.SectionInfo
+	errOut      io.Writer // where read's notes go (nil: none)
 	// outStats are the inputs' interface statistics, by the same key as
 	// outIface, written to -w at its end for the interfaces it has.
 	outStats []keptStats
@@ -668,6 +679,27 @@ func (pr *printer) writeFrame(src *source, v *view, fr *pcapio.Frame) error {
 	return nil
 }
 
+// emptyFrom makes src's interface 0, as -w would write it, the one a -w
+// capture that no frame reaches is written with, unless an earlier
+// source gave one: an empty capture still says where it was taken.
+func (pr *printer) emptyFrom(src *source) {
+	if pr.outFile == nil {
+		return
+	}
+	pr.outMu.Lock()
+	defer pr.outMu.Unlock()
+	if pr.outEmpty != nil {
+		return
+	}
+	in := pcapio.Interface{LinkType: glayers.LinkTypeEthernet}
+	if src.ifOut != nil {
+		in = src.ifOut(0)
+	}
+	in.Name = src.ifaceRaw(0)
+	in.Speed = src.knownSpeed(pr.speeds, 0)
+	pr.outEmpty, pr.outEmptySec = &in, src.section
+}
+
 // keptStats is an input interface's statistics block for -w.
 type keptStats struct {
 	key [2]int // source index, interface
@@ -707,7 +739,12 @@ func (pr *printer) finishOutput(keep bool) error {
 	if pr.outFile != nil && (keep || pr.outAtomic == nil) {
 		if pr.out == nil {
 			var e error
-			if pr.out, e = pcapio.NewWriter(pr.outFile, "if0"); e != nil && err == nil {
+			if pr.outEmpty != nil {
+				pr.out, e = pcapio.NewWriterSection(pr.outFile, pr.outEmptySec, *pr.outEmpty)
+			} else {
+				pr.out, e = pcapio.NewWriter(pr.outFile, "if0")
+			}
+			if e != nil && err == nil {
 				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
 			}
 		}

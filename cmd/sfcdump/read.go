@@ -32,10 +32,12 @@ never reach the terminal raw.
 
 -w writes the frames that match as pcapng ('-' for standard output) to a
 temporary file renamed when complete: each frame with its time, lengths,
-comments and interface (name, link type, snap length and speed, the
---link-speed one if given); the section's and the interfaces' other
-options (comments, descriptions, filters), packet flags and statistics
-blocks are not kept. An output that is one of the inputs is refused (exit
+comments, flags and drop count, and its interface (name, link type, snap
+length, speed (the --link-speed one if given), FCS length, timestamp
+resolution, comment, description, filter, OS, and its last statistics
+block); the first input's section comment, hardware, OS and application.
+Other blocks and options (packet hashes, name resolution) are not kept,
+and copy strings past 16 MiB in all are cut. An output that is one of the inputs is refused (exit
 status 2) before anything is written. An error never replaces an existing
 file; into a new file, the frames read before an input failed (a capture
 broken part-way, one that cannot be opened) are still written. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
@@ -171,6 +173,9 @@ func readOne(pr *printer, index int, file string) error {
 	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
 		ifOut: r.Interface, section: r.Section()}
+	if r.NInterfaces() > 0 {
+		pr.emptyFrom(src)
+	}
 	// A pipe or standard input is read frame by frame: a batch would hold
 	// frames read but not shown while the writer pauses, and Ctrl-C then
 	// would lose them.
