@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/hex"
 	"flag"
 	"io"
@@ -546,5 +547,42 @@ func TestReadWriteNothingMatched(t *testing.T) {
 	got, want := r.Interface(0), in.Interface(0)
 	if r.NInterfaces() != 1 || got.Name != want.Name || got.Name == "" || got.Speed != 25e9 || got.LinkType != want.LinkType {
 		t.Errorf("interfaces %d, the first %+v; want %q at 25G", r.NInterfaces(), got, want.Name)
+	}
+}
+
+// TestReadWriteStatsItCannotHold: an interface statistics block whose
+// start time the copy cannot say (2^-20 s units far in the future, which
+// nanoseconds overflow) is left out with a note; the frames are written.
+func TestReadWriteStatsItCannotHold(t *testing.T) {
+	le := binary.LittleEndian
+	block := func(typ uint32, body []byte) []byte {
+		for len(body)%4 != 0 {
+			body = append(body, 0)
+		}
+		n := uint32(12 + len(body))
+		b := le.AppendUint32(le.AppendUint32(nil, typ), n)
+		return le.AppendUint32(append(b, body...), n)
+	}
+	shb := block(0x0a0d0d0a, le.AppendUint64(le.AppendUint32(le.AppendUint32(nil, 0x1a2b3c4d), 1), ^uint64(0)))
+	idb := block(1, []byte{1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 0x94, 0, 0, 0, 0, 0, 0, 0}) // Ethernet, if_tsresol 2^-20
+	ts := uint64(1767225600) << 20
+	epb := le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 0), uint32(ts>>32)), uint32(ts)), 60), 60)
+	epb = append(epb, make([]byte, 60)...)
+	huge := uint64(1) << 62
+	isb := le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 0), uint32(ts>>32)), uint32(ts))
+	isb = append(isb, 2, 0, 8, 0) // isb_starttime: high 32 bits, then low
+	isb = le.AppendUint32(le.AppendUint32(isb, uint32(huge>>32)), uint32(huge))
+	isb = append(isb, 0, 0, 0, 0)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
+	if err := os.WriteFile(in, bytes.Join([][]byte{shb, idb, block(6, epb), block(5, isb)}, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := sfcdump(t, "read", "-q", "-w", out, in)
+	if code != 0 || !strings.Contains(errs, "note: the statistics of interface 0 are not copied") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if n := countFrames(t, out); n != 1 {
+		t.Errorf("%d frames written, want 1", n)
 	}
 }

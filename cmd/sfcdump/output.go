@@ -751,8 +751,11 @@ func (pr *printer) finishOutput(keep bool) error {
 		if pr.out != nil {
 			for _, k := range pr.outStats {
 				if id, ok := pr.outIface[k.key]; ok {
-					if e := pr.out.WriteStats(id, k.st); e != nil && err == nil {
-						err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+					// A statistics block the copy cannot hold (a time
+					// pcapng cannot say in its resolution) is left out
+					// with a note: the frames written are not lost for it.
+					if e := pr.out.WriteStats(id, k.st); e != nil && pr.errOut != nil {
+						report(pr.errOut, fmt.Errorf("-w %s: note: the statistics of interface %d are not copied: %w", pr.outPath, id, e))
 					}
 				}
 			}
