@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Frames of filter/testdata/llc-lengths.pcap: 802.3 lengths, 0x8870 and the 1501-1535 gap (made by the review helper, scapy).
 from scapy.all import *
 pk=[]
