@@ -73,8 +73,25 @@ func parseAbsTime(s string, loc *time.Location) (dissect.Value, error) {
 	default:
 		return dissect.Value{}, fmt.Errorf("%q: unexpected data after the time value (%q)", s, rest)
 	}
-	t := time.Date(d[0], time.Month(d[1]), d[2], d[3], d[4], d[5], ns, loc)
+	t := localDate(d[0], time.Month(d[1]), d[2], d[3], d[4], d[5], ns, loc)
 	return dissect.TimeValue(t.Unix(), int64(t.Nanosecond())), nil
+}
+
+// localDate is time.Date, but a wall time that does not exist in loc (in
+// the gap a change to daylight saving time leaves, 02:30 on the day New
+// York springs forward) is read with the offset in force before the gap,
+// as glibc's mktime(3) reads it, and so tshark: Go's time.Date uses the
+// offset after it, an hour apart.
+func localDate(y int, mo time.Month, d, h, mi, sec, ns int, loc *time.Location) time.Time {
+	t := time.Date(y, mo, d, h, mi, sec, ns, loc)
+	// The wall time asked for, its fields carried over (Feb 30 is Mar 2)
+	// as time.Date carries them: t shows another only in a gap.
+	u := time.Date(y, mo, d, h, mi, sec, ns, time.UTC)
+	if l := t.In(loc); l.Hour() != u.Hour() || l.Minute() != u.Minute() || l.Day() != u.Day() {
+		_, before := t.Add(-12 * time.Hour).Zone()
+		t = u.Add(-time.Duration(before) * time.Second).In(loc)
+	}
+	return t
 }
 
 var monthAbbr = [...]string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
@@ -226,6 +243,6 @@ func parseISO8601(s string, loc *time.Location) (dissect.Value, bool) {
 	default:
 		return dissect.Value{}, false
 	}
-	t := time.Date(y, time.Month(mo), dd, h, mi, sec, ns, loc)
+	t := localDate(y, time.Month(mo), dd, h, mi, sec, ns, loc)
 	return dissect.TimeValue(t.Unix(), int64(t.Nanosecond())), true
 }
