@@ -588,22 +588,14 @@ func (r *Reader) Section() SectionInfo { return r.shb }
 
 // sectionInfo reads a section header's options b. They describe and
 // change nothing a frame reads as: an option cut short ends them, with
-// what came before kept.
+// what came before kept (options' error is not one here).
 func (r *Reader) sectionInfo(b []byte) SectionInfo {
 	var s SectionInfo
 	var comment strings.Builder // a block may hold millions
-	for len(b) >= 4 {
-		code, l := r.u16(b), int(r.u16(b[2:]))
-		if code == 0 || 4+l > len(b) {
-			break
-		}
-		v := b[4 : 4+l]
+	_ = r.options(b, func(code uint16, v []byte) {
 		switch code {
 		case 1:
-			if comment.Len() > 0 {
-				comment.WriteByte('\n')
-			}
-			comment.Write(r.keep(v))
+			r.addComment(&comment, v)
 		case 2:
 			s.Hardware = string(r.keep(v))
 		case 3:
@@ -611,11 +603,23 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 		case 4:
 			s.Application = string(r.keep(v))
 		}
-		b = b[min(len(b), 4+(l+3)&^3):]
-	}
+	})
 	s.Comment = comment.String()
 	return s
 }
+
+// addComment appends comment option v to c, after a newline when c holds
+// one already, within the metadata budget (keep).
+func (r *Reader) addComment(c *strings.Builder, v []byte) {
+	if c.Len() > 0 {
+		c.WriteByte('\n')
+	}
+	c.Write(r.keep(v))
+}
+
+// ts64 reads a pcapng timestamp: its high 32 bits, then its low 32 bits,
+// each in the section's byte order.
+func (r *Reader) ts64(b []byte) uint64 { return uint64(r.u32(b))<<32 | uint64(r.u32(b[4:])) }
 
 // InterfaceStats is what a pcapng interface statistics block says of
 // its interface: the counters the capturing program kept, which say
@@ -671,32 +675,22 @@ func (r *Reader) interfaceStats(body []byte) {
 		return
 	}
 	in := &r.ifaces[r.secBase+id]
-	st := InterfaceStats{Time: in.time(uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:])))}
+	st := InterfaceStats{Time: in.time(r.ts64(body[4:]))}
 	var comment strings.Builder // a block may hold millions
-	b := body[12:]
-	for len(b) >= 4 {
-		code, l := r.u16(b), int(r.u16(b[2:]))
-		if code == 0 || 4+l > len(b) {
-			break
-		}
-		v := b[4 : 4+l]
-		switch {
+	_ = r.options(body[12:], func(code uint16, v []byte) {
+		switch l := len(v); {
 		case code == 1:
-			if comment.Len() > 0 {
-				comment.WriteByte('\n')
-			}
-			comment.Write(r.keep(v))
+			r.addComment(&comment, v)
 		case code == 2 && l == 8:
-			st.Start = in.time(uint64(r.u32(v))<<32 | uint64(r.u32(v[4:])))
+			st.Start = in.time(r.ts64(v))
 		case code == 3 && l == 8:
-			st.End = in.time(uint64(r.u32(v))<<32 | uint64(r.u32(v[4:])))
+			st.End = in.time(r.ts64(v))
 		case code >= 4 && code <= 8 && l == 8:
 			c := [...]*uint64{&st.Received, &st.Dropped, &st.FilterAccept, &st.OSDropped, &st.Delivered}
 			*c[code-4] = r.u64(v)
 			st.Has |= 1 << (code - 4)
 		}
-		b = b[min(len(b), 4+(l+3)&^3):]
-	}
+	})
 	st.Comment = comment.String()
 	if in.stats == nil {
 		in.stats = new(InterfaceStats)
@@ -1011,7 +1005,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 				return fmt.Errorf("pcapng packet block: captured length %d past the block's end (%d octets)", capLen, len(body)-20)
 			}
 			in := &r.ifaces[id]
-			fr.Time = in.time(uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:])))
+			fr.Time = in.time(r.ts64(body[4:]))
 			fr.Len = int(r.u32(body[16:]))
 			fr.Interface = id
 			fr.LinkType = in.link
@@ -1095,10 +1089,7 @@ func (r *Reader) ngInterface(body []byte) error {
 	if err := r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
 		case 1: // opt_comment (a builder: a block may hold millions)
-			if comment.Len() > 0 {
-				comment.WriteByte('\n')
-			}
-			comment.Write(r.keep(v))
+			r.addComment(&comment, v)
 		case 2: // if_name
 			in.name = string(r.keep(v))
 		case 3: // if_description
