@@ -189,15 +189,19 @@ func initFieldEnds() {
 // (Cut.Short).
 var errShort = errors.New("frame too short")
 
-// errorText is f's decode error as shown: a layer that ran out of octets
-// in a frame the capture kept whole says "frame too short" (malformed, a
-// runt) where it said "truncated", which is kept for a frame the capture
-// cut (caplen < len); the layer's words (need N octets, have M) stay.
-func errorText(f *Frame) string {
+// ShownError is f's decode error as it is shown: a layer that ran out of
+// octets in a frame the capture kept whole says "frame too short"
+// (malformed, a runt) where it said "truncated", which is kept for a
+// frame the capture cut (caplen < len); the layer's words (need N octets,
+// have M) stay. Nil when f has no error.
+func ShownError(f *Frame) error {
 	if de, ok := f.Err.(*layers.DecodeError); ok && de.Err == layers.ErrTruncated && f.CapLen >= f.Len {
 		short := *de
 		short.Err = errShort
-		return short.Error()
+		return &short
 	}
-	return f.Err.Error()
+	return f.Err
 }
+
+// errorText is f's decode error as shown (ShownError).
+func errorText(f *Frame) string { return ShownError(f).Error() }

@@ -190,15 +190,12 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 	p := f.P
 	if f.Err != nil {
 		c.malformed++
-		key := "frame: " + f.Err.Error()
+		// As read shows it: a runt says "frame too short", not truncated.
+		shown := dissect.ShownError(f)
+		key := "frame: " + shown.Error()
 		var de *layers.DecodeError
-		if errors.As(f.Err, &de) {
+		if errors.As(shown, &de) {
 			key = de.Layer + ": " + de.Err.Error()
-			if de.Err == layers.ErrTruncated && f.CapLen >= f.Len {
-				// Out of octets in a frame the capture kept whole: a
-				// runt, malformed, as read says (not cut by the capture).
-				key = de.Layer + ": frame too short"
-			}
 		}
 		c.problem(key, f.Number)
 	}
