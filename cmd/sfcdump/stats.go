@@ -245,6 +245,32 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 	}
 }
 
+// scanKeeping is scan, interruptible: Ctrl-C (or a second signal while a
+// read waits) runs keep once, which puts out what the frames counted so
+// far give (stats' report, timeline's picture), says on errOut that the
+// run was interrupted after N frames and what keep's output shows, and
+// ends the scan with exit status 130 (interrupted true).
+func (s *scanner) scanKeeping(files []string, fn func(f *dissect.Frame, iface string), keep func() error, shows string,
+	errOut io.Writer) (err error, interrupted bool) {
+	var once sync.Once
+	kept := func() {
+		once.Do(func() {
+			if err := keep(); err != nil {
+				report(errOut, err)
+			}
+			report(errOut, fmt.Errorf("interrupted after %d frames; %s", s.frames, shows))
+		})
+	}
+	done := s.onInterrupt(kept)
+	err = s.scan(files, fn)
+	done()
+	if err == errInterrupted {
+		kept()
+		return &exitError{130, errSilent}, true
+	}
+	return err, false
+}
+
 // onInterrupt watches for an interrupt (SIGINT, SIGTERM, SIGHUP): the
 // scan stops at its next frame (scan returns errInterrupted, and the
 // caller reports); when it still waits for input after interruptGrace or
@@ -315,21 +341,9 @@ the order given; PFC rows are keyed by interface name.`,
 			}
 			// Ctrl-C prints the report of the frames counted so far and
 			// exits with status 130, as read keeps what it read.
-			var once sync.Once
-			interrupted := func() {
-				once.Do(func() {
-					if err := write(); err != nil {
-						report(cmd.ErrOrStderr(), err)
-					}
-					report(cmd.ErrOrStderr(), fmt.Errorf("interrupted after %d frames; the report counts those", sc.frames))
-				})
-			}
-			done := sc.onInterrupt(interrupted)
-			scanErr := sc.scan(args, c.Add)
-			done()
-			if scanErr == errInterrupted {
-				interrupted()
-				return &exitError{130, errSilent}
+			scanErr, interrupted := sc.scanKeeping(args, c.Add, write, "the report counts those", cmd.ErrOrStderr())
+			if interrupted {
+				return scanErr
 			}
 			if sc.opened == 0 {
 				// No input was a capture: no report, not an empty one a

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
@@ -103,21 +102,9 @@ an -o that is one of the inputs is refused.`,
 			// Ctrl-C draws the frames read so far and exits with status
 			// 130, as stats prints its report and read keeps its -w
 			// capture: the user stopped a long read, and wants its picture.
-			var once sync.Once
-			interrupted := func() {
-				once.Do(func() {
-					if err := draw(); err != nil {
-						report(cmd.ErrOrStderr(), err)
-					}
-					report(cmd.ErrOrStderr(), fmt.Errorf("interrupted after %d frames; the picture shows those", sc.frames))
-				})
-			}
-			done := sc.onInterrupt(interrupted)
-			scanErr := sc.scan(args, c.Add)
-			done()
-			if scanErr == errInterrupted {
-				interrupted()
-				return &exitError{130, errSilent}
+			scanErr, interrupted := sc.scanKeeping(args, c.Add, draw, "the picture shows those", cmd.ErrOrStderr())
+			if interrupted {
+				return scanErr
 			}
 			// As read -w: an error never replaces an existing picture; a
 			// capture broken part-way is still drawn into a new file.
