@@ -994,10 +994,12 @@ func TestReadKeepsWhatWasRead(t *testing.T) {
 	}
 }
 
-// TestStatsInterrupted: Ctrl-C while stats waits on a pipe prints the
-// report of the frames read so far, once, says so on stderr and exits
-// with status 130 (it used to die of the signal with nothing printed).
-func TestStatsInterrupted(t *testing.T) {
+// interruptOnPipe runs sfcdump with args reading the sample capture from
+// a pipe that stays open, sends SIGINT once the frames are read, checks
+// that both the salvage's exit and run end with status 130, and returns
+// standard output and standard error.
+func interruptOnPipe(t *testing.T, args ...string) (text, errs string) {
+	t.Helper()
 	pw := pipedStdin(t)
 	exited := catchExit(t)
 	data, err := os.ReadFile(sampleCap)
@@ -1006,9 +1008,9 @@ func TestStatsInterrupted(t *testing.T) {
 	}
 	var out, errb syncbuf.Buffer
 	done := make(chan int, 1)
-	go func() { done <- run([]string{"stats", "-r", "-"}, &out, &errb) }()
+	go func() { done <- run(args, &out, &errb) }()
 	pw.Write(data)
-	time.Sleep(300 * time.Millisecond) // stats reads the 21 frames, then waits
+	time.Sleep(300 * time.Millisecond) // the 21 frames are read, then it waits
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	if code := awaitExit(t, exited, 5*time.Second); code != 130 {
 		t.Errorf("exit %d, want 130", code)
@@ -1017,7 +1019,14 @@ func TestStatsInterrupted(t *testing.T) {
 	if code := <-done; code != 130 {
 		t.Errorf("run returned %d, want 130", code)
 	}
-	text, errs := string(out.Bytes()), string(errb.Bytes())
+	return string(out.Bytes()), string(errb.Bytes())
+}
+
+// TestStatsInterrupted: Ctrl-C while stats waits on a pipe prints the
+// report of the frames read so far, once, says so on stderr and exits
+// with status 130 (it used to die of the signal with nothing printed).
+func TestStatsInterrupted(t *testing.T) {
+	text, errs := interruptOnPipe(t, "stats", "-r", "-")
 	if strings.Count(text, "Frames: 21 ") != 1 || !strings.Contains(errs, "interrupted after 21 frames") {
 		t.Errorf("stdout:\n%s\nstderr: %q", text, errs)
 	}
@@ -1027,27 +1036,8 @@ func TestStatsInterrupted(t *testing.T) {
 // the frames read so far into -o, says so on stderr and exits with
 // status 130 (it used to die of the signal with no picture).
 func TestTimelineInterrupted(t *testing.T) {
-	pw := pipedStdin(t)
-	exited := catchExit(t)
-	data, err := os.ReadFile(sampleCap)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pic := filepath.Join(t.TempDir(), "t.svg")
-	var out, errb syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"timeline", "-r", "-", "-o", pic}, &out, &errb) }()
-	pw.Write(data)
-	time.Sleep(300 * time.Millisecond) // timeline reads the 21 frames, then waits
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	if code := awaitExit(t, exited, 5*time.Second); code != 130 {
-		t.Errorf("exit %d, want 130", code)
-	}
-	pw.Close()
-	if code := <-done; code != 130 {
-		t.Errorf("run returned %d, want 130", code)
-	}
-	text, errs := string(out.Bytes()), string(errb.Bytes())
+	text, errs := interruptOnPipe(t, "timeline", "-r", "-", "-o", pic)
 	svg, err := os.ReadFile(pic)
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) || strings.Count(text, " rows: ") != 1 ||
 		!strings.Contains(errs, "interrupted after 21 frames; the picture shows those") {
