@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -271,23 +270,7 @@ var quoteFlowFields = []string{"flow.src", "flow.dst", "flow.proto", "flow.sport
 // addresses, QP; and that a quote DecodeQuote refuses has no flow fields
 // and an expert info.
 func TestDissectorQuotes(t *testing.T) {
-	bin := tshark(t)
-	args := []string{"-X", "lua_script:sfc.lua", "-r", quotesCapture, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,",
-		"-e", "frame.number", "-e", "_ws.expert.severity"}
-	for _, f := range quoteFlowFields {
-		args = append(args, "-e", f)
-	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, stderr.String())
-	}
-	if strings.Contains(stderr.String(), "Lua: Error") || strings.Contains(stderr.String(), "lua_script") {
-		t.Fatalf("tshark could not load the dissectors:\n%s", stderr.String())
-	}
-	rows := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	rows := pluginFields(t, tshark(t), quotesCapture, quoteFlowFields)
 	cases := quoteCases()
 	if len(rows) != 2*len(cases) {
 		t.Fatalf("tshark printed %d frames, want %d (regenerate %s with -update?)", len(rows), 2*len(cases), quotesCapture)

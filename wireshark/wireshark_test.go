@@ -93,22 +93,11 @@ func TestDissectorsVLAN9100(t *testing.T) {
 // equals sfcdump's, and that frames sfcdump finds malformed in one of our
 // formats get an expert info from the dissectors.
 func agree(t *testing.T, bin string, fields []*dissect.Field, capture string) {
-	args := []string{"-X", "lua_script:sfc.lua", "-r", capture, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,",
-		"-e", "frame.number", "-e", "_ws.expert.severity"}
-	for _, fd := range fields {
-		args = append(args, "-e", fd.Name)
+	names := make([]string, len(fields))
+	for i, fd := range fields {
+		names[i] = fd.Name
 	}
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, stderr.String())
-	}
-	if strings.Contains(stderr.String(), "Lua: Error") || strings.Contains(stderr.String(), "lua_script") {
-		t.Fatalf("tshark could not load the dissectors:\n%s", stderr.String())
-	}
-	rows := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	rows := pluginFields(t, bin, capture, names)
 
 	r, err := pcapio.Open(capture)
 	if err != nil {
@@ -189,4 +178,28 @@ func TestInstall(t *testing.T) {
 // fragment after the first) neither gives ports.
 func TestDissectorsQuotes(t *testing.T) {
 	agree(t, tshark(t), comparedFields(t), filepath.Join("testdata", "quotes.pcapng"))
+}
+
+// pluginFields runs tshark with sfc.lua on capture and returns a row per
+// frame: frame.number, _ws.expert.severity, then fields, tab-separated,
+// every occurrence joined by commas. A tshark that fails or cannot load
+// the plugin fails the test.
+func pluginFields(t *testing.T, bin, capture string, fields []string) []string {
+	t.Helper()
+	args := []string{"-X", "lua_script:sfc.lua", "-r", capture, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,",
+		"-e", "frame.number", "-e", "_ws.expert.severity"}
+	for _, f := range fields {
+		args = append(args, "-e", f)
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "Lua: Error") || strings.Contains(stderr.String(), "lua_script") {
+		t.Fatalf("tshark could not load the dissectors:\n%s", stderr.String())
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 }
