@@ -92,34 +92,10 @@ func TestIPv4AHParser(t *testing.T) {
 func TestIPv4AHNewPacket(t *testing.T) {
 	for _, fr := range readAH4Frames(t) {
 		t.Run(fr.name, func(t *testing.T) {
-			pkt := gopacket.NewPacket(fr.frame, layers.LayerTypeEthernet, gopacket.Default)
-			if el := pkt.ErrorLayer(); el != nil {
-				t.Fatalf("decode: %v", el.Error())
-			}
+			pkt, up := newPacketUpper(t, fr.frame)
 			has := func(lt gopacket.LayerType) bool { return pkt.Layer(lt) != nil }
-			var (
-				u   layers.UDP
-				bth BTH
-				bts BTS
-				pc  Postcard
-				cim CIM
-			)
-			if l, ok := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP); ok {
-				u = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeBTH).(*BTH); ok {
-				bth = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeBTS).(*BTS); ok {
-				bts = *l
-			}
-			if l, ok := pkt.Layer(LayerTypePostcard).(*Postcard); ok {
-				pc = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeCIM).(*CIM); ok {
-				cim = *l
-			}
-			checkExt6Upper(t, fr, has, u.SrcPort, u.DstPort, &bth, &bts.Flow, &pc.Flow, &cim)
+			bth := up.bth
+			checkExt6Upper(t, fr, has, up.u.SrcPort, up.u.DstPort, &bth, &up.bts.Flow, &up.pc.Flow, &up.cim)
 			if bth.ICRCChecked || bth.Warnings.Has(WarnICRC) {
 				t.Errorf("ICRC checked behind an AH: %+v", bth)
 			}

@@ -173,34 +173,10 @@ func checkExt6Upper(t *testing.T, fr ext6Frame, has func(gopacket.LayerType) boo
 func TestIPv6ExtNewPacket(t *testing.T) {
 	for _, fr := range readExt6Frames(t) {
 		t.Run(fr.name, func(t *testing.T) {
-			pkt := gopacket.NewPacket(fr.frame, layers.LayerTypeEthernet, gopacket.Default)
-			if el := pkt.ErrorLayer(); el != nil {
-				t.Fatalf("decode: %v", el.Error())
-			}
+			pkt, up := newPacketUpper(t, fr.frame)
 			has := func(lt gopacket.LayerType) bool { return pkt.Layer(lt) != nil }
-			var (
-				u   layers.UDP
-				bth BTH
-				bts BTS
-				pc  Postcard
-				cim CIM
-			)
-			if l, ok := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP); ok {
-				u = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeBTH).(*BTH); ok {
-				bth = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeBTS).(*BTS); ok {
-				bts = *l
-			}
-			if l, ok := pkt.Layer(LayerTypePostcard).(*Postcard); ok {
-				pc = *l
-			}
-			if l, ok := pkt.Layer(LayerTypeCIM).(*CIM); ok {
-				cim = *l
-			}
-			checkExt6Upper(t, fr, has, u.SrcPort, u.DstPort, &bth, &bts.Flow, &pc.Flow, &cim)
+			bth := up.bth
+			checkExt6Upper(t, fr, has, up.u.SrcPort, up.u.DstPort, &bth, &up.bts.Flow, &up.pc.Flow, &up.cim)
 			if fr.kind == "esp" && !has(layers.LayerTypeIPSecESP) {
 				t.Errorf("no ESP layer: %v", pkt.Layers())
 			}
@@ -350,4 +326,41 @@ func TestHopByHopNotFirst(t *testing.T) {
 			t.Errorf("%s: %v, decoded %v, warnings %v; want the warning %v", tc.name, err, p.Decoded, p.IPv6Ext.Warnings, tc.warn)
 		}
 	}
+}
+
+// upperLayers are the layers above IP that gopacket.NewPacket found (the
+// zero layer for one it did not).
+type upperLayers struct {
+	u   layers.UDP
+	bth BTH
+	bts BTS
+	pc  Postcard
+	cim CIM
+}
+
+// newPacketUpper decodes frame with gopacket.NewPacket, which must find
+// no error, and returns the packet and its layers above IP.
+func newPacketUpper(t *testing.T, frame []byte) (gopacket.Packet, upperLayers) {
+	t.Helper()
+	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
+	if el := pkt.ErrorLayer(); el != nil {
+		t.Fatalf("decode: %v", el.Error())
+	}
+	var up upperLayers
+	if l, ok := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP); ok {
+		up.u = *l
+	}
+	if l, ok := pkt.Layer(LayerTypeBTH).(*BTH); ok {
+		up.bth = *l
+	}
+	if l, ok := pkt.Layer(LayerTypeBTS).(*BTS); ok {
+		up.bts = *l
+	}
+	if l, ok := pkt.Layer(LayerTypePostcard).(*Postcard); ok {
+		up.pc = *l
+	}
+	if l, ok := pkt.Layer(LayerTypeCIM).(*CIM); ok {
+		up.cim = *l
+	}
+	return pkt, up
 }
