@@ -4,14 +4,11 @@ package conformance
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"unsafe"
@@ -37,10 +34,10 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 	rep.Vector = casePath
 	rep.DUT = opt.DUT
 	if rep.VectorDigest == "" {
-		rep.VectorDigest = digestFiles(casePath, input)
+		rep.VectorDigest = opt.Digest.Files(casePath, input)
 	}
 	if rep.CaptureDigest == "" {
-		rep.CaptureDigest = digestFiles(dev)
+		rep.CaptureDigest = opt.Digest.Files(dev)
 	}
 	if rep.Input == "" {
 		rep.Input = input
@@ -52,41 +49,6 @@ func CheckFiles(casePath, input, dev string, opt Options) (*Report, error) {
 		rep.unusable(err)
 	}
 	return rep, err
-}
-
-// DigestFiles returns "sha256:" and the hex SHA-256 of one file; of
-// several, the SHA-256 of their SHA-256s in order (a vector's digest:
-// case.yaml, then the input capture, then for exact mode the expected
-// capture). "" when one cannot be read.
-func DigestFiles(paths ...string) string { return digestFiles(paths...) }
-
-func digestFiles(paths ...string) string {
-	var sums [][]byte
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return ""
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return ""
-		}
-		sums = append(sums, h.Sum(nil))
-	}
-	return digestOf(sums...)
-}
-
-func digestOf(sums ...[]byte) string {
-	if len(sums) == 1 {
-		return "sha256:" + hex.EncodeToString(sums[0])
-	}
-	h := sha256.New()
-	for _, s := range sums {
-		h.Write(s)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // CheckDevice replays input through the reference model of c and checks
@@ -113,12 +75,12 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 	rep.Description, rep.Case, rep.Input, rep.Compared = c.Description, c.File, input, dev
 	rep.DUT = opt.DUT
 	var ep epochRef
-	in, err := openStream(c, input, &ep, merge, true)
+	in, err := openStream(c, input, &ep, merge, opt.Digest.or())
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	ds, err := openOutput(c, dev, &ep, merge, true)
+	ds, err := openOutput(c, dev, &ep, merge, opt.Digest.or())
 	if err != nil {
 		return rep, err
 	}
@@ -150,19 +112,8 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 	}
 	k.finish()
 	rep.finish()
-	rep.VectorDigest = vectorDigest(c.File, in)
+	rep.VectorDigest = vectorDigest(opt.Digest, c.File, in)
 	return rep, nil
-}
-
-// vectorDigest is the vector digest (digestFiles of case.yaml and the
-// input) from the input stream's running hash: the input is read once.
-func vectorDigest(casePath string, in *stream) string {
-	cb, err := os.ReadFile(casePath)
-	if err != nil || in.digest == nil {
-		return ""
-	}
-	cs := sha256.Sum256(cb)
-	return digestOf(cs[:], in.digest.Sum(nil))
 }
 
 // devChecker holds what device mode needs between frames: the reference's

@@ -41,6 +41,9 @@ type Options struct {
 	// are background (conformance.md rule 2; --ignore), or-ed with the
 	// case's.
 	Ignore string
+	// Digest is the hash of the report's digests (--digest); unset, the
+	// default (DigestBLAKE3).
+	Digest Digest
 }
 
 func (o Options) prefetch() bool { return !o.Sequential && runtime.GOMAXPROCS(0) > 1 }
@@ -121,12 +124,12 @@ func runExact(c *Case, input, expected string, opt Options, merge bool) (*Report
 		return rep, err
 	}
 	var ep epochRef
-	in, err := openStream(c, input, &ep, merge, false)
+	in, err := openStream(c, input, &ep, merge, "")
 	if err != nil {
 		return rep, err
 	}
 	defer in.close()
-	exp, err := openOutput(c, expected, &ep, merge, false)
+	exp, err := openOutput(c, expected, &ep, merge, "")
 	if err != nil {
 		return rep, err
 	}

@@ -54,7 +54,7 @@ func Generate(c *Case, input string, w io.Writer) (int64, error) {
 		return 0, err
 	}
 	var ep epochRef
-	in, err := openStream(c, input, &ep, true, false)
+	in, err := openStream(c, input, &ep, true, "")
 	if err != nil {
 		return 0, err
 	}
@@ -173,7 +173,7 @@ func Decisions(c *Case, input string, near int64, fn func(Firing)) error {
 	}
 	m.obs.fire, m.obs.near = fn, near
 	var ep epochRef
-	in, err := openStream(c, input, &ep, true, false)
+	in, err := openStream(c, input, &ep, true, "")
 	if err != nil {
 		return err
 	}

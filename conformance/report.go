@@ -117,12 +117,13 @@ type Report struct {
 
 	// Harness is the version of this harness (package version).
 	Harness string `json:"harness"`
-	// VectorDigest is "sha256:" and the hex SHA-256 of the vector's
-	// content: of the SHA-256 of case.yaml followed by the SHA-256 of
-	// the input capture (sha256sum of each, concatenated as octets).
+	// VectorDigest is the digest of the vector's content (Digest: the
+	// hash's name, a colon, the hex): the hash of case.yaml's hash
+	// followed by the input capture's (b3sum or sha256sum of each,
+	// concatenated as octets).
 	VectorDigest string `json:"vector_digest,omitempty"`
-	// CaptureDigest is "sha256:" and the SHA-256 of the device capture
-	// (device mode).
+	// CaptureDigest is the digest of the device capture as stored
+	// (device mode), written as VectorDigest.
 	CaptureDigest string `json:"capture_digest,omitempty"`
 	// DUT is the device's identity as given (--dut "vendor model
 	// firmware").

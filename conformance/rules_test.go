@@ -176,7 +176,7 @@ print(json.dumps(out))
 			t.Errorf("property %s missing: %v", k, got[0].Props)
 		}
 	}
-	if got[0].Props["dut"] != "Acme Switch 9000 fw 1.2.3" || !strings.HasPrefix(got[0].Props["vector_digest"], "sha256:") {
+	if got[0].Props["dut"] != "Acme Switch 9000 fw 1.2.3" || !strings.HasPrefix(got[0].Props["vector_digest"], "blake3:") {
 		t.Errorf("properties %v", got[0].Props)
 	}
 }

@@ -3,8 +3,6 @@
 package conformance
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -110,6 +108,7 @@ type stream struct {
 	// digest hashes every octet of the file as it is read; drops adds up
 	// the frames the pcapng says the capture dropped.
 	digest hash.Hash
+	dig    Digest // digest's name
 	drops  *dropScan
 	ifFCS  []int // each interface's FCS octets (pcapio.Interface.FCSLen)
 	res    int64 // the coarsest timestamp unit of its interfaces, ns
@@ -136,9 +135,9 @@ func (s *stream) resolution() int64 { return max(s.res, 1) }
 
 // openStream opens path for case c. Model time 0 is the case's epoch, or
 // ep when set, or else the first frame of this capture (which sets ep).
-// With merge the capture's interfaces are merged by time; with digest
-// its SHA-256 is computed as it is read (device mode's reports).
-func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream, error) {
+// With merge the capture's interfaces are merged by time; with a digest
+// (not "") the file's is computed as it is read (device mode's reports).
+func openStream(c *Case, path string, ep *epochRef, merge bool, digest Digest) (*stream, error) {
 	return openCapture(c, path, ep, merge, digest, false)
 }
 
@@ -148,11 +147,11 @@ func openStream(c *Case, path string, ep *epochRef, merge, digest bool) (*stream
 // then not checked in device mode), so a classic pcap is accepted where
 // the case's own ports are one (conformance.md "A vector": classic pcap
 // is accepted where a vector has one port); its frames are on that port.
-func openOutput(c *Case, path string, ep *epochRef, merge, digest bool) (*stream, error) {
+func openOutput(c *Case, path string, ep *epochRef, merge bool, digest Digest) (*stream, error) {
 	return openCapture(c, path, ep, merge, digest, true)
 }
 
-func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool) (*stream, error) {
+func openCapture(c *Case, path string, ep *epochRef, merge bool, digest Digest, output bool) (*stream, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, &UnusableError{File: path, Reason: "missing or unreadable: " + errText(err), Err: err}
 	}
@@ -167,17 +166,17 @@ func openCapture(c *Case, path string, ep *epochRef, merge, digest, output bool)
 	var h hash.Hash
 	var drops *dropScan
 	var tee io.Writer // drops scan the capture's own octets, decompressed
-	if digest {
-		h = sha256.New()
+	if digest != "" {
+		h = digest.newHash()
 		drops = &dropScan{}
-		src, tee = io.TeeReader(src, h), drops // the digest is the file's, as sha256sum gives it
+		src, tee = io.TeeReader(src, h), drops // the digest is the file's as stored, as b3sum or sha256sum gives it
 	}
 	r, err := pcapio.NewReaderTee(path, src, tee)
 	if err != nil {
 		f.Close()
 		return nil, &UnusableError{File: path, Reason: "not a readable capture: " + errText(err), Err: err}
 	}
-	s := &stream{c: c, r: r, file: path, digest: h, file0: f, merging: merge, drops: drops}
+	s := &stream{c: c, r: r, file: path, digest: h, dig: digest, file0: f, merging: merge, drops: drops}
 	s.names, s.sections, s.res = interfaceNames(path)
 	for i := range s.names {
 		s.merge.see(i) // frames wait for every declared interface
@@ -564,13 +563,13 @@ func interfaceNames(path string) (names []string, sections []int, res int64) {
 	return names, sections, res
 }
 
-// Digest returns "sha256:" and the SHA-256 of the octets read so far (all
-// of the file once it was read to its end).
+// Digest returns the digest of the octets read so far (all of the file
+// once it was read to its end), "" without one.
 func (s *stream) Digest() string {
 	if s.digest == nil {
 		return ""
 	}
-	return "sha256:" + hex.EncodeToString(s.digest.Sum(nil))
+	return s.dig.text(s.digest.Sum(nil))
 }
 
 func (s *stream) closeFiles() {

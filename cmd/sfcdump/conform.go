@@ -53,6 +53,8 @@ type conformFormat struct {
 	quiet    bool
 	verbose  bool
 	dut      string
+	digest   string
+	dig      conformance.Digest // digest, parsed by check
 }
 
 func (f *conformFormat) addFlags(cmd *cobra.Command) {
@@ -61,12 +63,18 @@ func (f *conformFormat) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "text: one line per vector unless it fails")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "text: also list the background frames (not checked)")
 	cmd.Flags().StringVar(&f.dut, "dut", "", `the device under test, named in the report ("vendor model firmware")`)
+	cmd.Flags().StringVar(&f.digest, "digest", string(conformance.DigestBLAKE3), "hash of the report's vector and capture digests: blake3 (as b3sum gives it) or sha256 (as sha256sum)")
 }
 
 func (f *conformFormat) check() error {
 	if err := f.checkMax(); err != nil {
 		return err
 	}
+	d, err := conformance.ParseDigest(f.digest)
+	if err != nil {
+		return &usageError{fmt.Errorf("--digest: %v", err)}
+	}
+	f.dig = d
 	switch f.format {
 	case "text", "json", "jsonl", "junit":
 		return nil
@@ -150,7 +158,7 @@ undefined ports, time going backwards, ...).`,
 			reps := runParallel(dirs, jobs, func(d string) *conformance.Report {
 				rep, _ := conformance.RunVector(d, conformance.Options{MaxShown: f.maxShown, Sequential: jobs > 1})
 				rep.DUT = f.dut
-				rep.VectorDigest = conformance.DigestFiles(filepath.Join(d, conformance.CaseFile), filepath.Join(d, conformance.InputFile), filepath.Join(d, conformance.ExpectedFile))
+				rep.VectorDigest = f.dig.Files(filepath.Join(d, conformance.CaseFile), filepath.Join(d, conformance.InputFile), filepath.Join(d, conformance.ExpectedFile))
 				return rep
 			})
 			return f.finish(cmd, reps)
@@ -296,7 +304,7 @@ other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
 					return &usageError{fmt.Errorf("--ignore %q: not a display filter: %v", ignore, err)}
 				}
 			}
-			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown, DUT: f.dut, Mask: mask, Ignore: ignore})
+			rep, _ := conformance.CheckFiles(casePath, input, dev, conformance.Options{MaxShown: f.maxShown, DUT: f.dut, Mask: mask, Ignore: ignore, Digest: f.dig})
 			return f.finish(cmd, []*conformance.Report{rep})
 		},
 	}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -90,7 +92,7 @@ func TestConformExitStatus(t *testing.T) {
 func TestConformReports(t *testing.T) {
 	args := []string{"check", "--case", vec + "/case.yaml", "--input", vec + "/input.pcapng", "--device", vec + "/expected.pcapng", "--dut", "Acme 9000 fw 1.2"}
 	out, _, code := conform(t, args...)
-	if code != 0 || !strings.Contains(out, "device: Acme 9000 fw 1.2") || !strings.Contains(out, "harness: sfcdump") || !strings.Contains(out, "sha256:") || !strings.Contains(out, "tolerances: time 1us, early 0.5us") {
+	if code != 0 || !strings.Contains(out, "device: Acme 9000 fw 1.2") || !strings.Contains(out, "harness: sfcdump") || !strings.Contains(out, "blake3:") || !strings.Contains(out, "tolerances: time 1us, early 0.5us") {
 		t.Fatalf("text: exit %d\n%s", code, out)
 	}
 	out, _, code = conform(t, append(args, "-T", "jsonl")...)
@@ -104,6 +106,20 @@ func TestConformReports(t *testing.T) {
 	}
 	if _, _, code = conform(t, append(args, "-T", "yaml")...); code != 2 {
 		t.Fatalf("unknown format: exit %d", code)
+	}
+	// --digest sha256: both digests are SHA-256, the capture's what
+	// sha256sum gives; an unknown hash is a usage error.
+	out, _, code = conform(t, append(args, "--digest", "sha256")...)
+	devOctets, err := os.ReadFile(vec + "/expected.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	devSum := sha256.Sum256(devOctets)
+	if code != 0 || !strings.Contains(out, "capture: "+vec+"/expected.pcapng sha256:"+hex.EncodeToString(devSum[:])) || strings.Contains(out, "blake3:") {
+		t.Fatalf("--digest sha256: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := conform(t, append(args, "--digest", "md5")...); code != 2 || !strings.Contains(errOut, "--digest") {
+		t.Fatalf("--digest md5: exit %d, %s", code, errOut)
 	}
 	if _, _, code = conform(t, append(args, "--mask", "no.such")...); code != 2 {
 		t.Fatalf("unknown mask field: exit %d", code)

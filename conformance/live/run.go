@@ -569,7 +569,7 @@ func run(dir string, o Options, rep *Report) error {
 		dev.Vector = dir
 		// The vector's digest is of its own files (as conform check and
 		// conform run give it), not of the input as this run sent it.
-		dev.VectorDigest = conformance.DigestFiles(filepath.Join(dir, conformance.CaseFile), input)
+		dev.VectorDigest = o.Check.Digest.Files(filepath.Join(dir, conformance.CaseFile), input)
 		if o.Save == "" {
 			// Its file goes with the work directory: name none that is
 			// gone (the digest still identifies it).
