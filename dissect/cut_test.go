@@ -390,7 +390,8 @@ func TestSnappedMACControl(t *testing.T) {
 }
 
 // TestSLLFieldsTshark: the sll fields of tcpdump -i any captures (SLL and
-// SLL2) and of SLL headers of every address length agree with tshark's,
+// SLL2, of Ethernet and IPoIB interfaces) and of SLL headers of every
+// address length, over 8 too, agree with tshark's,
 // by Wireshark's names as sfcdump -T fields prints them (TsharkStyleOf):
 // sll.etype in hex (it printed 34824 for 0x8808), sll.halen, the address
 // by its length (sll.src.eth, .ipv4, .other), sll.unused and sll.ltype,
@@ -410,6 +411,11 @@ func TestSLLFieldsTshark(t *testing.T) {
 		"0000000100000000000000000000" + "0800" + ipUDP + "1",
 		"000000200003aabbcc0000000000" + "0800" + ipUDP + "1",
 		"0000000100060200000000010000" + "0004" + "424203" + strings.Repeat("00", 35),
+		// Longer than the 8-octet field: IPoIB's 20 (ARPHRD_INFINIBAND),
+		// 9, and the most the field can say; tshark shows the 8 kept.
+		"00000020001480000048fe800000" + "0800" + ipUDP + "1",
+		"000000010009aabbccddeeff0011" + "0800" + ipUDP + "1",
+		"00040001ffff0102030405060708" + "0800" + ipUDP + "1",
 	}
 	dir := t.TempDir()
 	var frames [][]byte
@@ -417,7 +423,8 @@ func TestSLLFieldsTshark(t *testing.T) {
 		frames = append(frames, mustHex(t, h))
 	}
 	writePcap(t, dir+"/crafted.pcap", 113, frames...)
-	for _, file := range []string{"../layers/testdata/link/sll.pcap", "../layers/testdata/link/sll2.pcap", dir + "/crafted.pcap"} {
+	for _, file := range []string{"../layers/testdata/link/sll.pcap", "../layers/testdata/link/sll2.pcap",
+		"../layers/testdata/link/sll-ipoib.pcap", "../layers/testdata/link/sll2-ipoib.pcap", dir + "/crafted.pcap"} {
 		args := []string{"-r", file, "-T", "fields"}
 		for _, n := range names {
 			args = append(args, "-e", n)

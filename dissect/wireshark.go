@@ -152,8 +152,9 @@ func ipv6Fields() []*Field {
 // sllWiresharkFields are Wireshark's Linux cooked capture fields (SLL and
 // SLL2 alike) that ours do not name: the address length, the address by
 // its length as tshark 4.0 types it (6 octets sll.src.eth, 4 octets
-// sll.src.ipv4, any other non-zero length sll.src.other; ours, sll.src, is
-// the octets whatever their length), the unused octets of the 8-octet
+// sll.src.ipv4, any other non-zero length sll.src.other, of at most the
+// field's 8 octets; ours, sll.src, is the octets whatever their length),
+// the unused octets of the 8-octet
 // address field, and the Linux protocol type (sll.ltype) of a protocol
 // of 1536 or less, which is not an EtherType.
 func sllWiresharkFields() []*Field {
@@ -174,9 +175,12 @@ func sllWiresharkFields() []*Field {
 	src := func(ok func(n int) bool, v func(a []byte) Value) func(f *Frame, dst []Value) []Value {
 		return func(f *Frame, dst []Value) []Value {
 			n, a := addr(f.P)
-			if a == nil || n > len(a) || !ok(n) {
+			if a == nil || !ok(n) {
 				return dst
 			}
+			// A longer address (IPoIB's 20 octets) is cut to the field's
+			// 8, which tshark shows as sll.src.other.
+			n = min(n, len(a))
 			return append(dst, v(a[:n:n]))
 		}
 	}

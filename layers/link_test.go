@@ -19,7 +19,7 @@ import (
 // each holding RoCEv2 WRITEs to QP 0xabcd and BTS frames quoting QP 0x1234.
 // raw12.pcap is raw.pcap with link type 12 (DLT_RAW) in its header,
 // raw14.pcap with 14 (OpenBSD's DLT_RAW).
-var linkCaptures = []string{"sll.pcap", "sll2.pcap", "raw.pcap", "raw12.pcap", "raw14.pcap", "ipv4.pcap", "ipv6.pcap"}
+var linkCaptures = []string{"sll.pcap", "sll2.pcap", "sll-ipoib.pcap", "sll2-ipoib.pcap", "raw.pcap", "raw12.pcap", "raw14.pcap", "ipv4.pcap", "ipv6.pcap"}
 
 // TestDecodeLink: Parser.DecodeLink finds RoCEv2 and BTS behind Linux
 // cooked headers and in raw IP packets, as tshark does.

@@ -88,7 +88,7 @@ func NewParser() *Parser {
 	// types end at 1515, so it holds 1516 entries.
 	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
 	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
-		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, &p.SLL, &p.SLL2,
+		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, sllDecoder{&p.SLL}, sll2Decoder{&p.SLL2},
 		&p.AH, &p.ESP} {
 		dlc = dlc.Put(d)
 	}

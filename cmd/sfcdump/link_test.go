@@ -23,7 +23,7 @@ const linkDir = "../../layers/testdata/link/"
 // SLL2) and raw IP decode in read (text, JSON, fields, a filter), stats,
 // timeline, and survive -w with their link type.
 func TestLinkTypesEveryCommand(t *testing.T) {
-	for _, name := range []string{"sll.pcap", "sll2.pcap", "raw.pcap", "ipv4.pcap", "ipv6.pcap"} {
+	for _, name := range []string{"sll.pcap", "sll2.pcap", "sll-ipoib.pcap", "sll2-ipoib.pcap", "raw.pcap", "ipv4.pcap", "ipv6.pcap"} {
 		file := linkDir + name
 		out, errs, code := sfcdump(t, "read", file)
 		if code != 0 || !strings.Contains(out, "RoCEv2 RC WRITE Only qp 0x00abcd") && !strings.Contains(out, "BTS pause 20us") {
