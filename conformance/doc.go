@@ -78,8 +78,9 @@
 //     deviations of each (rule id, frame number in the capture checked,
 //     port, model time, field, expected and actual values, at most
 //     Options.MaxShown kept, all counted) and an overall verdict, with
-//     the harness version, the vector's and the capture's SHA-256, the
-//     tolerances in force and the device (Options.DUT). WriteText is for
+//     the harness version, the vector's and the capture's digests
+//     (BLAKE3, or SHA-256 with Options.Digest), the tolerances in force
+//     and the device (Options.DUT). WriteText is for
 //     a person (deviations first, then one line per rule), WriteJSON and
 //     WriteJSONL for a machine, WriteJUnit for CI; ExitCode gives 0 pass,
 //     1 fail, 2 unusable, 3 inconclusive, and Worst the verdict of
