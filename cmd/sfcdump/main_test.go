@@ -360,6 +360,8 @@ func TestHelpAndCompletion(t *testing.T) {
 		{[]string{"__complete", "read", "-e", "bts.pa"}, "bts.pause_us"},
 		{[]string{"__complete", "stats", "--progress", ""}, "always"},
 		{[]string{"__complete", "read", "--decode-as", ""}, "udp.port==1021:bts"},
+		{[]string{"__complete", "conform", "check", "--digest", ""}, "sha256"},
+		{[]string{"__complete", "conform", "run", "-T", ""}, "junit"},
 	} {
 		out, _, _ := sfcdump(t, tc.args...)
 		if !strings.Contains(out, tc.want) {
