@@ -62,13 +62,18 @@ type batch struct {
 // From huge pages it is a few faults of 2 MiB. A batch whose output
 // outgrows its part of the region grows it on the heap, as before.
 
-// outMemory is the room for a batch's output in the region: a batch of
-// the 1M-frame capture of bench/ takes 15 KiB as one line per frame, 150
-// KiB as JSON.
-const outMemory = 256 << 10
-
-// batchMemory is a batch's part of the region.
-const batchMemory = pcapio.BatchBuffer + outMemory
+// outRoom is the room for a batch's output in the region: 128 KiB for
+// one line or a few fields per frame (a batch of the 1M-frame capture of
+// bench/ writes 15 KiB as one line per frame; one of 64-octet frames,
+// 1,600 of them, 120 KiB), 256 KiB for JSON (150 KiB there), the tree
+// and hex dumps. With 8 batches of 128 KiB of capture, the region for one
+// line per frame is one huge page of 2 MiB, for JSON two.
+func (pr *printer) outRoom() int {
+	if pr.o.format == "json" || pr.o.verbose || pr.o.hex {
+		return 256 << 10
+	}
+	return 128 << 10
+}
 
 // arenas holds the regions of the reads that ended, for the next ones (a
 // region is never unmapped: a reader may keep one of its buffers).
@@ -77,17 +82,17 @@ var arenas struct {
 	free [][]byte
 }
 
-// takeArena returns a region for pool batches, nil where there is none.
-func takeArena(pool int) []byte {
+// takeArena returns a region of n octets, nil where there is none.
+func takeArena(n int) []byte {
 	arenas.mu.Lock()
 	defer arenas.mu.Unlock()
 	for i, a := range arenas.free {
-		if len(a) == pool*batchMemory {
+		if len(a) == n {
 			arenas.free = append(arenas.free[:i], arenas.free[i+1:]...)
 			return a
 		}
 	}
-	return mapMemory(pool * batchMemory)
+	return mapMemory(n)
 }
 
 // putArena keeps a region for another read.
@@ -136,12 +141,13 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 	pool := 2*n + 2
 	free := &batchStack{}
 	free.cond.L = &free.mu
-	arena := takeArena(pool)
+	room := pcapio.BatchBuffer + pr.outRoom() // a batch's part of the region
+	arena := takeArena(pool * room)
 	defer putArena(arena)
 	for i := 0; i < pool; i++ {
 		b := &batch{}
 		if arena != nil {
-			m := arena[i*batchMemory : (i+1)*batchMemory : (i+1)*batchMemory]
+			m := arena[i*room : (i+1)*room : (i+1)*room]
 			b.rb.SetBuffer(m[:pcapio.BatchBuffer:pcapio.BatchBuffer])
 			b.out = m[pcapio.BatchBuffer:pcapio.BatchBuffer]
 		}
