@@ -313,7 +313,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	if countWarnings(f) > 0 {
+	if _, n := summaryWarnings(f); n > 0 { // countWarnings' sign, in one pass
 		// Warning texts and protocol names hold nothing JSON must escape.
 		dst = append(dst, `,"warnings":[`...)
 		start := len(dst)

@@ -39,6 +39,41 @@ func TestFastFormatters(t *testing.T) {
 	}
 }
 
+// TestSummaryWarningsSign: summaryWarnings, which -T json asks whether a
+// frame has warnings, is positive exactly when countWarnings is, on the
+// sample and malformed frames, the IPv4 AH and IPv6 extension tables,
+// every truncation of each, and each of those with the frame's length on
+// the wire shorter, equal and longer (a snapped capture).
+func TestSummaryWarningsSign(t *testing.T) {
+	p := layers.NewParser()
+	frames := append(sample.Frames(), sample.Malformed()...)
+	for _, path := range []string{ah4Table, "../layers/testdata/ipv6ext/frames.txt"} {
+		for _, fr := range readTable(t, path) {
+			frames = append(frames, sample.Frame{Name: fr.name, Data: fr.data})
+		}
+	}
+	n, warned := 0, 0
+	for _, fr := range frames {
+		for cut := len(fr.Data); cut >= 0; cut-- {
+			for _, wire := range []int{cut - 1, cut, cut + 1, len(fr.Data), len(fr.Data) + 64} {
+				f := &Frame{P: p}
+				f.Err = p.Decode(fr.Data[:cut])
+				f.CapLen, f.Len = cut, wire
+				_, got := summaryWarnings(f)
+				if want := countWarnings(f); (got > 0) != (want > 0) {
+					t.Errorf("%s cut at %d, %d on the wire: summaryWarnings %d, countWarnings %d", fr.Name, cut, wire, got, want)
+				} else if want > 0 {
+					warned++
+				}
+				n++
+			}
+		}
+	}
+	if warned == 0 || warned == n {
+		t.Fatalf("%d of %d cases warned: the test tells nothing", warned, n)
+	}
+}
+
 // TestPresenceOf: PresenceOf agrees with every protocol's Present, on the
 // sample frames, the malformed ones and every truncation of each.
 func TestPresenceOf(t *testing.T) {

@@ -247,34 +247,51 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = append(dst, `,"enable_vector":`...)
 	dst = AppendUint(dst, uint64(m.EnableVector))
 	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
-	// A class not paused (time 0, the most of them) is its key and 0 in
-	// one append; 0 quanta are 0 ns at any speed.
-	for i := 0; i < 8; i++ {
-		if m.Times[i] == 0 {
-			dst = append(dst, pfcTimeZero[i]...)
+	// Classes not paused (time 0, the most of them) are their keys and 0s,
+	// a run of them in one append; 0 quanta are 0 ns at any speed.
+	for i := 0; i < 8; {
+		if m.Times[i] != 0 {
+			dst = append(dst, pfcTimeKeys[i]...)
+			dst = AppendUint(dst, uint64(m.Times[i]))
+			i++
 			continue
 		}
-		dst = append(dst, pfcTimeKeys[i]...)
-		dst = AppendUint(dst, uint64(m.Times[i]))
+		j := i + 1
+		for j < 8 && m.Times[j] == 0 {
+			j++
+		}
+		dst = append(dst, pfcTimeZeros[i][j]...)
+		i = j
 	}
 	if f.LinkBPS != 0 {
-		for i := 0; i < 8; i++ {
-			if m.Times[i] == 0 {
-				dst = append(dst, pfcPauseZero[i]...)
+		for i := 0; i < 8; {
+			if m.Times[i] != 0 {
+				dst = append(dst, pfcPauseKeys[i]...)
+				dst = AppendUint(dst, QuantaNS(uint64(m.Times[i]), f.LinkBPS))
+				i++
 				continue
 			}
-			dst = append(dst, pfcPauseKeys[i]...)
-			dst = AppendUint(dst, QuantaNS(uint64(m.Times[i]), f.LinkBPS))
+			j := i + 1
+			for j < 8 && m.Times[j] == 0 {
+				j++
+			}
+			dst = append(dst, pfcPauseZeros[i][j]...)
+			i = j
 		}
 	}
 	return dst, true
 }
 
-// pfcTimeZero[i] and pfcPauseZero[i] are pfcTimeKeys[i] and
-// pfcPauseKeys[i] followed by 0.
-var pfcTimeZero, pfcPauseZero = func() (t, p [8]string) {
-	for i := range t {
-		t[i], p[i] = pfcTimeKeys[i]+"0", pfcPauseKeys[i]+"0"
+// pfcTimeZeros[i][j] and pfcPauseZeros[i][j] are pfcTimeKeys[k] and
+// pfcPauseKeys[k] each followed by 0, for k from i to j-1: a run of
+// classes not paused in one append (16 appends of a few octets were 11 %
+// of jsonPFC's time in memmove).
+var pfcTimeZeros, pfcPauseZeros = func() (t, p [8][9]string) {
+	for i := 0; i < 8; i++ {
+		for j := i + 1; j <= 8; j++ {
+			t[i][j] = t[i][j-1] + pfcTimeKeys[j-1] + "0"
+			p[i][j] = p[i][j-1] + pfcPauseKeys[j-1] + "0"
+		}
 	}
 	return t, p
 }()

@@ -78,6 +78,22 @@ func TestJSONFastFlags(t *testing.T) {
 		pfcF.LinkBPS = 100e9
 		both(pfcF, fmt.Sprintf("pfc enable vector %#04x", v))
 	}
+	// Every pattern of paused (time > 0) and not paused classes, with and
+	// without a link speed (the runs of zeros in one append).
+	saveTimes := pfcF.P.PFC.Times
+	for v := 0; v < 256; v++ {
+		for c := range pfcF.P.PFC.Times {
+			pfcF.P.PFC.Times[c] = 0
+			if v>>c&1 != 0 {
+				pfcF.P.PFC.Times[c] = uint16(1 + c*4099)
+			}
+		}
+		for _, bps := range []uint64{0, 25e9} {
+			pfcF.LinkBPS = bps
+			both(pfcF, fmt.Sprintf("pfc times %08b at %d bit/s", v, bps))
+		}
+	}
+	pfcF.P.PFC.Times = saveTimes
 }
 
 // appendRFC3339Nano writes what time.Time.AppendFormat does with

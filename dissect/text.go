@@ -119,18 +119,7 @@ func appendAddrs(dst []byte, p *layers.Parser, has uint32) []byte {
 // fields, "[malformed: reason]" for a decode error and "[N warnings]".
 func AppendSummary(dst []byte, f *Frame) []byte {
 	p := f.P
-	has, warnings := summaryScan(p)
-	if f.CapLen > f.Len {
-		warnings++ // AppendWarnings' frame warning
-	}
-	warnings += lengthWarnings(f, has)
-	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
-		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
-	}
-	if f.CapLen < f.Len && has&decPause != 0 && p.Pause.Warnings&snappedPad(f, p.Pause.Contents, p.Pause.Padding) != 0 ||
-		f.CapLen < f.Len && has&decPFC != 0 && p.PFC.Warnings&snappedPad(f, p.PFC.Contents, p.PFC.Padding) != 0 {
-		warnings-- // not short on the wire: snapped (layerWarnings)
-	}
+	has, warnings := summaryWarnings(f)
 	dst = appendAddrs(dst, p, has)
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
@@ -402,6 +391,28 @@ func appendTail(dst []byte, f *Frame, n int) []byte {
 		dst = append(dst, ']')
 	}
 	return dst
+}
+
+// summaryWarnings returns, from one pass over f's decoded layers, their
+// mask (present.go's bits) and f's number of warnings as AppendWarnings
+// lists them: countWarnings, but a layer type decoded twice (an IP header
+// in IP) counts its length warning once. So it is positive exactly when
+// countWarnings is.
+func summaryWarnings(f *Frame) (has uint32, warnings int) {
+	p := f.P
+	has, warnings = summaryScan(p)
+	if f.CapLen > f.Len {
+		warnings++ // AppendWarnings' frame warning
+	}
+	warnings += lengthWarnings(f, has)
+	if f.CapLen < f.Len && has&decBTH != 0 && p.BTH.Warnings&layers.WarnICRC != 0 {
+		warnings-- // not an ICRC: the capture was snapped (layerWarnings)
+	}
+	if f.CapLen < f.Len && has&decPause != 0 && p.Pause.Warnings&snappedPad(f, p.Pause.Contents, p.Pause.Padding) != 0 ||
+		f.CapLen < f.Len && has&decPFC != 0 && p.PFC.Warnings&snappedPad(f, p.PFC.Contents, p.PFC.Padding) != 0 {
+		warnings-- // not short on the wire: snapped (layerWarnings)
+	}
+	return has, warnings
 }
 
 // countWarnings counts the warnings of every layer of f.

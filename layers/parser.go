@@ -182,6 +182,9 @@ func (p *Parser) decodeLayers(data []byte) (err error) {
 				return err
 			}
 			next, data = p.IPv6.NextLayerType(), p.IPv6.LayerPayload()
+		case gopacket.LayerTypePayload: // a WRITE's or SEND's data
+			p.Payload = data
+			next, data = gopacket.LayerTypeZero, nil
 		default:
 			dec, ok := p.dlc.Decoder(typ)
 			if !ok {

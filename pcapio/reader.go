@@ -736,6 +736,19 @@ type Batch struct {
 	buf    []byte
 }
 
+// BatchBuffer is the size of the buffer a Batch reads into (its frames'
+// Data are slices of it): what SetBuffer wants.
+const BatchBuffer = readChunk
+
+// SetBuffer gives b a buffer of its own of at least BatchBuffer octets
+// (a shorter one is not used), so that a caller can place its batches'
+// buffers in memory of its choosing (sfcdump read: one region outside the
+// Go heap, backed by huge pages). ReadBatch hands b's buffer to the reader
+// to read the frames after b's into, and b takes the reader's: buffers
+// move between the reader and the batches, so the memory must outlive
+// the reader and every batch.
+func (b *Batch) SetBuffer(p []byte) { b.buf = p[:0] }
+
 // ReadBatch reads into b the frames that follow, up to limit of them (0: no
 // limit): those the reader holds, after a read from the source only when
 // it holds none whole, so a batch is about one read (128 KiB) of frames

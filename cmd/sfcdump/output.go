@@ -580,7 +580,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		if f.Time.IsZero() {
 			buf = append(buf, '-') // no time: a simple packet block
 		} else {
-			buf = appendRelTime(buf, f.Time.Sub(v.first).Nanoseconds())
+			buf = appendRelTime(buf, relNanos(f.Time, v.first))
 		}
 		buf = append(buf, ' ')
 		if v.showIf {
@@ -773,6 +773,18 @@ func (pr *printer) finishOutput(keep bool) error {
 		pr.outAtomic.Abort() // nothing after Commit
 	}
 	return err
+}
+
+// relNanos returns t.Sub(first).Nanoseconds() for times without a
+// monotonic reading (a capture's): from their seconds and nanoseconds when
+// they are less than 2^33 s (272 years) apart, as Sub computes it, without
+// Sub's overflow check (an Add and an Equal: 3 % of sfcdump read); by Sub,
+// which saturates, when farther apart (a pcapng timestamp can be).
+func relNanos(t, first time.Time) int64 {
+	if s := t.Unix() - first.Unix(); s > -1<<33 && s < 1<<33 {
+		return s*1e9 + int64(t.Nanosecond()-first.Nanosecond())
+	}
+	return t.Sub(first).Nanoseconds()
 }
 
 func appendRelTime(dst []byte, ns int64) []byte {

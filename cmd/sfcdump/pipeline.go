@@ -51,6 +51,60 @@ type batch struct {
 	seq    int // the batch's number in capture order
 }
 
+// The batches' buffers (the capture's octets and the output) are one
+// region outside the Go heap, backed by transparent huge pages where Linux
+// gives them (mapMemory), kept from one read to the next (arenas). On
+// the 2-vCPU VM of bench/ a first touch of a small page cost 15-25 µs,
+// and fresh heap memory takes one per 4 KiB: the batches' 1 MiB of read
+// buffers and, for -T json, 2 MiB of output grown by doubling were 2,400
+// of the run's 3,600 page faults, and the output's growth alone started a
+// GC cycle that scanned (and faulted in) the 5 MB of gopacket's tables.
+// From huge pages it is a few faults of 2 MiB. A batch whose output
+// outgrows its part of the region grows it on the heap, as before.
+
+// outRoom is the room for a batch's output in the region: 128 KiB for
+// one line or a few fields per frame (a batch of the 1M-frame capture of
+// bench/ writes 15 KiB as one line per frame; one of 64-octet frames,
+// 1,600 of them, 120 KiB), 256 KiB for JSON (150 KiB there), the tree
+// and hex dumps. With 8 batches of 128 KiB of capture, the region for one
+// line per frame is one huge page of 2 MiB, for JSON two.
+func (pr *printer) outRoom() int {
+	if pr.o.format == "json" || pr.o.verbose || pr.o.hex {
+		return 256 << 10
+	}
+	return 128 << 10
+}
+
+// arenas holds the regions of the reads that ended, for the next ones (a
+// region is never unmapped: a reader may keep one of its buffers).
+var arenas struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+// takeArena returns a region of n octets, nil where there is none.
+func takeArena(n int) []byte {
+	arenas.mu.Lock()
+	defer arenas.mu.Unlock()
+	for i, a := range arenas.free {
+		if len(a) == n {
+			arenas.free = append(arenas.free[:i], arenas.free[i+1:]...)
+			return a
+		}
+	}
+	return mapMemory(n)
+}
+
+// putArena keeps a region for another read.
+func putArena(a []byte) {
+	if a == nil {
+		return
+	}
+	arenas.mu.Lock()
+	arenas.free = append(arenas.free, a)
+	arenas.mu.Unlock()
+}
+
 // parallelism returns how many workers to run (0: read serially).
 func parallelism() int {
 	n := runtime.GOMAXPROCS(0)
@@ -87,8 +141,17 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 	pool := 2*n + 2
 	free := &batchStack{}
 	free.cond.L = &free.mu
+	room := pcapio.BatchBuffer + pr.outRoom() // a batch's part of the region
+	arena := takeArena(pool * room)
+	defer putArena(arena)
 	for i := 0; i < pool; i++ {
-		free.push(&batch{})
+		b := &batch{}
+		if arena != nil {
+			m := arena[i*room : (i+1)*room : (i+1)*room]
+			b.rb.SetBuffer(m[:pcapio.BatchBuffer:pcapio.BatchBuffer])
+			b.out = m[pcapio.BatchBuffer:pcapio.BatchBuffer]
+		}
+		free.push(b)
 	}
 	var (
 		stop    atomic.Bool
