@@ -210,6 +210,7 @@ type devChecker struct {
 	// numbered from 0, in a ring. A flow's queue names its frames by
 	// number.
 	items  ring[dataItem]
+	aheadT int64 // the latest time of a matched frame that left the ring (expire)
 	dq     map[dataKey]*dataQ
 	qcache flowCache[*dataQ] // recent entries of dq (cleared when one is deleted)
 
@@ -339,7 +340,7 @@ const (
 func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRes int64) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
-		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
+		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64, aheadT: math.MinInt64}
 	rep.Background = k.bg
 	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup, ruleDataExtra} {
 		k.matchChecks[i] = rep.byName[id]
@@ -1426,13 +1427,22 @@ func (k *devChecker) expire(all bool) {
 	lim := k.dlim
 	for k.items.head < k.items.tail {
 		it := k.item(k.items.head)
-		if !all && it.t+k.win >= lim {
+		if it.state == itemMatched {
+			// A matched frame leaves the ring at once (no queue names it:
+			// a queue's first frame is pending), so that the ring holds
+			// the frames not yet matched, a few microseconds' worth, and
+			// not the whole window: its slots are reused while in cache.
+			// A pending frame behind it still waits until the window has
+			// passed every frame before it (aheadT), as it did when the
+			// matched ones left with the window.
+			k.aheadT = max(k.aheadT, it.t)
+			k.items.head++
+			continue
+		}
+		if !all && max(it.t, k.aheadT)+k.win >= lim {
 			break
 		}
 		k.items.head++ // (its slot is taken again by the next refOut, not before)
-		if it.state == itemMatched {
-			continue
-		}
 		k.rep.checked(ruleDataLoss, 1)
 		d := Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(it.q.port), Time: it.t, Field: "frame",
 			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}
