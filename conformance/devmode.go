@@ -444,7 +444,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRe
 		JitterNs: k.jitter, MissedPeriods: k.missed, Mask: masks.list(), Ignore: ignore}
 	rep.Tolerances = tf
 	if m.SFC != nil || c.Has(SchemePBFS) {
-		k.trig = &trigIndex{k: k}
+		k.trig = &trigIndex{k: k, cut: math.MinInt64}
 	}
 	if m.SFC != nil {
 		k.sfc = newSFCState(k)
