@@ -201,15 +201,27 @@ type devChecker struct {
 	// counted as not judged. At most a report's worth per rule is kept.
 	held map[int]*heldDevs
 
-	// device capture
-	dpend *record
-	deof  bool
-	dlim  int64 // every device frame at or before dlim was processed
+	// device capture: dpend is the next frame to judge, read and not
+	// judged; dbooked says it was booked (advance), dparsed that dmeta,
+	// dkey and dhash hold its parse, key and hash (judgeEarly). ahead are
+	// the frames judged ahead of their turn and not yet passed by
+	// advance, derr the error a read ahead of its turn met.
+	dpend   *record
+	dbooked bool
+	dparsed bool
+	dmeta   device.Meta
+	dkey    dataKey
+	dhash   uint64
+	ahead   ring[earlyFrame]
+	derr    error
+	deof    bool
+	dlim    int64 // every device frame at or before dlim was processed
 
 	// data: the reference's data frames in the order it sent them,
 	// numbered from 0, in a ring. A flow's queue names its frames by
 	// number.
 	items  ring[dataItem]
+	aheadT int64 // the latest time of a matched frame that left the ring (expire)
 	dq     map[dataKey]*dataQ
 	qcache flowCache[*dataQ] // recent entries of dq (cleared when one is deleted)
 
@@ -255,6 +267,7 @@ type dataItem struct {
 	icrc   uint32
 	icrcSt uint8
 	state  uint8
+	kind   device.Kind // the frame's kind as the reference parsed it
 	// (64 octets on a 64-bit machine, one cache line: TestDataItemSize)
 }
 
@@ -339,7 +352,7 @@ const (
 func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRes int64) (*devChecker, error) {
 	k := &devChecker{c: c, m: m, rep: rep, ds: ds, cp: c.Device.Codepoints.WithDefaults(), seed: maphash.MakeSeed(),
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
-		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64}
+		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64, aheadT: math.MinInt64}
 	rep.Background = k.bg
 	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup, ruleDataExtra} {
 		k.matchChecks[i] = rep.byName[id]
@@ -443,7 +456,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRe
 		JitterNs: k.jitter, MissedPeriods: k.missed, Mask: masks.list(), Ignore: ignore}
 	rep.Tolerances = tf
 	if m.SFC != nil || c.Has(SchemePBFS) {
-		k.trig = &trigIndex{k: k}
+		k.trig = &trigIndex{k: k, cut: math.MinInt64}
 	}
 	if m.SFC != nil {
 		k.sfc = newSFCState(k)
@@ -637,7 +650,7 @@ func (k *devChecker) buf(b []byte) []byte {
 }
 
 func (k *devChecker) free(b []byte) {
-	if cap(b) <= 16<<10 {
+	if cap(b) > 0 && cap(b) <= 16<<10 {
 		k.pool = append(k.pool, b)
 	}
 }
@@ -825,14 +838,17 @@ func (k *devChecker) refOut(o device.Out) {
 		k.dq[key] = q
 		k.qcache.put(&key, q)
 	}
-	*it = dataItem{t: o.Time, no: k.refNo, q: q, hash: k.hash(o.Frame, &m), data: k.buf(o.Frame)}
+	*it = dataItem{t: o.Time, no: k.refNo, q: q, hash: k.hash(o.Frame, &m), kind: m.Kind}
 	if k.onlyICRC {
 		it.icrcSt = icrcNone
 		if end, has := icrcEnd(o.Frame, &m, &k.cp); has {
 			it.icrcSt, it.icrc = icrcHas, binary.LittleEndian.Uint32(o.Frame[end-4:end])
 		}
 	}
-	q.items = append(q.items, n)
+	if !k.takeNow(o, q, it) {
+		it.data = k.buf(o.Frame)
+		q.items = append(q.items, n)
+	}
 	// What the next frame will be written to was last used thousands of
 	// frames ago: ask for it now, so that its cache misses overlap the
 	// model's work instead of stalling the next refOut.
@@ -889,14 +905,35 @@ func (k *devChecker) beforeInput(r *record) *device.Meta {
 }
 
 // advance checks every device frame at or before lim, then finalizes the
-// reference items no later device frame can match.
+// reference items no later device frame can match; then it judges ahead
+// of their turn the next device frames that are surely the reference's
+// next frames of their flows (judgeEarly).
+//
+// A frame read is booked (devLast, the ports that carried a frame:
+// book) when this loop would have read it had no frame been judged
+// early: every frame at or before lim and the first one after it, in
+// order. What a frame judged early changes is then the same as had it
+// been judged in its turn.
 func (k *devChecker) advance(lim int64) {
 	for k.err == nil {
+		if k.ahead.head < k.ahead.tail {
+			// Judged early; dpend, if any, comes after it.
+			e := k.ahead.at(k.ahead.head)
+			if !e.booked {
+				k.book(e.t, e.port)
+				e.booked = true
+			}
+			if e.t > lim {
+				break
+			}
+			k.ahead.head++
+			continue
+		}
 		if k.dpend == nil {
 			if k.deof {
 				break
 			}
-			r, err := k.ds.next()
+			r, err := k.readDev()
 			if err == io.EOF {
 				k.deof = true
 				break
@@ -905,16 +942,11 @@ func (k *devChecker) advance(lim int64) {
 				k.err = err
 				return
 			}
-			k.dpend = r
-			k.devLast = max(k.devLast, r.t)
-			if !k.devCarried(r.port) {
-				k.release(r.port)
-				if uint(r.port) < uint(len(k.devLow)) {
-					k.devLow[r.port] = true
-				} else {
-					k.devPorts[r.port] = true
-				}
-			}
+			k.dpend, k.dbooked, k.dparsed = r, false, false
+		}
+		if !k.dbooked {
+			k.book(k.dpend.t, k.dpend.port)
+			k.dbooked = true
 		}
 		if k.dpend.t > lim {
 			break
@@ -928,6 +960,169 @@ func (k *devChecker) advance(lim int64) {
 		k.dlim = lim
 	}
 	k.expire(false)
+	k.judgeEarly()
+}
+
+// readDev reads the next device frame: the error a read ahead of its
+// turn met (judgeEarly) is returned in its turn.
+func (k *devChecker) readDev() (*record, error) {
+	if err := k.derr; err != nil {
+		return nil, err
+	}
+	return k.ds.next()
+}
+
+// book records that the device capture carried a frame at t on port.
+func (k *devChecker) book(t int64, port int) {
+	k.devLast = max(k.devLast, t)
+	if !k.devCarried(port) {
+		k.release(port)
+		if uint(port) < uint(len(k.devLow)) {
+			k.devLow[port] = true
+		} else {
+			k.devPorts[port] = true
+		}
+	}
+}
+
+// judgeAhead turns judgeEarly on; the tests turn it off to compare
+// reports.
+var judgeAhead = true
+
+// earlyFrame is a device frame judged ahead of its turn.
+type earlyFrame struct {
+	t      int64
+	port   int
+	booked bool
+}
+
+// judgeEarly judges the next device frames while each is a data frame
+// equal to the first pending frame of its flow queue, instead of
+// waiting for the reference to run lag past it: the items, queues and
+// copies it leaves are then still in cache. Whatever the reference sends
+// later goes after that frame in the queue, and no earlier device frame
+// is left to judge, so judged in its turn the device frame would be
+// paired with the same frame, in the same way (take), provided that
+// frame is not finalized first: it is not, when it is no more than the
+// window older than the device frame (expire finalizes a frame a window
+// after it, and the device frame is judged in its turn at lim ≥ its
+// time). Anything else waits for its turn.
+func (k *devChecker) judgeEarly() {
+	if !judgeAhead || k.ign != nil || k.c.Role == device.RoleNIC {
+		return
+	}
+	for k.err == nil {
+		r := k.dpend
+		if r == nil {
+			if k.deof || k.derr != nil {
+				return
+			}
+			var err error
+			r, err = k.ds.next()
+			if err != nil {
+				k.derr = err // returned in its turn
+				return
+			}
+			k.dpend, k.dbooked, k.dparsed = r, false, false
+		}
+		if r.snapped > 0 || r.t < -k.early {
+			return
+		}
+		if k.takeSame(r) {
+			continue
+		}
+		if !k.dparsed {
+			k.dmeta = device.Meta{}
+			device.Parse(r.data, &k.dmeta, &k.cp)
+			k.dparsed = true
+			k.dkey = keyOf(&k.dmeta, r.port)
+			if k.dmeta.Kind == device.KindData {
+				k.dhash = k.hash(r.data, &k.dmeta)
+			}
+		}
+		m := &k.dmeta
+		if m.Kind != device.KindData {
+			return
+		}
+		q := k.flowQ(&k.dkey)
+		if q == nil || q.head == len(q.items) {
+			return
+		}
+		it := k.item(q.items[q.head])
+		if it.state == itemMatched || it.hash != k.dhash || len(it.data) != len(r.data) || it.t+k.win < r.t {
+			return
+		}
+		// As devFrame would: a data frame is no signal (offKind counts
+		// it), and matchData finds it at the head of its queue.
+		k.curNo, k.curInbound = r.no, r.dir == 1
+		if k.offCheck != nil {
+			k.offCheck.Checked++
+		}
+		k.rep.Frames.Expected++
+		k.take(r, m, q, nil, it, k.dhash)
+		k.judged(r)
+	}
+}
+
+// judged notes that dpend, r, was judged ahead of its turn.
+func (k *devChecker) judged(r *record) {
+	*k.ahead.at(k.ahead.push(256)) = earlyFrame{t: r.t, port: r.port, booked: k.dbooked}
+	k.dpend = nil
+}
+
+// takeNow judges the next device frame, read and waiting (dpend), the
+// reference's frame it that is being sent (o) when takeSame would take it
+// once it is queued: the device frame is on its port with its very
+// octets, a data frame whose only volatile field is the ICRC, and it is
+// the first pending frame of its flow queue q (q has none yet). The frame
+// then enters the ring matched, with no copy of its octets, and q not at
+// all (it would leave q at once).
+func (k *devChecker) takeNow(o device.Out, q *dataQ, it *dataItem) bool {
+	r := k.dpend
+	if r == nil || !judgeAhead || k.ign != nil || k.c.Role == device.RoleNIC || r.port != o.Port || r.snapped > 0 || r.t < -k.early ||
+		it.kind != device.KindData || it.icrcSt == icrcUnknown || q.head != len(q.items) || it.t+k.win < r.t || string(r.data) != string(o.Frame) {
+		return false
+	}
+	k.curNo, k.curInbound = r.no, r.dir == 1
+	if k.offCheck != nil {
+		k.offCheck.Checked++
+	}
+	k.rep.Frames.Expected++
+	k.take(r, nil, q, nil, it, it.hash)
+	k.judged(r)
+	return true
+}
+
+// sameScan is how many of the reference's frames from the ring's head
+// takeSame looks at.
+const sameScan = 32
+
+// takeSame is judgeEarly's first try, which neither parses nor hashes
+// the device frame: the reference's first frame not yet matched on its
+// port, found near the ring's head, is the first of its flow queue too
+// (a queue holds one port's frames in number order); when that frame is
+// a data frame with the device frame's very octets, matchData would take
+// it (equal octets, equal hash), and the device frame parses as it did.
+func (k *devChecker) takeSame(r *record) bool {
+	end := min(k.items.tail, k.items.head+sameScan)
+	for n := k.items.head; n < end; n++ {
+		it := k.item(n)
+		if it.state == itemMatched || it.q.port != r.port {
+			continue
+		}
+		if it.kind != device.KindData || it.icrcSt == icrcUnknown || it.t+k.win < r.t || string(it.data) != string(r.data) {
+			return false
+		}
+		k.curNo, k.curInbound = r.no, r.dir == 1
+		if k.offCheck != nil {
+			k.offCheck.Checked++
+		}
+		k.rep.Frames.Expected++
+		k.take(r, nil, it.q, nil, it, it.hash)
+		k.judged(r)
+		return true
+	}
+	return false
 }
 
 // backgroundKind names the kind of a frame that is no signal of a scheme
@@ -1201,27 +1396,7 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		if it.state == itemMatched || it.hash != h || len(it.data) != len(r.data) {
 			continue
 		}
-		for _, c := range k.matchChecks {
-			if c != nil {
-				c.Checked++
-			}
-		}
-		if it.state == itemOvertaken {
-			k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
-				Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
-		}
-		for _, n := range live[:i] {
-			if x := k.item(n); x.state == itemPending {
-				x.state = itemOvertaken
-			}
-		}
-		k.timing(ruleDataTiming, r, it.no, it.t, "frame")
-		k.checkICRCMatched(r, m, it)
-		it.state = itemMatched
-		q.matched(h, r.t)
-		k.free(it.data)
-		it.data = nil
-		q.trim(k)
+		k.take(r, m, q, live[:i], it, h)
 		return true
 	}
 	if q.dupOf(h) {
@@ -1237,6 +1412,39 @@ func (k *devChecker) matchData(r *record, m *device.Meta, onlyExact bool) bool {
 		return true
 	}
 	return false
+}
+
+// take judges device frame r (parsed as m, hashed h) the reference's
+// frame it of flow queue q, after the pending frames before (which it
+// overtook). m is nil when r holds the very octets of it and the ICRC is
+// the only volatile field (it.icrcSt is not icrcUnknown): what
+// checkICRCMatched would find is known then.
+func (k *devChecker) take(r *record, m *device.Meta, q *dataQ, before []uint64, it *dataItem, h uint64) {
+	for _, c := range k.matchChecks {
+		if c != nil {
+			c.Checked++
+		}
+	}
+	if it.state == itemOvertaken {
+		k.dev(Deviation{Check: ruleDataOrder, Frame: r.no, Ref: it.no, Port: k.c.PortName(r.port), Time: r.t, Field: "frame.order",
+			Expected: "before later frames of its flow", Actual: "after them", Detail: describe(r.data, &k.cp)})
+	}
+	for _, n := range before {
+		if x := k.item(n); x.state == itemPending {
+			x.state = itemOvertaken
+		}
+	}
+	k.timing(ruleDataTiming, r, it.no, it.t, "frame")
+	if m != nil {
+		k.checkICRCMatched(r, m, it)
+	} else if it.icrcSt == icrcHas && k.icrcCheck != nil {
+		k.icrcCheck.Checked++ // (the octets are the reference's: see checkICRCMatched)
+	}
+	it.state = itemMatched
+	q.matched(h, r.t)
+	k.free(it.data)
+	it.data = nil
+	q.trim(k)
 }
 
 // unmatchedData reports a data frame that equals nothing the reference
@@ -1426,13 +1634,22 @@ func (k *devChecker) expire(all bool) {
 	lim := k.dlim
 	for k.items.head < k.items.tail {
 		it := k.item(k.items.head)
-		if !all && it.t+k.win >= lim {
+		if it.state == itemMatched {
+			// A matched frame leaves the ring at once (no queue names it:
+			// a queue's first frame is pending), so that the ring holds
+			// the frames not yet matched, a few microseconds' worth, and
+			// not the whole window: its slots are reused while in cache.
+			// A pending frame behind it still waits until the window has
+			// passed every frame before it (aheadT), as it did when the
+			// matched ones left with the window.
+			k.aheadT = max(k.aheadT, it.t)
+			k.items.head++
+			continue
+		}
+		if !all && max(it.t, k.aheadT)+k.win >= lim {
 			break
 		}
 		k.items.head++ // (its slot is taken again by the next refOut, not before)
-		if it.state == itemMatched {
-			continue
-		}
 		k.rep.checked(ruleDataLoss, 1)
 		d := Deviation{Check: ruleDataLoss, Ref: it.no, Port: k.c.PortName(it.q.port), Time: it.t, Field: "frame",
 			Expected: describe(it.data, &k.cp), Actual: "(none)", Detail: fmt.Sprintf("reference frame %d never sent by the device", it.no)}

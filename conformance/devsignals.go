@@ -116,10 +116,18 @@ type sfcState struct {
 type trigIndex struct {
 	k *devChecker
 	// pkts holds the input's packets of the window in time order;
-	// lookups (one per signal) scan it from the latest.
+	// lookups (one per signal) scan it from the latest. A packet older
+	// than the window at the last expire (e.t + win < cut) counts as gone
+	// but leaves the ring only when index needs its slot: its line is
+	// read then, as it is written, not once more by expire a window
+	// after it was written.
 	pkts ring[trigItem]
+	cut  int64
 	qbuf []byte
 }
+
+// gone reports whether packet x left the window at the last expire.
+func (s *trigIndex) gone(x *trigItem) bool { return x.e.t+s.k.win < s.cut }
 
 func (s *trigIndex) at(n uint64) *trigItem { return s.pkts.at(n) }
 
@@ -192,6 +200,13 @@ func (s *trigIndex) index(r *record, m *device.Meta) {
 	e.t, e.no, e.iplen, e.vid = r.t, r.no, len(ip), m.VID
 	copy(e.dst[:], r.data[0:6])
 	copy(e.src[:], r.data[6:12])
+	if s.pkts.tail-s.pkts.head == uint64(len(s.pkts.buf)) {
+		// Full: the packets gone leave first (the oldest is in the slot
+		// written next), and the ring grows only when none is.
+		for s.pkts.head < s.pkts.tail && s.gone(s.at(s.pkts.head)) {
+			s.pkts.head++
+		}
+	}
 	*s.at(s.pkts.push(1024)) = trigItem{h, e}
 }
 
@@ -208,7 +223,11 @@ func (s *trigIndex) lookupBefore(quote []byte, t int64) (trigEntry, bool) {
 		return trigEntry{}, false
 	}
 	for n := s.pkts.tail; n > s.pkts.head; n-- {
-		if x := s.at(n - 1); x.h == h && x.e.t <= t {
+		x := s.at(n - 1)
+		if s.gone(x) {
+			break // (and every packet before it: they are in time order)
+		}
+		if x.h == h && x.e.t <= t {
 			return x.e, true
 		}
 	}
@@ -864,13 +883,13 @@ func (s *sfcState) expire(all bool) {
 	}
 }
 
-// expire forgets the input packets older than the window.
+// expire forgets the input packets older than the window (see pkts).
 func (s *trigIndex) expire(all bool) {
-	k := s.k
-	lim := k.dlim
-	for s.pkts.head < s.pkts.tail && (all || s.at(s.pkts.head).e.t+k.win < lim) {
-		s.pkts.head++
+	if all {
+		s.pkts.head = s.pkts.tail
+		return
 	}
+	s.cut = max(s.cut, s.k.dlim)
 }
 
 // gc forgets flows idle for longer than anything could look back.

@@ -1293,6 +1293,21 @@ func writeCapture(t *testing.T, c *capture, path string, unsorted bool) {
 
 type tally struct{ killed, total int }
 
+// reportJSON is a report as JSON, with its error.
+func reportJSON(t *testing.T, rep *conformance.Report, err error) string {
+	t.Helper()
+	var b strings.Builder
+	if rep != nil {
+		if e := rep.WriteJSON(&b); e != nil {
+			t.Fatal(e)
+		}
+	}
+	if err != nil {
+		b.WriteString("error: " + err.Error())
+	}
+	return b.String()
+}
+
 // TestMutationSuite runs every mutation and perturbation of every corpus
 // vector and requires a 100 % kill rate per rule with no false alarm.
 func TestMutationSuite(t *testing.T) {
@@ -1323,6 +1338,14 @@ func TestMutationSuite(t *testing.T) {
 				mu.post(t, path)
 			}
 			rep, err := conformance.CheckFiles(filepath.Join(dir, conformance.CaseFile), filepath.Join(dir, conformance.InputFile), path, mu.opt)
+			// Device frames judged ahead of their turn are judged as in
+			// their turn: the report is the same octets without it.
+			conformance.SetJudgeAhead(false)
+			rep2, err2 := conformance.CheckFiles(filepath.Join(dir, conformance.CaseFile), filepath.Join(dir, conformance.InputFile), path, mu.opt)
+			conformance.SetJudgeAhead(true)
+			if a, b := reportJSON(t, rep, err), reportJSON(t, rep2, err2); a != b {
+				t.Errorf("%s: %s (%s): the report differs when no frame is judged ahead of its turn:\n%s\nwithout:\n%s", name, mu.what, mu.kind, a, b)
+			}
 			os.Remove(path)
 			if mu.rule == "" {
 				passes++

@@ -11,15 +11,14 @@ import "unsafe"
 // Bytes prefetches the cache lines of b[:n] (of b, when n is larger),
 // 64 octets apart.
 func Bytes(b []byte, n int) {
-	n = min(n, len(b))
-	for i := 0; i < n; i += 64 {
-		Line(unsafe.Pointer(&b[i]))
+	if n = min(n, len(b)); n > 0 {
+		lines(unsafe.Pointer(&b[0]), uintptr(n))
 	}
 }
 
 // Pointer prefetches the n octets at p, 64 octets apart.
 func Pointer(p unsafe.Pointer, n uintptr) {
-	for i := uintptr(0); i < n; i += 64 {
-		Line(unsafe.Add(p, i))
+	if n > 0 {
+		lines(p, n)
 	}
 }

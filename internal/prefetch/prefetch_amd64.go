@@ -8,3 +8,10 @@ import "unsafe"
 //
 //go:noescape
 func Line(p unsafe.Pointer)
+
+// lines prefetches the octets at p, p+64, ... below p+n (n > 0) in one
+// call: an assembly function costs a call through its ABI wrapper, and a
+// frame is several lines.
+//
+//go:noescape
+func lines(p unsafe.Pointer, n uintptr)

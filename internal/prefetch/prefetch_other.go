@@ -8,3 +8,5 @@ import "unsafe"
 
 // Line does nothing where the project has no prefetch instruction.
 func Line(unsafe.Pointer) {}
+
+func lines(unsafe.Pointer, uintptr) {}
