@@ -95,6 +95,11 @@ type Frame struct {
 	// DropCount is the block's epb_dropcount: frames lost between the
 	// previous frame of the interface and this one; 0 when it says none.
 	DropCount uint64
+	// HasFlags and HasDropCount say that the block carries epb_flags and
+	// epb_dropcount, also when they are 0 (a drop count of 0 says that
+	// nothing was lost; none says nothing): WriteFrame writes them back
+	// as they were.
+	HasFlags, HasDropCount bool
 	// Warn is a problem with the record that did not stop reading, or
 	// nil: ErrCapLen (wrapped, with the lengths).
 	Warn error
@@ -916,7 +921,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Len = int(origLen)
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
-	fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
+	fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
 	fr.LinkType = r.link
 	fr.Warn = nil
 	if capLen > origLen {
@@ -1032,10 +1037,10 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
-			fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
+			fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
 			if typ == 6 {
 				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
-					fr.Comments, fr.Flags, fr.DropCount = r.packetOptions(fr.Comments, body[opt:])
+					fr.Comments, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = r.packetOptions(fr.Comments, body[opt:])
 					fr.Direction = uint8(fr.Flags & 3)
 				}
 			}
@@ -1064,7 +1069,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
-			fr.Comments, fr.Direction, fr.Flags, fr.DropCount = fr.Comments[:0], 0, 0, 0
+			fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
 			r.pos += size
 			r.n++
 			fr.Number = r.n
@@ -1219,9 +1224,10 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 // packetOptions appends the comments (opt_comment) of a packet block's
 // options to dst and returns its epb_flags and epb_dropcount (0 when it
 // has none).
-func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64) {
+func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64, bool, bool) {
 	var flags uint32
 	var drops uint64
+	var hasFlags, hasDrops bool
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
 		if code == 0 || 4+l > len(b) {
@@ -1231,13 +1237,13 @@ func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64
 		case code == 1:
 			dst = append(dst, string(b[4:4+l]))
 		case code == 2 && l == 4:
-			flags = r.u32(b[4:])
+			flags, hasFlags = r.u32(b[4:]), true
 		case code == 4 && l == 8:
-			drops = r.u64(b[4:])
+			drops, hasDrops = r.u64(b[4:]), true
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
-	return dst, flags, drops
+	return dst, flags, drops, hasFlags, hasDrops
 }
 
 // Close closes the underlying file.

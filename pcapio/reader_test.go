@@ -668,7 +668,7 @@ func FuzzReader(f *testing.F) {
 // interface than the first is written at 1970, which a simple packet
 // block cannot name; rounded down to the interface's resolution), data, length (at least the data's: an original
 // length below the captured one is not written back), comments, flags
-// and drop count. A frame or statistics block whose time pcapng cannot
+// and drop count (and whether the block has them, a 0 too). A frame or statistics block whose time pcapng cannot
 // hold (before 1970 with an if_tsoffset) is an error of the Writer and
 // is left out of the comparison.
 func roundTrip(t *testing.T, data []byte) {
@@ -749,7 +749,8 @@ func roundTrip(t *testing.T, data []byte) {
 		}
 		if !got.Time.Equal(wt) || got.Time.IsZero() != wt.IsZero() || got.Interface != want.Interface ||
 			!bytes.Equal(got.Data, want.Data) || got.Len != max(want.Len, len(want.Data)) || got.Flags != want.Flags ||
-			got.DropCount != want.DropCount || strings.Join(got.Comments, "\x00") != strings.Join(want.Comments, "\x00") {
+			got.DropCount != want.DropCount || got.HasFlags != want.HasFlags || got.HasDropCount != want.HasDropCount ||
+			strings.Join(got.Comments, "\x00") != strings.Join(want.Comments, "\x00") {
 			t.Fatalf("copy, frame %d: %+v\nwant %+v", i+1, *got, want)
 		}
 	}

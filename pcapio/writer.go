@@ -256,10 +256,15 @@ func (w *Writer) NInterfaces() int { return len(w.ifs) }
 type PacketOptions struct {
 	// Comments are the frame's comments (opt_comment), in order.
 	Comments []string
-	// Flags is the epb_flags word (Frame.Flags); none is written when 0.
+	// Flags is the epb_flags word (Frame.Flags); none is written when 0
+	// unless HasFlags.
 	Flags uint32
-	// DropCount is the epb_dropcount (Frame.DropCount); none when 0.
+	// DropCount is the epb_dropcount (Frame.DropCount); none when 0
+	// unless HasDropCount.
 	DropCount uint64
+	// HasFlags and HasDropCount write epb_flags and epb_dropcount even
+	// when 0 (Frame.HasFlags, Frame.HasDropCount).
+	HasFlags, HasDropCount bool
 }
 
 // Write writes one frame on interface iface at time t, with comments. A
@@ -272,9 +277,11 @@ func (w *Writer) Write(iface int, t time.Time, data []byte, origLen int, comment
 }
 
 // WriteFrame writes fr on interface iface: its time, data, original
-// length, comments, flags and drop count.
+// length, comments, flags and drop count (each as the frame's block
+// carried it, a 0 too).
 func (w *Writer) WriteFrame(iface int, fr *Frame) error {
-	return w.WriteOptions(iface, fr.Time, fr.Data, fr.Len, PacketOptions{Comments: fr.Comments, Flags: fr.Flags, DropCount: fr.DropCount})
+	return w.WriteOptions(iface, fr.Time, fr.Data, fr.Len, PacketOptions{Comments: fr.Comments, Flags: fr.Flags, DropCount: fr.DropCount,
+		HasFlags: fr.HasFlags, HasDropCount: fr.HasDropCount})
 }
 
 // WriteOptions is Write with the packet block's options: a zero t on
@@ -294,7 +301,7 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 		return fmt.Errorf("pcapio: a frame of %d octets, more than %d", len(data), maxFrame)
 	}
 	if t.IsZero() {
-		if iface == 0 && len(opt.Comments) == 0 && opt.Flags == 0 && opt.DropCount == 0 {
+		if iface == 0 && len(opt.Comments) == 0 && opt.Flags == 0 && opt.DropCount == 0 && !opt.HasFlags && !opt.HasDropCount {
 			return w.writeSimple(data, origLen)
 		}
 		t = time.Unix(0, 0)
@@ -314,10 +321,10 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 			o.comment(c)
 		}
 	}
-	if opt.Flags != 0 {
+	if opt.Flags != 0 || opt.HasFlags {
 		o.raw(2, string(binary.LittleEndian.AppendUint32(nil, opt.Flags)))
 	}
-	if opt.DropCount != 0 {
+	if opt.DropCount != 0 || opt.HasDropCount {
 		o.raw(4, string(binary.LittleEndian.AppendUint64(nil, opt.DropCount)))
 	}
 	optLen := len(o.b)

@@ -201,7 +201,8 @@ func TestReadWriteKeepsInterfacesAndComments(t *testing.T) {
 // length, speed and timestamp resolution (a microsecond capture stays
 // one, which conformance allows for); each frame's comments and
 // epb_flags (direction, reception, FCS length: conformance reads the
-// direction) and epb_dropcount; each interface's last statistics block
+// direction) and epb_dropcount, each also when 0 if the block has it;
+// each interface's last statistics block
 // (whose drop counters device mode reads). A filter that drops frames
 // drops nothing else.
 func TestReadWriteKeepsMetadata(t *testing.T) {
@@ -222,13 +223,30 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 	}
 	pfc, _ := hex.DecodeString("0180c20000010000000000018808010100080001000000000000000000000000000000000000000000000000000000000000000000000000000000000000")
 	t0 := time.Unix(1_700_000_000, 0)
-	for i := 0; i < 4; i++ {
+	// wantFlags and wantDrops are frame i's options: its flags and drop
+	// count, and whether the block carries them (frame 0 an explicit drop
+	// count of 0, frame 4 explicit flags of 0 and no drop count).
+	wantFlags := func(i int) (uint32, bool) {
+		if i == 4 {
+			return 0, true
+		}
+		return uint32(1+i%2) | 0x80, true
+	}
+	wantDrops := func(i int) (uint64, bool) {
+		if i == 4 {
+			return 0, false
+		}
+		return uint64(i), true
+	}
+	for i := 0; i < 5; i++ {
 		data := pfc
 		if i == 1 {
 			data = make([]byte, 60) // not PFC: filtered out
 		}
 		fr := pcapio.Frame{Time: t0.Add(time.Duration(i) * time.Millisecond), Data: data, Len: len(data) + 4,
-			Comments: []string{"frame " + strconv.Itoa(i)}, Flags: uint32(1+i%2) | 0x80, DropCount: uint64(i)}
+			Comments: []string{"frame " + strconv.Itoa(i)}}
+		fr.Flags, fr.HasFlags = wantFlags(i)
+		fr.DropCount, fr.HasDropCount = wantDrops(i)
 		if err := w.WriteFrame(i%2, &fr); err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +271,7 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 	if got := r.Section(); got != sec {
 		t.Errorf("section %+v, want %+v", got, sec)
 	}
-	for _, k := range []int{0, 2, 3} {
+	for _, k := range []int{0, 2, 3, 4} {
 		fr, err := r.Next()
 		if err != nil {
 			t.Fatalf("frame %d: %v", k, err)
@@ -263,9 +281,11 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 		if got := r.Interface(fr.Interface); got != want {
 			t.Errorf("frame %d: interface %+v, want %+v", k, got, want)
 		}
-		if !fr.Time.Equal(t0.Add(time.Duration(k)*time.Millisecond)) || fr.Flags != uint32(1+k%2)|0x80 || fr.DropCount != uint64(k) ||
-			len(fr.Comments) != 1 || fr.Comments[0] != "frame "+strconv.Itoa(k) {
-			t.Errorf("frame %d: at %v, flags %#x, comments %q", k, fr.Time, fr.Flags, fr.Comments)
+		flags, hasFlags := wantFlags(k)
+		drops, hasDrops := wantDrops(k)
+		if !fr.Time.Equal(t0.Add(time.Duration(k)*time.Millisecond)) || fr.Flags != flags || fr.HasFlags != hasFlags || fr.DropCount != drops ||
+			fr.HasDropCount != hasDrops || len(fr.Comments) != 1 || fr.Comments[0] != "frame "+strconv.Itoa(k) {
+			t.Errorf("frame %d: at %v, flags %#x (%v), drop count %d (%v), comments %q", k, fr.Time, fr.Flags, fr.HasFlags, fr.DropCount, fr.HasDropCount, fr.Comments)
 		}
 	}
 	if _, err := r.Next(); err != io.EOF {
