@@ -112,7 +112,7 @@ func checkDevice(c *Case, input, dev string, opt Options, merge bool) (*Report, 
 	}
 	k.finish()
 	rep.finish()
-	rep.VectorDigest = vectorDigest(opt.Digest, c.File, in)
+	rep.VectorDigest = vectorDigest(c.File, in)
 	return rep, nil
 }
 
@@ -1008,7 +1008,7 @@ type earlyFrame struct {
 // after it, and the device frame is judged in its turn at lim ≥ its
 // time). Anything else waits for its turn.
 func (k *devChecker) judgeEarly() {
-	if !judgeAhead || k.ign != nil || k.c.Role == device.RoleNIC {
+	if !k.aheadOK() {
 		return
 	}
 	for k.err == nil {
@@ -1025,7 +1025,7 @@ func (k *devChecker) judgeEarly() {
 			}
 			k.dpend, k.dbooked, k.dparsed = r, false, false
 		}
-		if r.snapped > 0 || r.t < -k.early {
+		if !k.aheadFrame(r) {
 			return
 		}
 		if k.takeSame(r) {
@@ -1052,20 +1052,34 @@ func (k *devChecker) judgeEarly() {
 		if it.state == itemMatched || it.hash != k.dhash || len(it.data) != len(r.data) || it.t+k.win < r.t {
 			return
 		}
-		// As devFrame would: a data frame is no signal (offKind counts
-		// it), and matchData finds it at the head of its queue.
-		k.curNo, k.curInbound = r.no, r.dir == 1
-		if k.offCheck != nil {
-			k.offCheck.Checked++
-		}
-		k.rep.Frames.Expected++
-		k.take(r, m, q, nil, it, k.dhash)
-		k.judged(r)
+		// matchData would find it at the head of its queue.
+		k.takeAhead(r, m, q, it, k.dhash)
 	}
 }
 
-// judged notes that dpend, r, was judged ahead of its turn.
-func (k *devChecker) judged(r *record) {
+// aheadOK reports whether device frames may be judged ahead of their
+// turn at all: not with an ignore filter (background is decided in
+// devFrame), nor for a NIC.
+func (k *devChecker) aheadOK() bool {
+	return judgeAhead && k.ign == nil && k.c.Role != device.RoleNIC
+}
+
+// aheadFrame reports whether device frame r may be judged ahead of its
+// turn: whole (not snapped), and not before the earliest time a frame
+// is judged.
+func (k *devChecker) aheadFrame(r *record) bool { return r.snapped == 0 && r.t >= -k.early }
+
+// takeAhead judges dpend, r, ahead of its turn as the reference's frame
+// it of flow queue q (r parsed as m, or m nil: see take), as devFrame
+// would (a data frame is no signal: offKind counts it), and notes that
+// it was judged.
+func (k *devChecker) takeAhead(r *record, m *device.Meta, q *dataQ, it *dataItem, h uint64) {
+	k.curNo, k.curInbound = r.no, r.dir == 1
+	if k.offCheck != nil {
+		k.offCheck.Checked++
+	}
+	k.rep.Frames.Expected++
+	k.take(r, m, q, nil, it, h)
 	*k.ahead.at(k.ahead.push(256)) = earlyFrame{t: r.t, port: r.port, booked: k.dbooked}
 	k.dpend = nil
 }
@@ -1079,17 +1093,11 @@ func (k *devChecker) judged(r *record) {
 // all (it would leave q at once).
 func (k *devChecker) takeNow(o device.Out, q *dataQ, it *dataItem) bool {
 	r := k.dpend
-	if r == nil || !judgeAhead || k.ign != nil || k.c.Role == device.RoleNIC || r.port != o.Port || r.snapped > 0 || r.t < -k.early ||
+	if r == nil || !k.aheadOK() || r.port != o.Port || !k.aheadFrame(r) ||
 		it.kind != device.KindData || it.icrcSt == icrcUnknown || q.head != len(q.items) || it.t+k.win < r.t || string(r.data) != string(o.Frame) {
 		return false
 	}
-	k.curNo, k.curInbound = r.no, r.dir == 1
-	if k.offCheck != nil {
-		k.offCheck.Checked++
-	}
-	k.rep.Frames.Expected++
-	k.take(r, nil, q, nil, it, it.hash)
-	k.judged(r)
+	k.takeAhead(r, nil, q, it, it.hash)
 	return true
 }
 
@@ -1113,13 +1121,7 @@ func (k *devChecker) takeSame(r *record) bool {
 		if it.kind != device.KindData || it.icrcSt == icrcUnknown || it.t+k.win < r.t || string(it.data) != string(r.data) {
 			return false
 		}
-		k.curNo, k.curInbound = r.no, r.dir == 1
-		if k.offCheck != nil {
-			k.offCheck.Checked++
-		}
-		k.rep.Frames.Expected++
-		k.take(r, nil, it.q, nil, it, it.hash)
-		k.judged(r)
+		k.takeAhead(r, nil, it.q, it, it.hash)
 		return true
 	}
 	return false
