@@ -72,19 +72,28 @@ func (d Digest) text(sum []byte) string { return string(d.or()) + ":" + hex.Enco
 func (d Digest) Files(paths ...string) string {
 	var sums [][]byte
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
+		sum, ok := d.file(p)
+		if !ok {
 			return ""
 		}
-		h := d.newHash()
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return ""
-		}
-		sums = append(sums, h.Sum(nil))
+		sums = append(sums, sum)
 	}
 	return d.of(sums...)
+}
+
+// file returns the hash of the file at path; false when it cannot be
+// read.
+func (d Digest) file(path string) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	h := d.newHash()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, false
+	}
+	return h.Sum(nil), true
 }
 
 // of is the digest of files whose hashes are sums (see Files).
@@ -100,13 +109,15 @@ func (d Digest) of(sums ...[]byte) string {
 }
 
 // vectorDigest is the vector digest (Files of case.yaml and the input)
-// from the input stream's running hash: the input is read once.
-func vectorDigest(d Digest, casePath string, in *stream) string {
-	cb, err := os.ReadFile(casePath)
-	if err != nil || in.digest == nil {
+// from the input stream's running hash, in the stream's digest: the input
+// is read once.
+func vectorDigest(casePath string, in *stream) string {
+	if in.digest == nil {
 		return ""
 	}
-	h := d.newHash()
-	h.Write(cb)
-	return d.of(h.Sum(nil), in.digest.Sum(nil))
+	cs, ok := in.dig.file(casePath)
+	if !ok {
+		return ""
+	}
+	return in.dig.of(cs, in.digest.Sum(nil))
 }
