@@ -247,39 +247,36 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = append(dst, `,"enable_vector":`...)
 	dst = AppendUint(dst, uint64(m.EnableVector))
 	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
-	// Classes not paused (time 0, the most of them) are their keys and 0s,
-	// a run of them in one append; 0 quanta are 0 ns at any speed.
+	dst = appendPFCClasses(dst, &m.Times, &pfcTimeKeys, &pfcTimeZeros, 0)
+	if f.LinkBPS != 0 {
+		dst = appendPFCClasses(dst, &m.Times, &pfcPauseKeys, &pfcPauseZeros, f.LinkBPS)
+	}
+	return dst, true
+}
+
+// appendPFCClasses appends each class's key and value: its time in
+// quanta (bps 0) or in ns at bps. Classes not paused (time 0, the most of
+// them) are their keys and 0s, a run of them in one append (zeros); 0
+// quanta are 0 ns at any speed.
+func appendPFCClasses(dst []byte, times *[8]uint16, keys *[8]string, zeros *[8][9]string, bps uint64) []byte {
 	for i := 0; i < 8; {
-		if m.Times[i] != 0 {
-			dst = append(dst, pfcTimeKeys[i]...)
-			dst = AppendUint(dst, uint64(m.Times[i]))
+		if v := uint64(times[i]); v != 0 {
+			if bps != 0 {
+				v = QuantaNS(v, bps)
+			}
+			dst = append(dst, keys[i]...)
+			dst = AppendUint(dst, v)
 			i++
 			continue
 		}
 		j := i + 1
-		for j < 8 && m.Times[j] == 0 {
+		for j < 8 && times[j] == 0 {
 			j++
 		}
-		dst = append(dst, pfcTimeZeros[i][j]...)
+		dst = append(dst, zeros[i][j]...)
 		i = j
 	}
-	if f.LinkBPS != 0 {
-		for i := 0; i < 8; {
-			if m.Times[i] != 0 {
-				dst = append(dst, pfcPauseKeys[i]...)
-				dst = AppendUint(dst, QuantaNS(uint64(m.Times[i]), f.LinkBPS))
-				i++
-				continue
-			}
-			j := i + 1
-			for j < 8 && m.Times[j] == 0 {
-				j++
-			}
-			dst = append(dst, pfcPauseZeros[i][j]...)
-			i = j
-		}
-	}
-	return dst, true
+	return dst
 }
 
 // pfcTimeZeros[i][j] and pfcPauseZeros[i][j] are pfcTimeKeys[k] and
