@@ -425,15 +425,7 @@ func TestSLLFieldsTshark(t *testing.T) {
 	writePcap(t, dir+"/crafted.pcap", 113, frames...)
 	for _, file := range []string{"../layers/testdata/link/sll.pcap", "../layers/testdata/link/sll2.pcap",
 		"../layers/testdata/link/sll-ipoib.pcap", "../layers/testdata/link/sll2-ipoib.pcap", dir + "/crafted.pcap"} {
-		args := []string{"-r", file, "-T", "fields"}
-		for _, n := range names {
-			args = append(args, "-e", n)
-		}
-		out, err := exec.Command(bin, args...).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		want := tsharkFieldLines(t, bin, file, names)
 		f, err := os.Open(file)
 		if err != nil {
 			t.Fatal(err)

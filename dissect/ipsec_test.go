@@ -4,7 +4,6 @@ package dissect
 
 import (
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -115,8 +114,8 @@ func TestIPv4AHTshark(t *testing.T) {
 }
 
 // compareTshark compares the fields names of every frame of the capture
-// file, as sfcdump -T fields prints them (each value through norm), with
-// tshark 4.0's.
+// file, as sfcdump -T fields prints them (each value through norm, when
+// not nil), with tshark 4.0's.
 func compareTshark(t *testing.T, bin, file string, names []string, norm func(name string, b []byte) string) {
 	t.Helper()
 	frames := readPcap(t, file)
@@ -129,21 +128,18 @@ func compareTshark(t *testing.T, bin, file string, names []string, norm func(nam
 			st, _ := TsharkStyleOf(name)
 			var vs []string
 			for _, v := range fd.Values(fr, nil) {
-				vs = append(vs, norm(name, AppendTshark(nil, v, st)))
+				b := AppendTshark(nil, v, st)
+				if norm == nil {
+					vs = append(vs, string(b))
+				} else {
+					vs = append(vs, norm(name, b))
+				}
 			}
 			cols = append(cols, strings.Join(vs, ","))
 		}
 		ours = append(ours, strings.Join(cols, "\t"))
 	}
-	args := []string{"-n", "-r", file, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"}
-	for _, name := range names {
-		args = append(args, "-e", name)
-	}
-	out, err := exec.Command(bin, args...).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	theirs := tsharkFieldLines(t, bin, file, names, "-n", "-E", "occurrence=a", "-E", "aggregator=,")
 	if len(theirs) != len(ours) {
 		t.Fatalf("%s: tshark printed %d lines for %d frames", file, len(theirs), len(ours))
 	}
