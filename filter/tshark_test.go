@@ -257,21 +257,31 @@ func TestTsharkDifferential(t *testing.T) {
 	}
 }
 
-// sameSelection checks that expr selects the frames tshark selected
-// (theirs, frame numbers), and some frames but not all, so that a filter
-// that always (or never) matches cannot pass unnoticed.
-func sameSelection(t *testing.T, expr string, frames []*dissect.Frame, theirs []string) {
-	t.Helper()
+// selected returns the numbers of the frames expr selects, or the error
+// compiling it.
+func selected(expr string, frames []*dissect.Frame) ([]string, error) {
 	f, err := filter.Compile(expr)
 	if err != nil {
-		t.Errorf("%s: %v", expr, err)
-		return
+		return nil, err
 	}
 	var ours []string
 	for _, fr := range frames {
 		if f.Match(fr) {
 			ours = append(ours, strconv.Itoa(fr.Number))
 		}
+	}
+	return ours, nil
+}
+
+// sameSelection checks that expr selects the frames tshark selected
+// (theirs, frame numbers), and some frames but not all, so that a filter
+// that always (or never) matches cannot pass unnoticed.
+func sameSelection(t *testing.T, expr string, frames []*dissect.Frame, theirs []string) {
+	t.Helper()
+	ours, err := selected(expr, frames)
+	if err != nil {
+		t.Errorf("%s: %v", expr, err)
+		return
 	}
 	if got, want := strings.Join(ours, " "), strings.Join(theirs, " "); got != want {
 		t.Errorf("%s:\n sfcdump selects %d frames: %s\n tshark  selects %d frames: %s", expr, len(ours), clip(got), len(theirs), clip(want))

@@ -4,14 +4,12 @@ package filter_test
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/dissect"
-	"github.com/opensfc/sfc/filter"
 	"github.com/opensfc/sfc/internal/tsharktest"
 	"github.com/opensfc/sfc/layers"
 )
@@ -69,15 +67,9 @@ func TestVLAN9100Filters(t *testing.T) {
 		t.Fatalf("%d frames", len(frames))
 	}
 	selects := func(expr string) string {
-		flt, err := filter.Compile(expr)
+		ours, err := selected(expr, frames)
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
-		}
-		var ours []string
-		for _, fr := range frames {
-			if flt.Match(fr) {
-				ours = append(ours, strconv.Itoa(fr.Number))
-			}
 		}
 		return strings.Join(ours, " ")
 	}
