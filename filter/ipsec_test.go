@@ -3,19 +3,11 @@
 package filter_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gopacket/gopacket"
-	glayers "github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/internal/tsharktest"
-	"github.com/opensfc/sfc/layers"
 )
 
 // ipsecFilters name the IPsec AH and ESP headers by Wireshark's fields
@@ -74,53 +66,15 @@ func TestIPsecFilters(t *testing.T) {
 }
 
 // ipsecCapture writes the IPv4 AH frames, then the IPv6 extension header
-// frames, into one pcap as tsharkSelect reads it (frame N at second N,
-// then one more two seconds after the last), and returns its path and the
-// frames decoded.
+// frames, into one capture as tsharkSelect reads it (statCapture), and
+// returns its path and the frames decoded; a frame that does not decode
+// whole fails the test.
 func ipsecCapture(t *testing.T) (string, []*dissect.Frame) {
-	path := filepath.Join(t.TempDir(), "ipsec.pcap")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := pcapgo.NewWriter(out)
-	if err := w.WriteFileHeader(65535, glayers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	write := func(at time.Time, data []byte) {
-		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(data), Length: len(data)}, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var frames []*dissect.Frame
-	for _, file := range []string{"../layers/testdata/ipv4ah/frames.pcap", "../layers/testdata/ipv6ext/frames.pcap"} {
-		in, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := pcapgo.NewReader(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			data, _, err := r.ReadPacketData()
-			if err != nil {
-				break
-			}
-			p := layers.NewParser()
-			fr := &dissect.Frame{Number: len(frames) + 1, Len: len(data), CapLen: len(data), P: p}
-			if fr.Err = p.Decode(data); fr.Err != nil {
+	return statCapture(t, []string{"../layers/testdata/ipv4ah/frames.pcap", "../layers/testdata/ipv6ext/frames.pcap"}, nil,
+		func(file string, fr *dissect.Frame) bool {
+			if fr.Err != nil {
 				t.Fatalf("%s frame %d: %v", file, fr.Number, fr.Err)
 			}
-			fr.Time = time.Unix(int64(fr.Number), 0)
-			write(fr.Time, data)
-			frames = append(frames, fr)
-		}
-		in.Close()
-	}
-	write(time.Unix(int64(len(frames)+2), 0), frames[0].P.Eth.Contents)
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path, frames
+			return true
+		})
 }

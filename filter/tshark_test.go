@@ -182,8 +182,27 @@ var differential = []string{
 // frame of sample.pcapng and malformed.pcapng, the first perCapture of each
 // other) into one pcapng, and returns its path and the frames decoded.
 func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
-	files := tsharktest.Captures(t, filepath.Join("..", "pcaps"))
-	path := filepath.Join(t.TempDir(), "corpus.pcapng")
+	return statCapture(t, tsharktest.Captures(t, filepath.Join("..", "pcaps")),
+		func(file string) int {
+			if filepath.Dir(file) == filepath.Join("..", "pcaps") {
+				return 0
+			}
+			return perCapture
+		},
+		func(_ string, df *dissect.Frame) bool {
+			// tshark drops a header cut short; sfcdump keeps the fields
+			// before the cut (docs/interop.md).
+			_, cut := dissect.CutOf(df)
+			return !cut
+		})
+}
+
+// statCapture writes the Ethernet frames of files (at most limit(file) of
+// each, 0 all; limit nil: all) that keep keeps into one pcapng as
+// tsharkSelect reads it: frame N at second N, then one more two seconds
+// after the last; it returns its path and the frames kept, decoded.
+func statCapture(t *testing.T, files []string, limit func(file string) int, keep func(file string, df *dissect.Frame) bool) (string, []*dissect.Frame) {
+	path := filepath.Join(t.TempDir(), "frames.pcapng")
 	out, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -198,8 +217,11 @@ func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all := filepath.Dir(file) == filepath.Join("..", "pcaps")
-		for n := 0; all || n < perCapture; n++ {
+		max1 := 0
+		if limit != nil {
+			max1 = limit(file)
+		}
+		for n := 0; max1 == 0 || n < max1; n++ {
 			fr, err := r.Next()
 			if err == io.EOF {
 				break
@@ -214,9 +236,7 @@ func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
 			p := layers.NewParser()
 			df := &dissect.Frame{Number: len(frames) + 1, Time: fr.Time, Len: max(fr.Len, len(data)), CapLen: len(data), P: p}
 			df.Err = p.Decode(data)
-			if _, cut := dissect.CutOf(df); cut {
-				// tshark drops a header cut short; sfcdump keeps the
-				// fields before the cut (docs/interop.md).
+			if !keep(file, df) {
 				continue
 			}
 			// Frame N at second N, for tshark's io,stat.
