@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,13 +107,8 @@ func TestIPv4AHNewPacket(t *testing.T) {
 // ESP's SPI, the UDP ports and the RoCEv2 DestQP of every golden frame.
 func TestIPv4AHTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	out, err := exec.Command(bin, "-n", "-r", "testdata/ipv4ah/frames.pcap", "-T", "fields",
-		"-e", "ip.proto", "-e", "ah.spi", "-e", "ah.sequence", "-e", "esp.spi",
-		"-e", "udp.srcport", "-e", "udp.dstport", "-e", "infiniband.bth.destqp").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	lines := tsharkFieldLines(t, bin, "testdata/ipv4ah/frames.pcap",
+		[]string{"ip.proto", "ah.spi", "ah.sequence", "esp.spi", "udp.srcport", "udp.dstport", "infiniband.bth.destqp"}, "-n")
 	frames := readAH4Frames(t)
 	if len(lines) != len(frames) {
 		t.Fatalf("tshark: %d lines for %d frames", len(lines), len(frames))

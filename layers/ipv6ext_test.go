@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,12 +189,7 @@ func TestIPv6ExtNewPacket(t *testing.T) {
 // postcards or CIM; peers.md).
 func TestIPv6ExtTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	out, err := exec.Command(bin, "-r", "testdata/ipv6ext/frames.pcap", "-T", "fields",
-		"-e", "udp.srcport", "-e", "udp.dstport", "-e", "infiniband.bth.destqp").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	lines := tsharkFieldLines(t, bin, "testdata/ipv6ext/frames.pcap", []string{"udp.srcport", "udp.dstport", "infiniband.bth.destqp"})
 	frames := readExt6Frames(t)
 	if len(lines) != len(frames) {
 		t.Fatalf("tshark: %d lines for %d frames", len(lines), len(frames))

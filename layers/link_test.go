@@ -63,12 +63,8 @@ func TestDecodeLink(t *testing.T) {
 			t.Errorf("%s: %q", name, ours)
 		}
 		if bin, err := exec.LookPath("tshark"); err == nil {
-			out, err := exec.Command(bin, "-r", "testdata/link/"+name, "-T", "fields", "-e", "udp.dstport", "-e", "infiniband.bth.destqp").Output()
-			if err != nil {
-				t.Fatal(err)
-			}
 			var want []string
-			for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			for _, l := range tsharkFieldLines(t, bin, "testdata/link/"+name, []string{"udp.dstport", "infiniband.bth.destqp"}) {
 				c := strings.Split(l, "\t")
 				if c[1] == "" {
 					c[1] = "-"

@@ -267,15 +267,7 @@ func TestVLAN9100Pcap(t *testing.T) {
 	}
 
 	bin := tsharktest.Path(t)
-	args := append([]string{"-n", "-r", path, "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkQuiet...)
-	for _, f := range fields {
-		args = append(args, "-e", f)
-	}
-	out, err := exec.Command(bin, args...).Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	lines := tsharkFieldLines(t, bin, path, fields, append([]string{"-n", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkQuiet...)...)
 	if len(lines) != len(vfs) {
 		t.Fatalf("tshark printed %d lines for %d frames", len(lines), len(vfs))
 	}
@@ -289,8 +281,8 @@ func TestVLAN9100Pcap(t *testing.T) {
 	}
 
 	// -T json gives the tags (every occurrence, in order) as -T fields.
-	args = append([]string{"-n", "-r", path, "-T", "json"}, tsharkQuiet...)
-	out, err = exec.Command(bin, args...).Output()
+	args := append([]string{"-n", "-r", path, "-T", "json"}, tsharkQuiet...)
+	out, err := exec.Command(bin, args...).Output()
 	if err != nil {
 		t.Fatalf("tshark -T json: %v", err)
 	}
