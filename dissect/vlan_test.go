@@ -31,26 +31,13 @@ func TestVLAN9100Tshark(t *testing.T) {
 	names := []string{"eth.type", "vlan.id", "vlan.priority", "vlan.etype", "macc.opcode", "macc.cbfc.enbv", "macc.cbfc.pause_time.c5",
 		"ip.src", "udp.dstport", "infiniband.bth.opcode", "infiniband.bth.destqp"}
 	protos := []string{"pfc", "bth", "bth", "bts", "pfc", "bth"} // the format behind the tags, frame by frame
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
+	frames := readPcap(t, file)
+	if len(frames) != len(protos) {
+		t.Fatalf("%d frames in %s, want %d", len(frames), file, len(protos))
 	}
 	var e Encoder
 	buf := make([]byte, 0, 1<<16)
-	n := 0
-	for i := 0; ; i++ {
-		data, _, err := r.ReadPacketData()
-		if err != nil {
-			break
-		}
-		if i >= len(protos) {
-			t.Fatalf("more than %d frames in %s", len(protos), file)
-		}
+	for i, data := range frames {
 		fr := decodeFrame(data, len(data), 100e9)
 		if fr.Err != nil {
 			t.Fatalf("frame %d: %v", i+1, fr.Err)
@@ -72,10 +59,6 @@ func TestVLAN9100Tshark(t *testing.T) {
 		if n := testing.AllocsPerRun(20, render); n != 0 {
 			t.Errorf("frame %d: %v allocations per render", i+1, n)
 		}
-		n++
-	}
-	if n != len(protos) {
-		t.Fatalf("%d frames in %s, want %d", n, file, len(protos))
 	}
 	compareTshark(t, tsharktest.Path(t), file, names, nil)
 }
