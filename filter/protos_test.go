@@ -3,18 +3,11 @@
 package filter_test
 
 import (
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/internal/tsharktest"
-	"github.com/opensfc/sfc/layers"
-	"github.com/opensfc/sfc/pcapio"
 )
 
 // protoFilters name protocols tshark accepts in filters that sfcdump
@@ -31,56 +24,11 @@ var protoFilters = []string{
 // protoFilters selects the frames tshark selects.
 func TestWiresharkProtocolsTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	path := filepath.Join(t.TempDir(), "protos.pcapng")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcapio.NewWriter(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var frames []*dissect.Frame
-	for _, file := range []string{filepath.Join("testdata", "protos.pcap"), filepath.Join("testdata", "llc-lengths.pcap"),
-		filepath.Join("..", "pcaps", "sample.pcapng")} {
-		r, err := pcapio.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			fr, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := append([]byte(nil), fr.Data...)
-			p := layers.NewParser()
-			df := &dissect.Frame{Number: len(frames) + 1, Time: time.Unix(int64(len(frames)+1), 0), Len: len(data), CapLen: len(data), P: p}
-			df.Err = p.Decode(data)
-			if err := w.Write(0, df.Time, data, len(data)); err != nil {
-				t.Fatal(err)
-			}
-			frames = append(frames, df)
-		}
-		r.Close()
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	theirs := parallel(protoFilters, func(expr string) string {
-		b, err := exec.Command(bin, "-n", "-r", path, "-Y", expr, "-T", "fields", "-e", "frame.number").Output()
-		if err != nil {
-			return "tshark: " + err.Error()
-		}
-		return string(b)
-	})
+	path, frames := statCapture(t, []string{filepath.Join("testdata", "protos.pcap"), filepath.Join("testdata", "llc-lengths.pcap"),
+		filepath.Join("..", "pcaps", "sample.pcapng")}, nil, func(string, *dissect.Frame) bool { return true })
+	theirs := tsharkSelect(t, bin, path, protoFilters, len(frames))
 	for i, expr := range protoFilters {
-		sameSelection(t, expr, frames, strings.Fields(theirs[i]))
+		sameSelection(t, expr, frames, theirs[i])
 	}
 	// Listed among Wireshark's names, as protocols.
 	for _, name := range []string{"tcp", "icmp", "icmpv6", "arp", "lldp", "llc", "stp"} {
