@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/zeebo/blake3"
+	"github.com/opensfc/sfc/internal/blake3x"
 )
 
 // Digest names the hash of a report's content digests (conformance.md
@@ -19,10 +19,11 @@ import (
 // says which hash it used.
 //
 // BLAKE3 (256-bit output) is the default: as collision resistant as
-// SHA-256 and, on one core of the machines we measure, about twice as
-// fast (3.3 against 1.7 GB/s with SHA-NI), which device mode needs: it
-// hashes both captures whole, and at 1M frames per second SHA-256 alone
-// took a third of the time (docs/decisions.md "Digests"). `b3sum FILE`
+// SHA-256 and, on one core of the machines we measure, two to four times
+// as fast (3.3 GB/s with AVX2, 6 with internal/blake3x's AVX-512 kernel,
+// against 1.7 with SHA-NI), which device mode needs: it hashes both
+// captures whole, and at 1M frames per second SHA-256 alone took a third
+// of the time (docs/decisions.md "Digests"). `b3sum FILE`
 // gives a file's BLAKE3 digest; `--digest sha256` gives what `sha256sum`
 // gives, for a quality team whose records hold SHA-256.
 type Digest string
@@ -59,7 +60,7 @@ func (d Digest) newHash() hash.Hash {
 	if d.or() == DigestSHA256 {
 		return sha256.New()
 	}
-	return blake3.New()
+	return blake3x.New()
 }
 
 // text writes sum as a digest of d: the name, a colon and the hex.
