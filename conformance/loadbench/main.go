@@ -15,7 +15,15 @@
 //	GOMAXPROCS=1 loadbench -child device -dir /var/tmp/lb/load-1000000 -sequential -memprofile mem.prof
 //
 // Output: one line per run with frames, wall time, frames/s (wall),
-// frames/s (CPU time of the process), peak Go heap and peak RSS.
+// frames/s (CPU time of the process), peak Go heap in use (garbage
+// included: it follows when the collector happens to run, and device mode
+// allocates so little, 5 MB in all for 1M frames, that it runs a few
+// times per run), peak live heap (as of the last collection, sampled every
+// 5 ms) and peak RSS. For memory flat in capture length, compare 1M with
+// 5M frames under GOGC=5, where the heap in use stays close to the live
+// heap:
+//
+//	GOGC=5 loadbench -frames 1000000,5000000 -sequential
 package main
 
 import (
@@ -26,9 +34,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +52,7 @@ type result struct {
 	Wall      float64 `json:"wall_s"`
 	CPU       float64 `json:"cpu_s"`
 	PeakHeap  uint64  `json:"peak_heap_bytes"`
+	PeakLive  uint64  `json:"peak_live_heap_bytes"`
 	MaxRSS    int64   `json:"max_rss_bytes"`
 	Verdict   string  `json:"verdict"`
 	Prefetch  bool    `json:"prefetch"`
@@ -106,7 +117,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("%-7s %9s %9s %12s %12s %12s %12s %s\n", "mode", "frames", "wall", "frames/s", "frames/cpu-s", "peak heap", "max RSS", "verdict")
+	fmt.Printf("%-7s %9s %9s %12s %12s %12s %12s %12s %s\n", "mode", "frames", "wall", "frames/s", "frames/cpu-s", "peak heap", "live heap", "max RSS", "verdict")
 	for _, f := range strings.Split(*framesF, ",") {
 		n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
 		if err != nil {
@@ -135,8 +146,8 @@ func main() {
 				if err := json.Unmarshal(out, &r); err != nil {
 					fail(err)
 				}
-				fmt.Printf("%-7s %9d %8.2fs %12.0f %12.0f %10.1fMB %10.1fMB %s (load %s)\n", r.Mode, r.Frames, r.Wall,
-					float64(r.Frames)/r.Wall, float64(r.Frames)/r.CPU, float64(r.PeakHeap)/1e6, float64(r.MaxRSS)/1e6, r.Verdict, r.LoadAvg1m)
+				fmt.Printf("%-7s %9d %8.2fs %12.0f %12.0f %10.1fMB %10.1fMB %10.1fMB %s (load %s)\n", r.Mode, r.Frames, r.Wall,
+					float64(r.Frames)/r.Wall, float64(r.Frames)/r.CPU, float64(r.PeakHeap)/1e6, float64(r.PeakLive)/1e6, float64(r.MaxRSS)/1e6, r.Verdict, r.LoadAvg1m)
 			}
 		}
 	}
@@ -153,6 +164,9 @@ func cpuTime() time.Duration {
 	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }
 
+// peakLive is the largest live heap (as of a GC) sampled during a run.
+var peakLive atomic.Uint64
+
 // measure runs one comparison while sampling the Go heap.
 func measure(mode, dir string, seq bool) (*result, error) {
 	stop := make(chan struct{})
@@ -160,11 +174,16 @@ func measure(mode, dir string, seq bool) (*result, error) {
 	go func() {
 		var m runtime.MemStats
 		var p uint64
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
 		for {
 			runtime.ReadMemStats(&m)
 			p = max(p, m.HeapInuse)
+			metrics.Read(live)
+			if v := live[0].Value.Uint64(); v > peakLive.Load() {
+				peakLive.Store(v)
+			}
 			select {
 			case <-stop:
 				peak <- p
@@ -195,6 +214,6 @@ func measure(mode, dir string, seq bool) (*result, error) {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		load = strings.Fields(string(b))[0]
 	}
-	return &result{Mode: mode, Frames: rep.Frames.Input, Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakHeap: p, MaxRSS: ru.Maxrss * 1024,
+	return &result{Mode: mode, Frames: rep.Frames.Input, Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakHeap: p, PeakLive: peakLive.Load(), MaxRSS: ru.Maxrss * 1024,
 		Verdict: rep.Verdict, Prefetch: !seq && runtime.GOMAXPROCS(0) > 1, NumCPU: runtime.NumCPU(), LoadAvg1m: load}, nil
 }
