@@ -51,19 +51,21 @@ type params struct {
 	blockLen uint32
 }
 
-// kernel compresses blocks blocks in each of 16 lanes; lane l's start at
-// in+offs[l], one after another; out[w*16+l] is word w of lane l's
-// chaining value.
+// kernel compresses blocks blocks (at least one) in each of 16 lanes;
+// lane l's start at in+offs[l], one after another; out[w*16+l] is word w
+// of lane l's chaining value. Callers give fewer lanes by repeating the
+// last one's offset, so that the kernel reads only what they hold.
 type kernel func(in *byte, offs *[16]uint64, blocks uint64, p *params, out *[128]uint32)
 
 // unitLen is what the kernel hashes in one call: 16 chunks.
 const unitLen = 16 * chunkLen
 
 // Hasher is a streaming BLAKE3 hash (256-bit output, unkeyed). Write
-// hands the kernel whole units of 16 chunks, aligned on the stream, and
-// keeps the rest (and at least one octet, so that no node is compressed
-// before Sum knows whether it is the root) in buf; Sum hashes buf's
-// chunks on a copy of the tree.
+// hands the tree whole units of 16 chunks, aligned on the stream, straight
+// from the caller's slice where it can, and keeps the rest in buf; Sum
+// hashes buf on a copy of the tree. A unit given to the tree is never
+// the root, even when nothing follows: the tree keeps a subtree as its
+// two children and merges lazily, and only Sum compresses with ROOT.
 type Hasher struct {
 	t      tree
 	buf    [unitLen]byte
@@ -96,14 +98,13 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		k := copy(h.buf[h.buflen:], p)
 		h.buflen += k
 		p = p[k:]
-		if len(p) == 0 {
+		if h.buflen < unitLen {
 			return n, nil
 		}
 		h.t.write(h.buf[:])
 		h.buflen = 0
 	}
-	if len(p) > unitLen {
-		k := (len(p) - 1) / unitLen * unitLen
+	if k := len(p) / unitLen * unitLen; k > 0 {
 		h.t.write(p[:k])
 		p = p[k:]
 	}
@@ -125,8 +126,8 @@ func (h *Hasher) Sum(b []byte) []byte {
 type tree struct {
 	k     kernel
 	cs    chunkState
-	stack [54][8]uint32
-	n     int // CVs on the stack
+	stack [55][8]uint32 // the reference's MAX_DEPTH + 1
+	n     int           // CVs on the stack
 	cvs   [maxSubtree][8]uint32
 	p     params
 	offs  [16]uint64

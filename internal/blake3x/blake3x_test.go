@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/zeebo/blake3"
 )
@@ -262,4 +263,88 @@ func FuzzWrite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// scalarSubtree is tree.subtree chunk by chunk with the portable
+// compression function alone.
+func scalarSubtree(in []byte, counter uint64) (l, r [8]uint32) {
+	var cvs [][8]uint32
+	for i := 0; i < len(in)/chunkLen; i++ {
+		cs := chunkState{cv: iv, counter: counter + uint64(i)}
+		cs.update(in[i*chunkLen : (i+1)*chunkLen])
+		cvs = append(cvs, cs.output().chainingValue())
+	}
+	for len(cvs) > 2 {
+		var n [][8]uint32
+		for i := 0; i < len(cvs); i += 2 {
+			n = append(n, parentOutput(&cvs[i], &cvs[i+1]).chainingValue())
+		}
+		cvs = n
+	}
+	return cvs[0], cvs[1]
+}
+
+// TestSubtreeHighCounter: chunk counters past 2^32 (4 TiB into a stream)
+// reach the kernel's high counter words.
+func TestSubtreeHighCounter(t *testing.T) {
+	in := input(maxSubtree * chunkLen)
+	for name, k := range kernels(t) {
+		for _, c := range []uint64{1<<32 - 16, 1<<32 - 256, 1 << 32, 3<<40 - 64} {
+			for _, n := range []int{2, 8, 16, 64, 256} {
+				if c%uint64(n) != 0 {
+					continue
+				}
+				tr := tree{k: k}
+				l, r := tr.subtree(in[:n*chunkLen], c)
+				if wl, wr := scalarSubtree(in[:n*chunkLen], c); l != wl || r != wr {
+					t.Errorf("%s: counter %#x, %d chunks: children differ from the portable ones", name, c, n)
+				}
+			}
+		}
+	}
+}
+
+// TestPatterns: write patterns that land on and around unit boundaries,
+// with Sum after every write.
+func TestPatterns(t *testing.T) {
+	in := input(1<<20 + 7)
+	patterns := map[string][]int{
+		"units":          {unitLen, unitLen, unitLen, 2 * unitLen, 0, unitLen},
+		"empty":          {0, 0, 5, 0, unitLen - 5, 0, 0, 1},
+		"octets-at-unit": {unitLen - 2, 1, 1, 1, 1, unitLen},
+		"256KiB":         {256 << 10, 256 << 10, 256 << 10, 256<<10 + 7},
+		"32KiB":          {32 << 10, 32 << 10, 32<<10 + 1, 32<<10 - 1},
+		"chunk-steps":    {chunkLen, 15 * chunkLen, chunkLen + 1, 31*chunkLen - 1},
+	}
+	for name, k := range kernels(t) {
+		for pn, sizes := range patterns {
+			h := newHasher(k)
+			off := 0
+			for _, n := range sizes {
+				h.Write(in[off : off+n])
+				off += n
+				if got, w := h.Sum(nil), want(in[:off]); !bytes.Equal(got, w) {
+					t.Fatalf("%s, %s: after %d octets: %x, want %x", name, pn, off, got, w)
+				}
+			}
+		}
+	}
+}
+
+// TestParamsLayout: gen.go's offsets into params.
+func TestParamsLayout(t *testing.T) {
+	var p params
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"ctrLo", unsafe.Offsetof(p.ctrLo), 32},
+		{"ctrHi", unsafe.Offsetof(p.ctrHi), 96},
+		{"flags", unsafe.Offsetof(p.flags), 160},
+		{"blockLen", unsafe.Offsetof(p.blockLen), 172},
+	} {
+		if c.got != c.want {
+			t.Errorf("params.%s at %d, gen.go reads it at %d", c.name, c.got, c.want)
+		}
+	}
 }
