@@ -425,7 +425,7 @@ func TestSLLFieldsTshark(t *testing.T) {
 	writePcap(t, dir+"/crafted.pcap", 113, frames...)
 	for _, file := range []string{"../layers/testdata/link/sll.pcap", "../layers/testdata/link/sll2.pcap",
 		"../layers/testdata/link/sll-ipoib.pcap", "../layers/testdata/link/sll2-ipoib.pcap", dir + "/crafted.pcap"} {
-		want := tsharkFieldLines(t, bin, file, names)
+		want := tsharktest.FieldLines(t, bin, file, names)
 		f, err := os.Open(file)
 		if err != nil {
 			t.Fatal(err)

@@ -139,7 +139,7 @@ func compareTshark(t *testing.T, bin, file string, names []string, norm func(nam
 		}
 		ours = append(ours, strings.Join(cols, "\t"))
 	}
-	theirs := tsharkFieldLines(t, bin, file, names, "-n", "-E", "occurrence=a", "-E", "aggregator=,")
+	theirs := tsharktest.FieldLines(t, bin, file, names, "-n", "-E", "occurrence=a", "-E", "aggregator=,")
 	if len(theirs) != len(ours) {
 		t.Fatalf("%s: tshark printed %d lines for %d frames", file, len(theirs), len(ours))
 	}

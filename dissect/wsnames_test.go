@@ -3,27 +3,11 @@
 package dissect
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/internal/tsharktest"
 )
-
-// tsharkFieldLines runs tshark -T fields on the capture file, with opts
-// and an -e for each of names, and returns its lines, one per frame.
-func tsharkFieldLines(t *testing.T, bin, file string, names []string, opts ...string) []string {
-	t.Helper()
-	args := append([]string{"-r", file, "-T", "fields"}, opts...)
-	for _, n := range names {
-		args = append(args, "-e", n)
-	}
-	out, err := exec.Command(bin, args...).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-}
 
 // tsharkSame writes frames as an Ethernet pcap and checks that each
 // Wireshark-named field prints as tshark -T fields prints it, frame by
@@ -33,7 +17,7 @@ func tsharkSame(t *testing.T, names []string, frames ...[]byte) {
 	bin := tsharktest.Path(t)
 	path := t.TempDir() + "/frames.pcap"
 	writePcap(t, path, 1, frames...)
-	want := tsharkFieldLines(t, bin, path, names)
+	want := tsharktest.FieldLines(t, bin, path, names)
 	if len(want) != len(frames) {
 		t.Fatalf("tshark printed %d lines for %d frames", len(want), len(frames))
 	}

@@ -107,7 +107,7 @@ func TestIPv4AHNewPacket(t *testing.T) {
 // ESP's SPI, the UDP ports and the RoCEv2 DestQP of every golden frame.
 func TestIPv4AHTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	lines := tsharkFieldLines(t, bin, "testdata/ipv4ah/frames.pcap",
+	lines := tsharktest.FieldLines(t, bin, "testdata/ipv4ah/frames.pcap",
 		[]string{"ip.proto", "ah.spi", "ah.sequence", "esp.spi", "udp.srcport", "udp.dstport", "infiniband.bth.destqp"}, "-n")
 	frames := readAH4Frames(t)
 	if len(lines) != len(frames) {

@@ -189,7 +189,7 @@ func TestIPv6ExtNewPacket(t *testing.T) {
 // postcards or CIM; peers.md).
 func TestIPv6ExtTshark(t *testing.T) {
 	bin := tsharktest.Path(t)
-	lines := tsharkFieldLines(t, bin, "testdata/ipv6ext/frames.pcap", []string{"udp.srcport", "udp.dstport", "infiniband.bth.destqp"})
+	lines := tsharktest.FieldLines(t, bin, "testdata/ipv6ext/frames.pcap", []string{"udp.srcport", "udp.dstport", "infiniband.bth.destqp"})
 	frames := readExt6Frames(t)
 	if len(lines) != len(frames) {
 		t.Fatalf("tshark: %d lines for %d frames", len(lines), len(frames))

@@ -12,6 +12,8 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/opensfc/sfc/internal/tsharktest"
 )
 
 // linkCaptures are captures of other link types than Ethernet
@@ -64,7 +66,7 @@ func TestDecodeLink(t *testing.T) {
 		}
 		if bin, err := exec.LookPath("tshark"); err == nil {
 			var want []string
-			for _, l := range tsharkFieldLines(t, bin, "testdata/link/"+name, []string{"udp.dstport", "infiniband.bth.destqp"}) {
+			for _, l := range tsharktest.FieldLines(t, bin, "testdata/link/"+name, []string{"udp.dstport", "infiniband.bth.destqp"}) {
 				c := strings.Split(l, "\t")
 				if c[1] == "" {
 					c[1] = "-"

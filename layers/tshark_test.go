@@ -24,21 +24,6 @@ import (
 	"github.com/opensfc/sfc/internal/tsharktest"
 )
 
-// tsharkFieldLines runs tshark -T fields on the capture file, with opts
-// and an -e for each of fields, and returns its lines, one per frame.
-func tsharkFieldLines(t *testing.T, bin, file string, fields []string, opts ...string) []string {
-	t.Helper()
-	args := append([]string{"-r", file, "-T", "fields"}, opts...)
-	for _, f := range fields {
-		args = append(args, "-e", f)
-	}
-	out, err := exec.Command(bin, args...).Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-}
-
 // The tshark differential (issues 2 and 8): about three thousand PAUSE,
 // PFC and RoCEv2 frames, generated from a fixed seed, written to one pcap,
 // decoded by tshark -T fields and -T json (one run each) and by this

@@ -267,7 +267,7 @@ func TestVLAN9100Pcap(t *testing.T) {
 	}
 
 	bin := tsharktest.Path(t)
-	lines := tsharkFieldLines(t, bin, path, fields, append([]string{"-n", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkQuiet...)...)
+	lines := tsharktest.FieldLines(t, bin, path, fields, append([]string{"-n", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"}, tsharkQuiet...)...)
 	if len(lines) != len(vfs) {
 		t.Fatalf("tshark printed %d lines for %d frames", len(lines), len(vfs))
 	}

@@ -47,3 +47,19 @@ func Captures(t testing.TB, dir string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// FieldLines runs tshark (bin, from Path) -T fields on the capture file,
+// with opts and an -e for each of fields, and returns its lines, one per
+// frame; it fails t when tshark fails.
+func FieldLines(t testing.TB, bin, file string, fields []string, opts ...string) []string {
+	t.Helper()
+	args := append([]string{"-r", file, "-T", "fields"}, opts...)
+	for _, f := range fields {
+		args = append(args, "-e", f)
+	}
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+}
