@@ -952,9 +952,13 @@ func (k *devChecker) advance(lim int64) {
 			break
 		}
 		r := k.dpend
+		var parsed *device.Meta
+		if k.dparsed {
+			parsed = &k.dmeta // judgeEarly parsed it and left it for its turn
+		}
 		k.dpend = nil
 		k.rep.Frames.Expected++
-		k.devFrame(r)
+		k.devFrame(r, parsed)
 	}
 	if lim > k.dlim {
 		k.dlim = lim
@@ -1186,10 +1190,16 @@ func (k *devChecker) underTest(m *device.Meta, frame []byte) bool {
 	return false
 }
 
-func (k *devChecker) devFrame(r *record) {
+// devFrame judges device frame r in its turn; parsed is its parse when
+// judgeEarly made one (nil: devFrame parses it).
+func (k *devChecker) devFrame(r *record, parsed *device.Meta) {
 	k.curNo, k.curInbound = r.no, r.dir == 1
 	var m device.Meta
-	device.Parse(r.data, &m, &k.cp)
+	if parsed != nil {
+		m = *parsed
+	} else {
+		device.Parse(r.data, &m, &k.cp)
+	}
 	if k.ign != nil {
 		k.ignFrame.Err = k.ignFrame.P.Decode(r.data)
 		k.ignFrame.Number, k.ignFrame.Len, k.ignFrame.CapLen = r.no, max(r.snapped, len(r.data)), len(r.data)
