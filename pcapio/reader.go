@@ -921,7 +921,7 @@ func (r *Reader) pcapRecord(fr *Frame, refill bool) error {
 	fr.Len = int(origLen)
 	fr.Interface = 0
 	fr.Data = r.buf[r.pos+hl : r.pos+size : r.pos+size]
-	fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
+	fr.clearOptions()
 	fr.LinkType = r.link
 	fr.Warn = nil
 	if capLen > origLen {
@@ -1037,11 +1037,10 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			}
 			end := 20 + int(capLen)
 			fr.Data = body[20:end:end]
-			fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
+			fr.clearOptions()
 			if typ == 6 {
 				if opt := 20 + (int(capLen)+3)&^3; opt < len(body) {
-					fr.Comments, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = r.packetOptions(fr.Comments, body[opt:])
-					fr.Direction = uint8(fr.Flags & 3)
+					r.packetOptions(fr, body[opt:])
 				}
 			}
 			r.pos += size
@@ -1069,7 +1068,7 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			fr.LinkType = in.link
 			fr.Warn = nil
 			fr.Data = body[4 : 4+capLen : 4+capLen]
-			fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
+			fr.clearOptions()
 			r.pos += size
 			r.n++
 			fr.Number = r.n
@@ -1221,13 +1220,16 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 	return nil
 }
 
+// clearOptions sets fr's packet-block options to none (a record that
+// carries none, before its own are read).
+func (fr *Frame) clearOptions() {
+	fr.Comments, fr.Direction, fr.Flags, fr.DropCount, fr.HasFlags, fr.HasDropCount = fr.Comments[:0], 0, 0, 0, false, false
+}
+
 // packetOptions appends the comments (opt_comment) of a packet block's
-// options to dst and returns its epb_flags and epb_dropcount (0 when it
-// has none).
-func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64, bool, bool) {
-	var flags uint32
-	var drops uint64
-	var hasFlags, hasDrops bool
+// options b to fr's and sets its epb_flags (and the direction in them)
+// and epb_dropcount, with HasFlags and HasDropCount, from b.
+func (r *Reader) packetOptions(fr *Frame, b []byte) {
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
 		if code == 0 || 4+l > len(b) {
@@ -1235,15 +1237,15 @@ func (r *Reader) packetOptions(dst []string, b []byte) ([]string, uint32, uint64
 		}
 		switch {
 		case code == 1:
-			dst = append(dst, string(b[4:4+l]))
+			fr.Comments = append(fr.Comments, string(b[4:4+l]))
 		case code == 2 && l == 4:
-			flags, hasFlags = r.u32(b[4:]), true
+			fr.Flags, fr.HasFlags = r.u32(b[4:]), true
+			fr.Direction = uint8(fr.Flags & 3)
 		case code == 4 && l == 8:
-			drops, hasDrops = r.u64(b[4:]), true
+			fr.DropCount, fr.HasDropCount = r.u64(b[4:]), true
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
-	return dst, flags, drops, hasFlags, hasDrops
 }
 
 // Close closes the underlying file.
