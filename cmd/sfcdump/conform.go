@@ -65,7 +65,11 @@ func (f *conformFormat) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.dut, "dut", "", `the device under test, named in the report ("vendor model firmware")`)
 	cmd.Flags().StringVar(&f.digest, "digest", string(conformance.DigestBLAKE3), "hash of the report's vector and capture digests: blake3 (as b3sum gives it) or sha256 (as sha256sum)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "jsonl", "junit"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("digest", cobra.FixedCompletions([]string{"blake3", "sha256"}, cobra.ShellCompDirectiveNoFileComp))
+	var digests []string
+	for _, d := range conformance.Digests {
+		digests = append(digests, string(d))
+	}
+	_ = cmd.RegisterFlagCompletionFunc("digest", cobra.FixedCompletions(digests, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func (f *conformFormat) check() error {
