@@ -209,6 +209,10 @@ type Interface struct {
 	// and OS (if_os) are what the capture says of the interface, empty
 	// when it says nothing. Writer writes them back.
 	Comment, Description, Filter, OS string
+	// Comments are the interface's comment options one by one, in order,
+	// empty ones included (nil when it has none): Writer writes them
+	// back as they were while Comment is still what they join to.
+	Comments []string
 }
 
 // The reader parses records in place in one buffer that it fills with
@@ -297,7 +301,10 @@ type Reader struct {
 // ifaceMeta is what an interface block says of its interface that
 // changes nothing a frame reads as: kept for Writer to copy, apart so that
 // a capture of many bare interface blocks costs no more.
-type ifaceMeta struct{ comment, desc, filter, os string }
+type ifaceMeta struct {
+	comment, desc, filter, os string
+	comments                  []string
+}
 
 // setMeta returns in's ifaceMeta, made when it has none.
 func (in *ngIface) setMeta() *ifaceMeta {
@@ -567,6 +574,7 @@ func (r *Reader) Interface(i int) Interface {
 		Resolution: res, FCSLen: in.fcslen}
 	if m := in.meta; m != nil {
 		out.Comment, out.Description, out.Filter, out.OS = m.comment, m.desc, m.filter, m.os
+		out.Comments = m.comments
 	}
 	return out
 }
@@ -600,7 +608,7 @@ func (r *Reader) Section() SectionInfo { return r.shb }
 // what came before kept (options' error is not one here).
 func (r *Reader) sectionInfo(b []byte) SectionInfo {
 	var s SectionInfo
-	var comment strings.Builder // a block may hold millions
+	var comment comments
 	_ = r.options(b, func(code uint16, v []byte) {
 		switch code {
 		case 1:
@@ -613,17 +621,58 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 			s.Application = string(r.keep(v))
 		}
 	})
-	s.Comment = comment.String()
+	s.Comment, s.Comments = comment.joined(), comment.list()
 	return s
 }
 
-// addComment appends comment option v to c, after a newline when c holds
-// one already, within the metadata budget (keep).
-func (r *Reader) addComment(c *strings.Builder, v []byte) {
-	if c.Len() > 0 {
-		c.WriteByte('\n')
+// comments gathers a block's comment options, each of them (empty ones
+// too) in order: Writer writes them back one by one, as they were.
+type comments []string
+
+// addComment appends comment option v to c within the metadata budget
+// (keep); a comment past the budget is left out. Each one kept is charged
+// a string header more than its octets (a block of millions of empty
+// comments holds memory too), and, from a block's second one on, its
+// octets twice: joined copies them all.
+func (r *Reader) addComment(c *comments, v []byte) {
+	const header = 16
+	if r.metaLeft < header {
+		r.metaDropped += int64(len(v))
+		return
 	}
-	c.Write(r.keep(v))
+	r.metaLeft -= header
+	if len(*c) == 1 {
+		r.metaLeft -= min(r.metaLeft, len((*c)[0]))
+	}
+	kept := r.keep(v)
+	if len(*c) > 0 {
+		r.metaLeft -= min(r.metaLeft, len(kept))
+	}
+	*c = append(*c, string(kept))
+}
+
+// joined returns the comments joined by newlines, the empty ones before
+// the first that is not left out; one comment is itself, not a copy.
+func (c comments) joined() string {
+	if len(c) == 1 {
+		return c[0]
+	}
+	var b strings.Builder
+	for _, v := range c {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// list returns the comments, nil when there are none.
+func (c comments) list() []string {
+	if len(c) == 0 {
+		return nil
+	}
+	return c
 }
 
 // ts64 reads a pcapng timestamp: its high 32 bits, then its low 32 bits,
@@ -638,6 +687,10 @@ type InterfaceStats struct {
 	Time time.Time
 	// Comment is the block's comment (several joined by newlines).
 	Comment string
+	// Comments are the block's comment options one by one, in order,
+	// empty ones included (nil when it has none): Writer writes them
+	// back as they were while Comment is still what they join to.
+	Comments []string
 	// Start and End are isb_starttime and isb_endtime, zero when absent.
 	Start, End time.Time
 	// Received (isb_ifrecv), Dropped (isb_ifdrop), FilterAccept
@@ -685,7 +738,7 @@ func (r *Reader) interfaceStats(body []byte) {
 	}
 	in := &r.ifaces[r.secBase+id]
 	st := InterfaceStats{Time: in.time(r.ts64(body[4:]))}
-	var comment strings.Builder // a block may hold millions
+	var comment comments
 	_ = r.options(body[12:], func(code uint16, v []byte) {
 		switch l := len(v); {
 		case code == 1:
@@ -700,7 +753,7 @@ func (r *Reader) interfaceStats(body []byte) {
 			st.Has |= 1 << (code - 4)
 		}
 	})
-	st.Comment = comment.String()
+	st.Comment, st.Comments = comment.joined(), comment.list()
 	if in.stats == nil {
 		in.stats = new(InterfaceStats)
 	}
@@ -1096,7 +1149,7 @@ func (r *Reader) ngInterface(body []byte) error {
 	in := ngIface{link: layers.LinkType(r.u16(body)), snaplen: r.u32(body[4:]),
 		section: r.sections - 1, id: len(r.ifaces) - r.secBase, fcslen: -1}
 	res := uint8(6)
-	var comment strings.Builder
+	var comment comments
 	// The options that change how every frame of the interface reads (its
 	// speed, times, FCS) must be whole: one cut short, or one running past
 	// the block, is an error (as tshark's), not a silent default.
@@ -1109,7 +1162,7 @@ func (r *Reader) ngInterface(body []byte) error {
 	}
 	if err := r.options(body[8:], func(code uint16, v []byte) {
 		switch code {
-		case 1: // opt_comment (a builder: a block may hold millions)
+		case 1: // opt_comment
 			r.addComment(&comment, v)
 		case 2: // if_name
 			in.name = string(r.keep(v))
@@ -1145,8 +1198,9 @@ func (r *Reader) ngInterface(body []byte) error {
 	if bad != nil {
 		return bad
 	}
-	if comment.Len() > 0 {
-		in.setMeta().comment = comment.String()
+	if len(comment) > 0 {
+		m := in.setMeta()
+		m.comment, m.comments = comment.joined(), comment
 	}
 	// 10^-19 and 2^-63 s are the finest whose units per second fit the
 	// 64 bits the conversion divides by (libpcap refuses finer ones too).

@@ -728,7 +728,7 @@ func roundTrip(t *testing.T, data []byte) {
 	if sec.Application == "" {
 		sec.Application = DefaultApplication
 	}
-	if got := b.Section(); got != sec {
+	if got := b.Section(); !reflect.DeepEqual(got, sec) {
 		t.Fatalf("section %+v, want %+v", got, sec)
 	}
 	for i, want := range kept {
@@ -767,7 +767,7 @@ func roundTrip(t *testing.T, data []byte) {
 		if want.FCSLen == 0 {
 			want.FCSLen = -1
 		}
-		if got := b.Interface(i); got != want {
+		if got := b.Interface(i); !reflect.DeepEqual(got, want) {
 			t.Fatalf("copy, interface %d: %+v\nwant %+v", i, got, want)
 		}
 	}
@@ -775,7 +775,7 @@ func roundTrip(t *testing.T, data []byte) {
 		want, _ := r.Stats(i)
 		got, ok := b.Stats(i)
 		if !ok || !got.Time.Equal(want.Time) || !got.Start.Equal(want.Start) || !got.End.Equal(want.End) || got.Comment != want.Comment ||
-			got.Has != want.Has || got.Received != want.Received || got.Dropped != want.Dropped || got.OSDropped != want.OSDropped ||
+			!reflect.DeepEqual(got.Comments, want.Comments) || got.Has != want.Has || got.Received != want.Received || got.Dropped != want.Dropped || got.OSDropped != want.OSDropped ||
 			got.FilterAccept != want.FilterAccept || got.Delivered != want.Delivered {
 			t.Fatalf("copy, interface %d: statistics %+v\nwant %+v", i, got, want)
 		}

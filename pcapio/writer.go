@@ -38,6 +38,11 @@ type wiface struct {
 type SectionInfo struct {
 	// Comment is the section's comment; several are joined by newlines.
 	Comment string
+	// Comments are the section's comment options one by one, in order,
+	// empty ones included (nil when it has none). Writer writes them as
+	// they are while Comment is what they join to (a Reader's
+	// SectionInfo), else Comment.
+	Comments []string
 	// Hardware, OS and Application describe the machine and the program
 	// that wrote the capture.
 	Hardware, OS, Application string
@@ -98,7 +103,7 @@ func NewWriterSection(w io.Writer, sec SectionInfo, ifs ...Interface) (*Writer, 
 	// The section header, its options in pcapgo's order.
 	var o options
 	o.add(4, sec.Application)
-	o.comment(sec.Comment)
+	o.comments(sec.Comments, sec.Comment)
 	o.add(2, sec.Hardware)
 	o.add(3, sec.OS)
 	b := binary.LittleEndian.AppendUint32(nil, 0x0a0d0d0a)
@@ -153,6 +158,24 @@ func (o *options) comment(c string) {
 		c = c[next:]
 	}
 	o.add(1, c)
+}
+
+// comments appends a block's comments: each of list as its own option,
+// empty ones too, when list is what a Reader read and joined to c
+// (comments.joined); else comment c, which a program may have set alone
+// or changed after reading.
+func (o *options) comments(list []string, c string) {
+	if len(list) == 0 || comments(list).joined() != c {
+		o.comment(c)
+		return
+	}
+	for _, v := range list {
+		if len(v) > maxOption {
+			o.comment(v) // not from a Reader: an option holds no more
+			continue
+		}
+		o.raw(1, v)
+	}
 }
 
 // block returns the block whose type, length and fixed fields are hdr
@@ -222,7 +245,7 @@ func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
 	// The options in pcapgo's order, then those it does not write.
 	var o options
 	o.add(2, in.Name)
-	o.comment(in.Comment)
+	o.comments(in.Comments, in.Comment)
 	o.add(3, in.Description)
 	if in.Filter != "" {
 		o.raw(11, "\x00"+in.Filter) // a libpcap filter string
@@ -389,7 +412,7 @@ func (w *Writer) WriteStats(iface int, st InterfaceStats) error {
 		return err
 	}
 	var o options
-	o.comment(st.Comment)
+	o.comments(st.Comments, st.Comment)
 	for i, at := range []time.Time{st.Start, st.End} {
 		if at.IsZero() {
 			continue

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -208,9 +209,12 @@ func TestReadWriteKeepsInterfacesAndComments(t *testing.T) {
 func TestReadWriteKeepsMetadata(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pcapng"), filepath.Join(dir, "out.pcapng")
-	sec := pcapio.SectionInfo{Comment: "lab 3, DUT fw 1.2", Hardware: "x86_64", OS: "Linux 6.1", Application: "Dumpcap (Wireshark) 4.0.17"}
+	// Several comments, an empty one among them, each its own option.
+	sec := pcapio.SectionInfo{Comment: "lab 3\n\nDUT fw 1.2", Comments: []string{"lab 3", "", "DUT fw 1.2"}, Hardware: "x86_64", OS: "Linux 6.1",
+		Application: "Dumpcap (Wireshark) 4.0.17"}
 	ifs := []pcapio.Interface{
-		{Name: "swp1", LinkType: 1, Comment: "to the DUT", Description: "port 1", Filter: "ether proto 0x8808", OS: "Linux", Speed: 25e9, FCSLen: 4, Resolution: 1000},
+		{Name: "swp1", LinkType: 1, Comment: "to the DUT\n", Comments: []string{"to the DUT", ""}, Description: "port 1", Filter: "ether proto 0x8808",
+			OS: "Linux", Speed: 25e9, FCSLen: 4, Resolution: 1000},
 		{Name: "swp2", LinkType: 1, Resolution: 1},
 	}
 	f, err := os.Create(in)
@@ -251,7 +255,7 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	isb := pcapio.InterfaceStats{Time: t0.Add(time.Second), Comment: "end", Received: 9, Dropped: 2, OSDropped: 1,
+	isb := pcapio.InterfaceStats{Time: t0.Add(time.Second), Comment: "end", Comments: []string{"end"}, Received: 9, Dropped: 2, OSDropped: 1,
 		Has: pcapio.StatsReceived | pcapio.StatsDropped | pcapio.StatsOSDropped}
 	if err := w.WriteStats(1, isb); err != nil {
 		t.Fatal(err)
@@ -268,7 +272,7 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if got := r.Section(); got != sec {
+	if got := r.Section(); !reflect.DeepEqual(got, sec) {
 		t.Errorf("section %+v, want %+v", got, sec)
 	}
 	for _, k := range []int{0, 2, 3, 4} {
@@ -278,7 +282,7 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 		}
 		want := ifs[k%2]
 		want.ID, want.LinkType, want.FCSLen = k%2, 1, map[int]int{0: 4, 1: -1}[k%2]
-		if got := r.Interface(fr.Interface); got != want {
+		if got := r.Interface(fr.Interface); !reflect.DeepEqual(got, want) {
 			t.Errorf("frame %d: interface %+v, want %+v", k, got, want)
 		}
 		flags, hasFlags := wantFlags(k)
@@ -291,7 +295,7 @@ func TestReadWriteKeepsMetadata(t *testing.T) {
 	if _, err := r.Next(); err != io.EOF {
 		t.Errorf("after the last frame: %v", err)
 	}
-	if st, ok := r.Stats(1); !ok || !st.Time.Equal(isb.Time) || func() bool { st.Time = isb.Time; return st != isb }() {
+	if st, ok := r.Stats(1); !ok || !st.Time.Equal(isb.Time) || func() bool { st.Time = isb.Time; return !reflect.DeepEqual(st, isb) }() {
 		t.Errorf("interface statistics %+v, %v; want %+v", st, ok, isb)
 	}
 	if _, ok := r.Stats(0); ok {
