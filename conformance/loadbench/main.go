@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+// loadbench reads its CPU time and peak RSS with getrusage as Linux
+// counts them (ru_maxrss in KiB) and the load average from /proc.
+
+//go:build linux
+
 // Command loadbench measures replay and comparison speed and memory on
 // long captures: it writes a load vector of each size (scenario.WriteLoad:
 // an SFC switch, 8 hosts at line rate, an incast every 1000 frame times),
@@ -214,6 +219,6 @@ func measure(mode, dir string, seq bool) (*result, error) {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		load = strings.Fields(string(b))[0]
 	}
-	return &result{Mode: mode, Frames: rep.Frames.Input, Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakHeap: p, PeakLive: peakLive.Load(), MaxRSS: ru.Maxrss * 1024,
+	return &result{Mode: mode, Frames: rep.Frames.Input, Wall: wall.Seconds(), CPU: cpu.Seconds(), PeakHeap: p, PeakLive: peakLive.Load(), MaxRSS: int64(ru.Maxrss) * 1024,
 		Verdict: rep.Verdict, Prefetch: !seq && runtime.GOMAXPROCS(0) > 1, NumCPU: runtime.NumCPU(), LoadAvg1m: load}, nil
 }
