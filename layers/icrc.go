@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sync"
+
+	"github.com/opensfc/sfc/internal/crc32x"
 )
 
 // The RoCEv2 invariant CRC (wire.md §3.3): CRC-32 (IEEE 802.3) over 8 octets
@@ -55,11 +57,24 @@ func crcSlice8(crc uint32, p []byte) uint32 {
 	return ^crc
 }
 
-// icrcLong is the length from which the rest of a packet goes to
-// crc32.Update, which runs carry-less multiplication (PCLMULQDQ) over
-// runs of 64 octets and more: several times faster than a table on a
-// kilobyte, slower than crcSlice8 on a few dozen octets.
+// icrcLong is the length from which, on a CPU without crc32x's kernel,
+// the rest of a packet goes to crc32.Update, which runs carry-less
+// multiplication (PCLMULQDQ) over runs of 64 octets and more: several
+// times faster than a table on a kilobyte, slower than crcSlice8 on a few
+// dozen octets.
 const icrcLong = 64
+
+// crcUpdate continues the IEEE CRC-32 crc over p: with crc32x's AVX-512
+// kernel where the CPU has it (faster than either below at every length:
+// 7 ns for a CNP's 56 octets, 27 for a 1 KB WRITE), else crcSlice8 below
+// icrcLong and crc32.Update from there. p does not escape (crc32x.Update
+// keeps a caller's stack buffer where it is).
+func crcUpdate(crc uint32, p []byte) uint32 {
+	if len(p) < icrcLong && !crc32x.Accelerated() {
+		return crcSlice8(crc, p)
+	}
+	return crc32x.Update(crc, p)
+}
 
 // icrcLead is the CRC-32 of the 8 leading octets of 0xFF.
 var icrcLead = crc32.ChecksumIEEE([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
@@ -123,12 +138,7 @@ func icrcOver(ipHdr, udpHdr, roce []byte) uint32 {
 		buf[n+4] = 0xff // BTH octet 4: FECN, BECN, reserved
 	}
 	n += bth
-	crc := crcSlice8(icrcLead, buf[:n])
-	if rest := roce[bth:]; len(rest) >= icrcLong {
-		return crc32.Update(crc, crc32.IEEETable, rest)
-	} else {
-		return crcSlice8(crc, rest)
-	}
+	return crcUpdate(crcUpdate(icrcLead, buf[:n]), roce[bth:])
 }
 
 // The one-pass ICRC. The CRC register is linear in its start value and in
@@ -212,32 +222,32 @@ func icrcInPlace(ipHdr, udpHdr, roce []byte) (crc uint32, ok bool) {
 		return 0, false
 	}
 	crc = icrcLead ^ adj
-	if len(pkt) < icrcLong {
-		return crcSlice8(crc, pkt), true
+	if len(pkt) < icrcLong || crc32x.Accelerated() {
+		return crcUpdate(crc, pkt), true
 	}
 	// crc32.Update runs whole 16-octet blocks through PCLMULQDQ and the
 	// rest an octet at a time: give it whole blocks, the odd head to
 	// crcSlice8 (one 8-octet step for a 1 KB WRITE).
 	head := len(pkt) & 15
 	crc = crcSlice8(crc, pkt[:head])
-	return crc32.Update(crc, crc32.IEEETable, pkt[head:]), true
+	return crc32x.Update(crc, pkt[head:]), true
 }
 
 // icrcLongIP is icrcOver for an IP header longer than any IPv4 header
 // (which the decoders do not produce): the header is taken unmasked.
 func icrcLongIP(ipHdr, udpHdr, roce []byte) uint32 {
 	ff := [1]byte{0xff}
-	crc := crc32.Update(icrcLead, crc32.IEEETable, ipHdr)
+	crc := crcUpdate(icrcLead, ipHdr)
 	var u [8]byte
 	copy(u[:6], udpHdr)
 	u[6], u[7] = 0xff, 0xff
-	crc = crcSlice8(crc, u[:])
+	crc = crcUpdate(crc, u[:])
 	if len(roce) <= 4 {
-		return crcSlice8(crc, roce)
+		return crcUpdate(crc, roce)
 	}
-	crc = crcSlice8(crc, roce[:4])
-	crc = crcSlice8(crc, ff[:]) // BTH octet 4
-	return crc32.Update(crc, crc32.IEEETable, roce[5:])
+	crc = crcUpdate(crc, roce[:4])
+	crc = crcUpdate(crc, ff[:]) // BTH octet 4
+	return crcUpdate(crc, roce[5:])
 }
 
 // ComputeICRC returns the ICRC of a RoCEv2 packet given from the first

@@ -29,6 +29,12 @@ func Update(crc uint32, p []byte) uint32 {
 	return crc
 }
 
+// Accelerated reports whether Update runs the AVX-512 kernel on this CPU
+// (else it is hash/crc32.Update, whose dispatch costs more than a table
+// lookup per octet on a few dozen octets: a caller may keep its own code
+// for those).
+func Accelerated() bool { return hasKernel }
+
 // useKernel reports whether Update hands n octets to the kernel.
 func useKernel(n int) bool { return hasKernel && n >= threshold }
 
