@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // File is an output being written. Write to it like an *os.File; then
@@ -28,14 +30,16 @@ const DefaultPerm fs.FileMode = 0o644
 // Commit; the link itself is kept and its target replaced. An existing
 // path that is not a regular file (/dev/null, a named pipe, a terminal)
 // is opened and written in place, as there is nothing to rename onto.
-// perm is the mode of a new file; an existing file keeps its mode, and
-// one the caller may not open for writing is refused (fs.ErrPermission)
-// and left as it was.
+// perm is the mode of a new file, less the process's umask (as open(2)
+// and tcpdump -w give it); an existing file keeps its mode and, where the
+// caller may give it (root), its owner and group; one the caller may not
+// open for writing is refused (fs.ErrPermission) and left as it was.
 func Create(path string, perm fs.FileMode) (*File, error) {
 	if path == "" {
 		return nil, errors.New("empty file name")
 	}
 	target := path
+	var existing fs.FileInfo // the file replaced, if any
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		target = resolved
 	}
@@ -64,13 +68,13 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 			return nil, &fs.PathError{Op: "write", Path: path, Err: err}
 		}
 		w.Close()
-		perm = st.Mode().Perm()
+		existing = st
 	}
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := createTemp(dir, "."+base+".tmp-", perm)
 	if err != nil {
 		// Name the output, not the temporary file nobody asked for.
 		var pe *fs.PathError
@@ -79,12 +83,36 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 		}
 		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
 	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, err
+	if existing != nil {
+		// The replacement is the file its owner had: its mode (chmod is
+		// not subject to the umask) and its owner, where the caller may
+		// give it one (root; for anyone else the file becomes theirs, as
+		// any rename-based writer makes it).
+		err := tmp.Chmod(existing.Mode().Perm())
+		if err == nil {
+			keepOwner(tmp, existing)
+		}
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil, err
+		}
 	}
 	return &File{File: tmp, target: target}, nil
+}
+
+// createTemp creates a new file in dir named prefix and a random number,
+// with mode perm less the umask: the kernel applies it at open(2), where
+// os.CreateTemp's 0600 and a Chmod after would not.
+func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // Commit flushes the file to disk, closes it and renames it onto the

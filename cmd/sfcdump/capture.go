@@ -70,7 +70,7 @@ An interface that cannot be opened leaves an existing -w file as it was.`,
 				return usagef("--snaplen %d: want 1 to %d octets, or 0 for whole frames", snaplen, maxSnaplen)
 			}
 			o.writeSet = cmd.Flags().Changed("write")
-			return runCapture(cmd.OutOrStdout(), iface, duration, promisc, snaplen, &o)
+			return runCapture(cmd.OutOrStdout(), cmd.ErrOrStderr(), iface, duration, promisc, snaplen, &o)
 		},
 	}
 	o.addFlags(cmd)
@@ -102,7 +102,7 @@ func completable(names []string) []string {
 // maxSnaplen is the largest --snaplen, tcpdump's MAXIMUM_SNAPLEN.
 const maxSnaplen = 262144
 
-func runCapture(out io.Writer, iface string, duration time.Duration, promisc bool, snaplen int, o *outputOptions) error {
+func runCapture(out, errOut io.Writer, iface string, duration time.Duration, promisc bool, snaplen int, o *outputOptions) error {
 	pr, err := newPrinter(out, o, nil)
 	if err != nil {
 		return err
@@ -117,9 +117,17 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 	var once sync.Once
 	stop := func() { once.Do(func() { stopping.Store(true); h.Close() }) }
 	defer stop()
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	if pr.outAtomic != nil {
+		// A reader that closes standard output (capture -P -w X | head)
+		// must not have SIGPIPE kill the capture: the write fails with
+		// EPIPE instead, and the frames captured are kept (below).
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -133,8 +141,20 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 		case <-sigs:
 		case <-timeout:
 		case <-done:
+			return
 		}
 		stop()
+		// A loop stuck writing to a standard output nobody reads never
+		// sees the stop: after interruptGrace, or at another signal, the
+		// -w capture is put in place from here and the process exits
+		// 130 (salvage).
+		select {
+		case <-done:
+		case <-sigs:
+			pr.salvage(errOut)
+		case <-time.After(interruptGrace):
+			pr.salvage(errOut)
+		}
 	}()
 
 	// The interface's own speed (as ethtool reports it) converts pause
@@ -166,10 +186,15 @@ func runCapture(out io.Writer, iface string, duration time.Duration, promisc boo
 		}
 	}
 	// Frames captured cannot be captured again: they are kept, except that
-	// a run ended by an error does not replace an existing file.
-	keep := readErr == nil || !pr.outExisted
+	// a run ended by an error does not replace an existing file. A
+	// standard output closed by its reader is a stop, not an error.
+	pipeClosed := errors.Is(readErr, syscall.EPIPE) && pr.outAtomic != nil
+	keep := readErr == nil || !pr.outExisted || pipeClosed
 	if err := pr.close(keep); err != nil && readErr == nil {
 		readErr = &exitError{1, err}
+	}
+	if pipeClosed && pr.committed {
+		return pr.pipeClosed(errOut)
 	}
 	return readErr
 }

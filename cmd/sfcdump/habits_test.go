@@ -236,6 +236,57 @@ func TestCaptureInterruptedKeepsFrames(t *testing.T) {
 	noTemps(t, dir, "live.pcapng")
 }
 
+// TestCaptureStdoutGoneKeepsW: capture -P -w keeps the frames captured
+// when its standard output goes away: a reader that closed it (EPIPE:
+// exit 141, as SIGPIPE's) or one that stopped reading (Ctrl-C, 130: the
+// loop stuck in the write never sees the stop; the -w capture is put in
+// place from the signal's goroutine).
+func TestCaptureStdoutGoneKeepsW(t *testing.T) {
+	guard := make(chan os.Signal, 1) // a stray SIGINT must not kill the test binary
+	signal.Notify(guard, syscall.SIGINT)
+	defer signal.Stop(guard)
+	var frames [][]byte
+	for _, fr := range loadFrames(t, sampleCap) {
+		frames = append(frames, fr.Data)
+	}
+	old := openLive
+	defer func() { openLive = old }()
+	openLive = func(string, bool, int) (liveHandle, error) {
+		return &fakeHandle{frames: frames, closed: make(chan struct{})}, nil
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "closed.pcapng")
+	var errb syncbuf.Buffer
+	if code := run([]string{"capture", "-i", "fake0", "-P", "-w", out}, &epipeWriter{n: 100}, &errb); code != 141 ||
+		!strings.Contains(string(errb.Bytes()), "standard output was closed by its reader") {
+		t.Errorf("closed: exit %d, stderr %q", code, errb.Bytes())
+	}
+	if n := countFrames(t, out); n < 1 || n > len(frames) {
+		t.Errorf("closed: %d frames kept", n)
+	}
+	noTemps(t, dir, "closed.pcapng")
+
+	exited := catchExit(t)
+	oldWait := salvageWait
+	salvageWait = 200 * time.Millisecond
+	defer func() { salvageWait = oldWait }()
+	out = filepath.Join(dir, "blocked.pcapng")
+	blocked := blockedWriter{make(chan struct{})}
+	var errs syncbuf.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"capture", "-i", "fake0", "-P", "-w", out}, blocked, &errs) }()
+	time.Sleep(300 * time.Millisecond) // the first frame written; its line blocks
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if code := awaitExit(t, exited, 5*time.Second); code != 130 || !strings.Contains(string(errs.Bytes()), "standard output is blocked") {
+		t.Errorf("blocked: exit %d, stderr %q", code, errs.Bytes())
+	}
+	if n := countFrames(t, out); n < 1 {
+		t.Errorf("blocked: %d frames in place at the exit", n)
+	}
+	close(blocked.release)
+	<-done
+}
+
 // pipedStdin makes standard input a pipe for the test and returns its
 // writing end; a SIGINT sent before sfcdump listens does not kill the test
 // binary. Both are undone at the end of the test.
@@ -901,6 +952,82 @@ func TestReadInterruptedBlockedStdout(t *testing.T) {
 	close(out.release)
 	pw.Close()
 	<-done
+}
+
+// TestReadInterruptedBlockedStdoutKeepsW: Ctrl-C while standard output
+// is blocked still puts the -w capture in place with every frame written
+// (the printing and the capture have their own locks: a write stuck in
+// standard output does not hold the capture), exit 130.
+func TestReadInterruptedBlockedStdoutKeepsW(t *testing.T) {
+	pw := pipedStdin(t)
+	exited := catchExit(t)
+	oldWait := salvageWait
+	salvageWait = 200 * time.Millisecond
+	defer func() { salvageWait = oldWait }()
+	data, _ := os.ReadFile(sampleCap)
+	path := filepath.Join(t.TempDir(), "kept.pcapng")
+	out := blockedWriter{make(chan struct{})}
+	var errb syncbuf.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"read", "-r", "-", "-P", "-w", path}, out, &errb) }()
+	pw.Write(data)
+	time.Sleep(300 * time.Millisecond) // 21 frames written to -w; the flush to standard output blocks
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	code := awaitExit(t, exited, 5*time.Second)
+	if e := string(errb.Bytes()); code != 130 || !strings.Contains(e, "standard output is blocked") || !strings.Contains(e, "21 frames, all written to") {
+		t.Errorf("exit %d, stderr %q", code, e)
+	}
+	if n := countFrames(t, path); n != 21 {
+		t.Errorf("-w: %d frames, want 21", n)
+	}
+	close(out.release)
+	pw.Close()
+	<-done
+}
+
+// epipeWriter takes n octets, then fails as a pipe whose reader is gone.
+type epipeWriter struct{ n int }
+
+func (w *epipeWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestReadClosedPipeKeepsW: a reader that closes standard output early
+// (read -P -w X | head) ends the run as an interrupt does: the -w capture
+// is put in place with the frames written so far, and the exit status is
+// 141, as when SIGPIPE ends a process; with one worker or several, when
+// the pipe closes mid-run (2,100 frames: the output outgrows its buffer)
+// or only at the last flush (21 frames).
+func TestReadClosedPipeKeepsW(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.pcapng")
+	if _, errs, code := sfcdump(t, append([]string{"read", "-q", "-w", big}, slices.Repeat([]string{sampleCap}, 100)...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, procs := range []int{1, 2} {
+		for _, in := range []string{sampleCap, big} {
+			old := runtime.GOMAXPROCS(procs)
+			path := filepath.Join(t.TempDir(), "kept.pcapng")
+			var errb bytes.Buffer
+			code := run([]string{"read", "-P", "-w", path, in}, &epipeWriter{n: 100}, &errb)
+			runtime.GOMAXPROCS(old)
+			e := errb.String()
+			if code != 141 || !strings.Contains(e, "standard output was closed by its reader; ") {
+				t.Errorf("GOMAXPROCS %d, %s: exit %d, stderr %q", procs, in, code, e)
+				continue
+			}
+			n := countFrames(t, path)
+			if in == sampleCap && n != 21 || in == big && (n < 1 || n >= 2100) || !strings.Contains(e, fmt.Sprintf("; %d frames written to", n)) {
+				t.Errorf("GOMAXPROCS %d, %s: -w has %d frames; stderr %q", procs, in, n, e)
+			}
+		}
+	}
 }
 
 // catchExit makes the process exits of a salvage (exitProcess) come to

@@ -236,9 +236,15 @@ type printer struct {
 	// outMu guards the -w capture between the run and an interrupt that
 	// saves it while a read is blocked (salvage); written counts its
 	// frames and closed says it is finished.
-	outMu   sync.Mutex
-	written int
-	closed  bool
+	outMu     sync.Mutex
+	written   int
+	closed    bool
+	committed bool // the -w file is in place
+	// stdMu guards standard output's buffer (w), apart from outMu: a
+	// write stuck in a standard output nobody reads holds stdMu only, so
+	// an interrupt still finishes the -w capture. Whoever takes both
+	// takes stdMu first.
+	stdMu sync.Mutex
 }
 
 // exitProcess ends the process after a salvage (tests replace it).
@@ -410,37 +416,42 @@ func watchInterrupt(first func(), stuck func(quit <-chan struct{})) (stop func()
 // frames written so far, puts it in place and ends the process with 130
 // (1 if that fails), unless the run finished first. Nothing can write to
 // the outputs after. When standard output itself is blocked (a reader
-// that stopped reading holds a write), it gives up after a while and
-// exits 130 with what could not be written said on stderr.
+// that stopped reading holds a write), what was decoded last is not
+// printed, but the -w capture is still put in place; only when that
+// capture is standard output too (-w -) is nothing more written.
 func (pr *printer) salvage(errOut io.Writer) {
-	// Standard output may be blocked (a reader that stopped reading):
-	// taking the lock from a writer stuck in it, or flushing into it,
-	// would hang the process for good. Both are given salvageWait.
-	blocked := func() {
-		report(errOut, errors.New("interrupted; standard output is blocked, so what was decoded last (and an unfinished -w capture) is not written"))
-		exitProcess(130)
-	}
-	deadline := time.Now().Add(salvageWait)
-	for !pr.outMu.TryLock() {
-		if time.Now().After(deadline) {
-			blocked()
-			return
+	// A lock held by a writer stuck in a blocked standard output, or a
+	// flush into it, would hang the process for good: each is given
+	// salvageWait.
+	lock := func(mu *sync.Mutex) bool {
+		deadline := time.Now().Add(salvageWait)
+		for !mu.TryLock() {
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(time.Millisecond)
 		}
-		time.Sleep(time.Millisecond)
+		return true
 	}
-	defer pr.outMu.Unlock()
-	if pr.closed {
+	stdBlocked := !lock(&pr.stdMu)
+	var ferr error
+	if !stdBlocked {
+		defer pr.stdMu.Unlock()
+		flushed := make(chan error, 1)
+		go func() { flushed <- pr.w.Flush() }()
+		select {
+		case ferr = <-flushed:
+		case <-time.After(salvageWait):
+			stdBlocked = true // the flush still runs: w is not touched again
+		}
+	}
+	if !lock(&pr.outMu) { // -w - into the blocked standard output
+		report(errOut, errors.New("interrupted; standard output is blocked, so what was decoded last (and the end of the -w - capture) is not written"))
+		exitProcess(130)
 		return
 	}
-	flushed := make(chan error, 1)
-	go func() { flushed <- pr.w.Flush() }()
-	var ferr error
-	select {
-	case ferr = <-flushed:
-	case <-time.After(salvageWait):
-		// The flush still runs: nothing may touch the outputs after.
-		pr.closed = true
-		blocked()
+	defer pr.outMu.Unlock()
+	if pr.closed { // the run finished meanwhile
 		return
 	}
 	if err := pr.finishOutput(true); err != nil || ferr != nil {
@@ -449,20 +460,25 @@ func (pr *printer) salvage(errOut io.Writer) {
 		return
 	}
 	msg := "interrupted while waiting for input"
+	if stdBlocked {
+		msg = "interrupted; standard output is blocked, so what was decoded last is not printed"
+	}
 	if pr.outAtomic != nil {
-		msg = fmt.Sprintf("interrupted while waiting for input: %d frames, all written to %s", pr.written, pr.outPath)
+		msg += fmt.Sprintf(": %d frames, all written to %s", pr.written, pr.outPath)
 	}
 	report(errOut, errors.New(msg))
 	exitProcess(130)
 }
 
-// flush writes out what was printed so far, under outMu (see print),
+// flush writes out what was printed so far, under stdMu (see print),
 // and with -w - the frames written so far: a reader downstream waits for
 // them.
 func (pr *printer) flush() error {
+	pr.stdMu.Lock()
+	err := pr.w.Flush()
+	pr.stdMu.Unlock()
 	pr.outMu.Lock()
 	defer pr.outMu.Unlock()
-	err := pr.w.Flush()
 	if pr.out != nil && pr.outAtomic == nil && !pr.closed {
 		if e := pr.out.Flush(); err == nil {
 			err = e
@@ -530,12 +546,12 @@ func (pr *printer) handle(src *source, fr *pcapio.Frame) error {
 	return pr.print(buf)
 }
 
-// print writes rendered frames to standard output's buffer, under outMu:
+// print writes rendered frames to standard output's buffer, under stdMu:
 // an interrupt that salvages the run from another goroutine flushes that
 // buffer and must not meet a write half done.
 func (pr *printer) print(b []byte) error {
-	pr.outMu.Lock()
-	defer pr.outMu.Unlock()
+	pr.stdMu.Lock()
+	defer pr.stdMu.Unlock()
 	_, err := pr.w.Write(b)
 	return err
 }
@@ -719,6 +735,8 @@ func (pr *printer) keepStats(key [2]int, st pcapio.InterfaceStats) {
 // fails here, the temporary file is removed and an existing file is left
 // as it was.
 func (pr *printer) close(keep bool) error {
+	pr.stdMu.Lock()
+	defer pr.stdMu.Unlock()
 	pr.outMu.Lock()
 	defer pr.outMu.Unlock()
 	if pr.closed {
@@ -768,6 +786,8 @@ func (pr *printer) finishOutput(keep bool) error {
 		if keep && err == nil {
 			if e := pr.outAtomic.Commit(); e != nil {
 				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+			} else {
+				pr.committed = true
 			}
 		}
 		pr.outAtomic.Abort() // nothing after Commit

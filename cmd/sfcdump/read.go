@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -95,6 +98,15 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	}
 	defer pr.notifyInterrupt(errOut)()
 	pr.errOut = errOut
+	if pr.outAtomic != nil {
+		// A reader that closes standard output early (read -P -w X | head)
+		// would have SIGPIPE kill the process with the -w capture in a
+		// temporary file: with SIGPIPE caught, the write fails with EPIPE
+		// and the run ends as if interrupted (closedPipe).
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
+	}
 	code := 0
 	for i, file := range files {
 		if pr.done() {
@@ -103,6 +115,9 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 		if err := readOne(pr, i, file); err != nil {
 			var ee *exitError
 			if !errors.As(err, &ee) {
+				if errors.Is(err, syscall.EPIPE) {
+					return pr.closedPipe(errOut)
+				}
 				pr.close(false)
 				return &exitError{1, err} // output failed: nothing more to do
 			}
@@ -131,6 +146,9 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	// an existing file is replaced only by a run without errors.
 	keep := code == 0 || pr.interrupted.Load() || !pr.outExisted
 	if err := pr.close(keep); err != nil {
+		if errors.Is(err, syscall.EPIPE) && pr.committed {
+			return pr.pipeClosed(errOut) // the -w capture is in place
+		}
 		return &exitError{1, err}
 	}
 	if !keep && pr.outAtomic != nil {
@@ -148,6 +166,28 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 		return &exitError{code, errSilent}
 	}
 	return nil
+}
+
+// closedPipe ends a run whose standard output was closed by its reader
+// (EPIPE) as an interrupt ends it: the -w capture is put in place with
+// the frames written so far, and the exit status is 141, a shell's for a
+// process that SIGPIPE ended (what the run would have been without -w).
+func (pr *printer) closedPipe(errOut io.Writer) error {
+	pr.interrupted.Store(true)
+	pr.outMu.Lock()
+	err := pr.finishOutput(true) // standard output is not flushed: it is gone
+	pr.outMu.Unlock()
+	if err != nil {
+		return &exitError{1, err}
+	}
+	return pr.pipeClosed(errOut)
+}
+
+// pipeClosed says where the frames of a run whose standard output was
+// closed went, and returns exit status 141 (closedPipe).
+func (pr *printer) pipeClosed(errOut io.Writer) error {
+	report(errOut, fmt.Errorf("standard output was closed by its reader; %d frames written to %s", pr.written, pr.o.write))
+	return &exitError{141, errSilent}
 }
 
 // errSilent is an error already reported on stderr.

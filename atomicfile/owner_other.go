@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build !unix
+
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+)
+
+// keepOwner does nothing where files have no Unix owner.
+func keepOwner(*os.File, fs.FileInfo) {}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build unix
+
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// keepOwner gives f the owner and group of the file it replaces, where
+// the process may (root may; a failure leaves f the caller's).
+func keepOwner(f *os.File, was fs.FileInfo) {
+	if st, ok := was.Sys().(*syscall.Stat_t); ok {
+		_ = f.Chown(int(st.Uid), int(st.Gid))
+	}
+}
