@@ -42,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	initDefaultCommands(root)
 	err := root.Execute()
 	if err == nil {
 		return 0

@@ -69,9 +69,9 @@ interrupted capture keeps every frame written).`,
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}
-	// A command that only groups others (wireshark, conform) shows its help
-	// when called alone and refuses an unknown subcommand as bad usage:
-	// cobra would print the help and exit 0.
+	// A command that only groups others (wireshark, conform, completion)
+	// shows its help when called alone and refuses an unknown subcommand
+	// as bad usage: cobra would print the help and exit 0.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -83,6 +83,40 @@ interrupted capture keeps every frame written).`,
 	}
 	walk(root)
 	return root
+}
+
+// initDefaultCommands adds cobra's help and completion commands, which
+// cobra would add when it executes, so that they refuse bad usage with
+// exit status 2 as every other command does: an unknown help topic (cobra
+// prints the root's usage and exits 0), an unknown shell (the same), an
+// argument after the shell (exit 1). It is called after SetOut: the
+// completion commands keep the output they find.
+func initDefaultCommands(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Run, c.RunE = nil, helpRun
+		case "completion":
+			c.Args, c.RunE = cobra.ArbitraryArgs, groupRun
+			for _, sh := range c.Commands() {
+				sh.Args = noArgs
+			}
+		}
+	}
+}
+
+// helpRun is the help command's RunE: the help of the command args
+// name, a usage error (exit status 2) when they name none.
+func helpRun(c *cobra.Command, args []string) error {
+	cmd, rest, err := c.Root().Find(args)
+	if cmd == nil || err != nil || len(rest) > 0 {
+		return usagef("help: unknown help topic %q (see '%s --help')", strings.Join(args, " "), c.Root().Name())
+	}
+	cmd.InitDefaultHelpFlag()
+	cmd.InitDefaultVersionFlag()
+	return cmd.Help()
 }
 
 // groupRun is the RunE of a command that only groups subcommands: its
