@@ -85,8 +85,8 @@ var extraFields = []struct {
 	{"bth", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.BTH.Payload) })}},
 	{"udp", &Field{Short: "payload", Kind: KindBytes, get: one(func(p *layers.Parser) Value { return bytesV(p.UDP.Payload) })}},
 	// Every VLAN tag's, outer first (QinQ has two).
-	{"eth", &Field{Short: "vlan", get: vlanTags(false, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })}},
-	{"eth", &Field{Short: "pcp", get: vlanTags(false, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })}},
+	{"eth", &Field{Short: "vlan", get: vlanTags(false, func(t *layers.VLANTag) Value { return u(uint64(t.ID)) })}},
+	{"eth", &Field{Short: "pcp", get: vlanTags(false, func(t *layers.VLANTag) Value { return u(uint64(t.Priority)) })}},
 }
 
 // ExtraFields returns the names of the fields known to filters and -T
@@ -273,7 +273,7 @@ func QuantaNS(quanta uint64, bps uint64) uint64 {
 // vlanTags is the getter of a VLAN tag field: v of each tag of the frame,
 // outer first, or, when ws is set, of the tags Wireshark decodes as vlan
 // (wsVLAN).
-func vlanTags(ws bool, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Value) []Value {
+func vlanTags(ws bool, v func(t *layers.VLANTag) Value) func(f *Frame, dst []Value) []Value {
 	return func(f *Frame, dst []Value) []Value {
 		p := f.P
 		if !p.Has(glayers.LayerTypeDot1Q) {
@@ -281,7 +281,7 @@ func vlanTags(ws bool, v func(t *layers.VLANTag) uint64) func(f *Frame, dst []Va
 		}
 		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
 			if t := &p.Dot1Q.Tags[i]; !ws || wsVLAN(t.TPID) {
-				dst = append(dst, u(v(t)))
+				dst = append(dst, v(t))
 			}
 		}
 		return dst

@@ -97,6 +97,14 @@ type Frame struct {
 	// PAUSE and PFC quanta as time (1 quantum = 512 bit times); 0 when
 	// unknown.
 	LinkBPS uint64
+	// IfDescription is the description of the frame's interface as the
+	// capture has it (pcapng if_description), Wireshark's
+	// frame.interface_description; "" when it has none.
+	IfDescription string
+	// Classic says the frame was read from a classic pcap file, which
+	// has no interfaces: Wireshark gives it no frame.interface_id (ours,
+	// frame.interface, is 0 still).
+	Classic bool
 }
 
 // Field is a named field of a protocol.
@@ -583,16 +591,24 @@ func ipv6ExtFields() []*Field {
 	}
 }
 
-// ipv6ExtHeader returns the first IPv6 extension header of code typ that
-// the frame's chain holds whole, or nil. (A chain that failed was walked
-// when it was given octets: its N headers before the fault are whole.)
-func ipv6ExtHeader(p *layers.Parser, typ uint8) *layers.IPv6ExtHeader {
+// ipv6ExtChain returns the IPv6 extension headers the frame's chain holds
+// whole, in wire order (none without a chain). A chain that failed was
+// walked when it was given octets: its N headers before the fault are
+// whole.
+func ipv6ExtChain(p *layers.Parser) []layers.IPv6ExtHeader {
 	if !p.Has(layers.LayerTypeIPv6Ext) && (p.Failed != layers.LayerTypeIPv6Ext || p.FailedLen == 0) {
 		return nil
 	}
-	for i := range p.IPv6Ext.N {
-		if h := &p.IPv6Ext.Headers[i]; h.Type == typ {
-			return h
+	return p.IPv6Ext.Headers[:min(p.IPv6Ext.N, len(p.IPv6Ext.Headers))]
+}
+
+// ipv6ExtHeader returns the first IPv6 extension header of code typ that
+// the frame's chain holds whole (ipv6ExtChain), or nil.
+func ipv6ExtHeader(p *layers.Parser, typ uint8) *layers.IPv6ExtHeader {
+	hs := ipv6ExtChain(p)
+	for i := range hs {
+		if hs[i].Type == typ {
+			return &hs[i]
 		}
 	}
 	return nil
@@ -746,7 +762,7 @@ func LookupField(name string) (*Field, bool) {
 }
 
 // LookupProto returns the protocol with the given name, ours or
-// Wireshark's (ipv6, infiniband, macc, vlan).
+// Wireshark's (ipv6, ipv6.fraghdr, infiniband, macc, vlan).
 func LookupProto(name string) (*Proto, bool) {
 	if p, ok := byProto[name]; ok {
 		return p, true

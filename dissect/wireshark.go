@@ -19,7 +19,9 @@ import (
 // others are fields of their own, where Wireshark's field has no exact
 // counterpart among ours: IPv6-only twins of our family-blind ip.* fields
 // (ipv6.src), unions of two of ours (eth.addr, udp.port, macc.opcode), and
-// header fields sfcdump decodes but did not name (ip.id, udp.length).
+// header fields sfcdump decodes but did not name (ip.id, udp.length,
+// eth.dst.ig, vlan.dei, the IPv6 extension headers' ipv6.fraghdr.* and
+// the like, whose protocols are Wireshark's: ipv6.fraghdr).
 // None of them is in FieldNames, JSON or the verbose tree;
 // WiresharkNames lists them.
 
@@ -115,7 +117,6 @@ func addrs(ok func(p *layers.Parser) bool, get func(p *layers.Parser) (src, dst 
 }
 
 func ipv6Fields() []*Field {
-	hasExt := has(layers.LayerTypeIPv6Ext)
 	v6 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
 		return when(isIPv6, get)
 	}
@@ -133,20 +134,66 @@ func ipv6Fields() []*Field {
 		// to Wireshark's ipv6.nxt when there is no extension header.
 		{Short: "nxt", get: v6(func(p *layers.Parser) Value { proto, _ := p.IPProtocol(); return u(uint64(proto)) })},
 		{Short: "hlim", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.HopLimit)) })},
-		// The first Fragment header's offset in 8-octet units, as tshark
-		// gives it; ours, ipv6ext.frag_offset, counts octets.
-		{Short: "fraghdr.offset", get: func(f *Frame, dst []Value) []Value {
-			if !hasExt(f) {
-				return dst
-			}
-			for i := range f.P.IPv6Ext.N {
-				if h := &f.P.IPv6Ext.Headers[i]; h.Type == layers.IPv6Fragment {
-					return append(dst, u(uint64(h.FragOffset)))
+	}
+}
+
+// ipv6ExtProtos are Wireshark's protocols of the IPv6 extension headers
+// that ours, ipv6ext.*, decode: ipv6.hopopts, ipv6.routing, ipv6.fraghdr
+// and ipv6.dstopts, each present when the chain holds such a header whole
+// (ipv6ExtChain), with a value of each field per header of the kind, in
+// wire order, as tshark gives them (RFC 8200's order has two Destination
+// Options headers: ipv6.dstopts.nxt is both Next Header fields). Where
+// ours differ, the fields are Wireshark's: ipv6.fraghdr.offset counts
+// 8-octet units (ipv6ext.frag_offset octets), and every header of the
+// kind has a value (ipv6ext.segleft, frag_id, ... are the first's).
+func ipv6ExtProtos() []*Proto {
+	each := func(typ uint8, get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
+		return func(f *Frame, dst []Value) []Value {
+			for i, hs := 0, ipv6ExtChain(f.P); i < len(hs); i++ {
+				if hs[i].Type == typ {
+					dst = append(dst, get(&hs[i]))
 				}
 			}
 			return dst
-		}},
+		}
 	}
+	proto := func(name string, typ uint8, fs ...*Field) *Proto {
+		return &Proto{Name: name, Fields: fs, present: func(f *Frame) bool { return ipv6ExtHeader(f.P, typ) != nil }}
+	}
+	nxt := func(typ uint8) *Field {
+		return &Field{Short: "nxt", get: each(typ, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.NextHeader)) })}
+	}
+	return []*Proto{
+		proto("ipv6.hopopts", layers.IPv6HopByHop, nxt(layers.IPv6HopByHop)),
+		proto("ipv6.routing", layers.IPv6Routing, nxt(layers.IPv6Routing),
+			&Field{Short: "type", get: each(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.RoutingType)) })},
+			&Field{Short: "segleft", get: each(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SegmentsLeft)) })}),
+		proto("ipv6.fraghdr", layers.IPv6Fragment, nxt(layers.IPv6Fragment),
+			// In 8-octet units, the header's 13 bits, as tshark's -T
+			// fields and filters give it.
+			&Field{Short: "offset", get: each(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.FragOffset)) })},
+			&Field{Short: "more", Kind: KindBool, get: each(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return b(h.MoreFrags) })},
+			&Field{Short: "ident", Hex: true, get: each(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.FragID)) })}),
+		proto("ipv6.dstopts", layers.IPv6DestOpts, nxt(layers.IPv6DestOpts)),
+	}
+}
+
+// ethBit is Wireshark's eth.dst.ig, eth.src.lg, ...: bit mask of the first
+// octet of each address of (the destination, the source, or both: eth.ig
+// and eth.lg, destination first as tshark gives them), as a boolean. The
+// I/G bit (0x01) is set in a group (multicast, broadcast) address, the
+// U/L bit (0x02) in a locally administered one.
+func ethBit(short string, mask byte, dst, src bool) *Field {
+	return &Field{Short: short, Kind: KindBool, get: func(f *Frame, vs []Value) []Value {
+		e := &f.P.Eth
+		if dst && len(e.DstMAC) > 0 {
+			vs = append(vs, b(e.DstMAC[0]&mask != 0))
+		}
+		if src && len(e.SrcMAC) > 0 {
+			vs = append(vs, b(e.SrcMAC[0]&mask != 0))
+		}
+		return vs
+	}}
 }
 
 // sllWiresharkFields are Wireshark's Linux cooked capture fields (SLL and
@@ -260,7 +307,10 @@ func init() {
 	}
 
 	// Ethernet and 802.1Q.
-	own(byProto["eth"], union("addr", KindMAC, "eth.dst", "eth.src")) // header order, as tshark prints them
+	own(byProto["eth"], union("addr", KindMAC, "eth.dst", "eth.src"), // header order, as tshark prints them
+		ethBit("dst.ig", 0x01, true, false), ethBit("dst.lg", 0x02, true, false),
+		ethBit("src.ig", 0x01, false, true), ethBit("src.lg", 0x02, false, true),
+		ethBit("ig", 0x01, true, true), ethBit("lg", 0x02, true, true))
 	// vlan.* are the tags Wireshark decodes as 802.1Q (wsVLAN: TPID 0x8100
 	// or 0x9100), outer first: a QinQ frame of two has two values, as
 	// tshark gives them.
@@ -275,12 +325,20 @@ func init() {
 	}}
 	wsByProto["vlan"] = vlan
 	wsNames = append(wsNames, WiresharkName{Name: "vlan"})
-	own(vlan, &Field{Short: "id", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.ID) })},
-		&Field{Short: "priority", get: vlanTags(true, func(t *layers.VLANTag) uint64 { return uint64(t.Priority) })},
+	own(vlan, &Field{Short: "id", get: vlanTags(true, func(t *layers.VLANTag) Value { return u(uint64(t.ID)) })},
+		&Field{Short: "priority", get: vlanTags(true, func(t *layers.VLANTag) Value { return u(uint64(t.Priority)) })},
+		&Field{Short: "dei", Kind: KindBool, get: vlanTags(true, func(t *layers.VLANTag) Value { return b(t.DEI) })},
+		// The same bit by 802.1Q-1998's name, Canonical Format
+		// Indicator: Wireshark 4.0 registers vlan.cfi but gives the bit
+		// that name only when its "802.1Q tag format" preference says
+		// 1998; by default (2011) the bit is vlan.dei, and vlan.cfi is in
+		// no frame. So here: a filter on it compiles, as in tshark, and
+		// selects what tshark selects.
+		&Field{Short: "cfi", Kind: KindBool, get: func(_ *Frame, dst []Value) []Value { return dst }},
 		// The EtherType after each tag, as tshark's vlan.etype: absent for
 		// a tag followed by an 802.3 length (1500 or less: its vlan.len).
 		&Field{Short: "etype", Hex: true, get: vlanEtype})
-	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"], wsByField["vlan.etype"]}
+	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"], wsByField["vlan.dei"], wsByField["vlan.etype"]}
 
 	// Linux cooked capture: Wireshark names the fields of SLL2 sll.* as
 	// well.
@@ -296,6 +354,11 @@ func init() {
 	wsByProto["ipv6"] = v6
 	wsNames = append(wsNames, WiresharkName{Name: "ipv6"})
 	own(v6, v6.Fields...)
+	for _, p := range ipv6ExtProtos() {
+		wsByProto[p.Name] = p
+		wsNames = append(wsNames, WiresharkName{Name: p.Name})
+		own(p, p.Fields...)
+	}
 
 	// UDP.
 	alias("udp.srcport", "udp.sport")
@@ -389,7 +452,19 @@ func init() {
 
 	// Frame metadata.
 	alias("frame.cap_len", "frame.caplen")
-	alias("frame.interface_id", "frame.interface")
+	// frame.interface_id is ours, frame.interface, but for a classic
+	// pcap, where Wireshark has no interface and gives none (ours is 0).
+	own(FrameProto, &Field{Short: "interface_id", get: func(f *Frame, dst []Value) []Value {
+		if f.Classic {
+			return dst
+		}
+		return append(dst, u(uint64(f.Interface)))
+	}}, &Field{Short: "interface_description", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
+		if f.IfDescription == "" {
+			return dst
+		}
+		return append(dst, Value{Kind: KindString, S: Escape(f.IfDescription)}) // for a terminal, as frame.comment
+	}})
 
 	sort.Slice(wsNames, func(i, j int) bool { return wsNames[i].Name < wsNames[j].Name })
 }
@@ -415,7 +490,7 @@ type TsharkStyle struct {
 // on the corpus; ipv6.tclass is an FT_UINT32 in 4.0.
 var tsharkHex = map[string]int{
 	"eth.type": 4, "ip.checksum": 4, "ip.dsfield": 2, "ip.flags": 2, "ip.id": 4, "udp.checksum": 4,
-	"ipv6.flow": 6, "ipv6.tclass": 8, "vlan.etype": 4, "ah.spi": 8, "esp.spi": 8,
+	"ipv6.flow": 6, "ipv6.tclass": 8, "ipv6.fraghdr.ident": 8, "vlan.etype": 4, "ah.spi": 8, "esp.spi": 8,
 	"infiniband.bth.destqp": 6, "infiniband.invariant.crc": 8, "infiniband.reth.r_key": 8, "infiniband.reth.va": 16,
 	"macc.cbfc.enbv": 4, "macc.opcode": 4,
 	"sll.etype": 4, "sll.ltype": 4,
@@ -486,6 +561,8 @@ var fieldBits = map[string]uint8{
 	"ip.version": 4, "ip.dscp": 6, "ip.ecn": 2, "ip.ttl": 8, "ip.proto": 8,
 	"ip.len": 16, "ip.id": 16, "ip.checksum": 16, "ip.dsfield": 8, "ip.dsfield.dscp": 6, "ip.dsfield.ecn": 2,
 	"ipv6.flow": 20, "ipv6.hlim": 8, "ipv6.nxt": 8, "ipv6.plen": 16, "ipv6.tclass": 8, "ipv6.tclass.dscp": 6, "ipv6.tclass.ecn": 2,
+	"ipv6.hopopts.nxt": 8, "ipv6.routing.nxt": 8, "ipv6.routing.type": 8, "ipv6.routing.segleft": 8,
+	"ipv6.fraghdr.nxt": 8, "ipv6.fraghdr.offset": 13, "ipv6.fraghdr.ident": 32, "ipv6.dstopts.nxt": 8,
 	"udp.sport": 16, "udp.dport": 16, "udp.port": 16, "udp.length": 16, "udp.checksum": 16,
 	"bth.opcode": 8, "bth.destqp": 24, "bth.psn": 24, "bth.pkey": 16, "bth.padcnt": 2, "bth.tver": 4, "bth.icrc": 32,
 	"reth.rkey": 32, "reth.dmalen": 32, "aeth.syndrome": 8, "aeth.msn": 24,

@@ -98,3 +98,83 @@ func TestAppendTsharkDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per run", n)
 	}
 }
+
+// TestWiresharkNamesValues: Wireshark's names of fields sfcdump decodes
+// (IPv6 extension headers, the address bits, the tag's DEI, the
+// interface) have tshark's values, a value per header or tag of the kind,
+// without tshark; TestTsharkNamesOfHeaders compares their text with it.
+func TestWiresharkNamesValues(t *testing.T) {
+	// RFC 8200's order (layers/testdata/ipv6ext): Hop-by-Hop, Destination
+	// Options, Routing (segment routing, 1 left), an atomic Fragment
+	// (ident 7), AH, Destination Options, then UDP.
+	rfc8200 := decodeFrame(mustHex(t, rfc8200Frame), len(mustHex(t, rfc8200Frame)), 0)
+	vlanDEI := decodeFrame(mustHex(t, vlanDEIFrame), len(mustHex(t, vlanDEIFrame)), 0)
+	text := func(f *Frame, name string) string {
+		var s []string
+		for _, v := range mustField(t, name).Values(f, nil) {
+			s = append(s, string(AppendValue(nil, v, false)))
+		}
+		return strings.Join(s, ",")
+	}
+	for _, tc := range []struct {
+		f          *Frame
+		name, want string
+	}{
+		{rfc8200, "ipv6.hopopts.nxt", "60"},
+		{rfc8200, "ipv6.dstopts.nxt", "43,17"},
+		{rfc8200, "ipv6.routing.type", "4"},
+		{rfc8200, "ipv6.routing.segleft", "1"},
+		{rfc8200, "ipv6.routing.nxt", "44"},
+		{rfc8200, "ipv6.fraghdr.nxt", "51"},
+		{rfc8200, "ipv6.fraghdr.offset", "0"},
+		{rfc8200, "ipv6.fraghdr.more", "false"},
+		{rfc8200, "ipv6.fraghdr.ident", "7"},
+		{rfc8200, "eth.dst.ig", "false"},
+		{rfc8200, "eth.src.lg", "true"},
+		{vlanDEI, "eth.dst.ig", "true"},
+		{vlanDEI, "eth.dst.lg", "false"},
+		{vlanDEI, "eth.src.ig", "false"},
+		{vlanDEI, "eth.src.lg", "true"},
+		{vlanDEI, "eth.ig", "true,false"},
+		{vlanDEI, "eth.lg", "false,true"},
+		{vlanDEI, "vlan.dei", "false,true"},
+		{vlanDEI, "vlan.cfi", ""},
+		{vlanDEI, "ipv6.fraghdr.ident", ""},
+	} {
+		if got := text(tc.f, tc.name); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"ipv6.hopopts": true, "ipv6.routing": true, "ipv6.fraghdr": true, "ipv6.dstopts": true} {
+		p, ok := LookupProto(name)
+		if !ok || p.Present(rfc8200) != want || p.Present(vlanDEI) {
+			t.Errorf("%s: known %v, present %v in RFC 8200's order, %v in a VLAN frame", name, ok, p != nil && p.Present(rfc8200), p != nil && p.Present(vlanDEI))
+		}
+	}
+	// A classic pcap has no interface; a pcapng's describes it or not.
+	vlanDEI.Interface, vlanDEI.IfDescription = 2, "rack\x1b7"
+	if got := text(vlanDEI, "frame.interface_id") + " " + text(vlanDEI, "frame.interface_description"); got != `2 rack\x1b7` {
+		t.Errorf("pcapng: frame.interface_id and description %q", got)
+	}
+	vlanDEI.Classic, vlanDEI.Interface, vlanDEI.IfDescription = true, 0, ""
+	if got := text(vlanDEI, "frame.interface_id") + text(vlanDEI, "frame.interface_description"); got != "" || text(vlanDEI, "frame.interface") != "0" {
+		t.Errorf("classic pcap: frame.interface_id and description %q, frame.interface %s", got, text(vlanDEI, "frame.interface"))
+	}
+}
+
+const (
+	rfc8200Frame = "02000000000202000000000186dd6680000000880040fd000000000000000000000000000001fd0000000000000000000000000000023c000104000000002b000104000000002c04040101000000fd000000000000000000000000000002fd00000000000000000000000000000933000000000000073c0400000000123400000009aaaaaaaaaaaaaaaaaaaaaaaa1100010400000000c00012b7002800008100ffff4000abcd00000000000000000000000000000000000000000f7de6f4"
+	// QinQ to a multicast group from a locally administered address: an
+	// outer tag without DEI, an inner one with (TCI 0x1014).
+	vlanDEIFrame = "01005e000001 020000000009 8100 0064 8100 1014 0800 45000020000100004011 0000 0a0000010a000002 c0000fa0000c0000 61626364"
+)
+
+// TestTsharkNamesOfHeaders: the Wireshark names of the IPv6 extension
+// headers, the address bits and the tag's DEI print as tshark -T fields
+// prints them.
+func TestTsharkNamesOfHeaders(t *testing.T) {
+	tsharkSame(t, []string{"ipv6.hopopts.nxt", "ipv6.dstopts.nxt", "ipv6.routing.type", "ipv6.routing.segleft", "ipv6.routing.nxt",
+		"ipv6.fraghdr.nxt", "ipv6.fraghdr.offset", "ipv6.fraghdr.more", "ipv6.fraghdr.ident",
+		"eth.dst.ig", "eth.dst.lg", "eth.src.ig", "eth.src.lg", "eth.ig", "eth.lg", "vlan.dei", "vlan.cfi"},
+		mustHex(t, rfc8200Frame), mustHex(t, vlanDEIFrame))
+}

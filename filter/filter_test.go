@@ -475,6 +475,23 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
+// TestEmpty: a filter of only spaces, tabs and line ends is no filter to
+// tshark (-Y " " shows every frame), which callers learn from Empty;
+// Compile refuses it (TestInvalid) and anything else is not empty.
+func TestEmpty(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"": true, " ": true, "\t": true, " \n\t ": true,
+		"bts": false, " bts ": false, "()": false, `"`: false, "\"\"": false, "!": false,
+	} {
+		if got := filter.Empty(expr); got != want {
+			t.Errorf("Empty(%q) = %v, want %v", expr, got, want)
+		}
+		if _, err := filter.Compile(expr); want && err == nil {
+			t.Errorf("Compile(%q) takes an empty filter", expr)
+		}
+	}
+}
+
 func TestMatchDoesNotAllocate(t *testing.T) {
 	frames := decoded(t, sample.Frames())
 	f := filter.MustCompile("(bts.pause_us > 10 && flow.src == 10.0.0.0/8) || fgcredit.credits == 1078 || bts.quote contains 12:b7 || cim.sa == 02:00:00:00:00:01 || bts.origin == cache")

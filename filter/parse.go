@@ -16,8 +16,8 @@ import (
 	"github.com/opensfc/sfc/dissect"
 )
 
-// Compile parses and checks expr. An empty expression is an error: callers
-// that make the filter optional test for "" themselves.
+// Compile parses and checks expr. An empty expression (Empty) is an error:
+// callers that make the filter optional test Empty themselves.
 func Compile(expr string) (*Filter, error) {
 	toks, err := lex(expr)
 	if err != nil {
@@ -38,6 +38,14 @@ func Compile(expr string) (*Filter, error) {
 		return nil, p.errAt(t, fmt.Sprintf("unexpected %s after a complete expression (missing && or ||?)", t.describe()))
 	}
 	return &Filter{expr: expr, root: root}, nil
+}
+
+// Empty reports whether expr has nothing but spaces, tabs and line ends
+// in it ("", " "): tshark takes such a -Y as no filter at all, where
+// Compile refuses it.
+func Empty(expr string) bool {
+	toks, err := lex(expr)
+	return err == nil && len(toks) == 1 // only tEOF
 }
 
 // MustCompile is Compile for expressions fixed in source code; it panics

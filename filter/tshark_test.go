@@ -42,6 +42,20 @@ var differential = []string{
 	"eth.src[0:1,5] == 02:01",
 	"eth.addr == 02:00:00:00:00:02",
 	"eth.type in {0x0800, 0x86dd}",
+	// The I/G (group) and U/L (locally administered) bits of the
+	// addresses: booleans, present in every Ethernet frame.
+	"eth.dst.ig == 1",
+	"eth.dst.ig != 1",
+	"eth.dst.ig && eth.type == 0x8808",
+	"eth.dst.lg == 0",
+	"eth.dst.lg != 0",
+	"eth.src.ig == 0 && eth.dst.ig == 1",
+	"eth.src.lg == 1 && eth.dst.lg == 0",
+	"eth.ig == 1",
+	"eth.ig != 1",
+	"eth.lg == 0",
+	"all eth.lg == 1",
+	"eth.ig && !ipv6",
 	"eth.type & 0x0f00 == 0x0600",
 	"eth.type bitwise_and 0x0100",
 	"eth.dst[0] & 1", // bit tests on octets: slices, byte strings, MACs
@@ -86,6 +100,7 @@ var differential = []string{
 	"ipv6.tclass.dscp == 26 || ipv6.tclass.ecn == 3",
 	"ipv6.flow == 0",
 	"ipv6.src[15] == 01",
+	"ipv6 && !ipv6.fraghdr && !ipv6.routing && !ipv6.hopopts && !ipv6.dstopts",
 	// UDP.
 	"udp.dstport == 4791",
 	"udp.srcport in {49152..65535}",
@@ -175,6 +190,9 @@ var differential = []string{
 	"any count(ip.addr) == 2",
 	"count(udp) == 1",
 	"count(vlan) == 1",
+	"vlan.dei == 0",
+	"vlan.dei != 1 && udp",
+	"vlan.dei && !vlan.cfi",
 	"count(frame) == 1 && count(infiniband) == 1",
 }
 
@@ -202,12 +220,25 @@ func corpusCapture(t *testing.T, perCapture int) (string, []*dissect.Frame) {
 // tsharkSelect reads it: frame N at second N, then one more two seconds
 // after the last; it returns its path and the frames kept, decoded.
 func statCapture(t *testing.T, files []string, limit func(file string) int, keep func(file string, df *dissect.Frame) bool) (string, []*dissect.Frame) {
+	return statCaptureOn(t, nil, files, limit, keep)
+}
+
+// statCaptureOn is statCapture on the interfaces ifs (none: one Ethernet
+// interface that says nothing): the k-th frame kept goes on interface
+// k mod len(ifs), and its frame knows the interface's number, name and
+// description, as sfcdump read gives them.
+func statCaptureOn(t *testing.T, ifs []pcapio.Interface, files []string, limit func(file string) int, keep func(file string, df *dissect.Frame) bool) (string, []*dissect.Frame) {
 	path := filepath.Join(t.TempDir(), "frames.pcapng")
 	out, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := pcapio.NewWriter(out)
+	var w *pcapio.Writer
+	if len(ifs) == 0 {
+		w, err = pcapio.NewWriter(out)
+	} else {
+		w, err = pcapio.NewWriterInterfaces(out, ifs...)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +272,11 @@ func statCapture(t *testing.T, files []string, limit func(file string) int, keep
 			}
 			// Frame N at second N, for tshark's io,stat.
 			df.Time = time.Unix(int64(df.Number), 0)
-			if err := w.Write(0, df.Time, data, fr.Len); err != nil {
+			if len(ifs) > 0 {
+				df.Interface = len(frames) % len(ifs)
+				df.IfName, df.IfDescription = ifs[df.Interface].Name, ifs[df.Interface].Description
+			}
+			if err := w.Write(df.Interface, df.Time, data, fr.Len); err != nil {
 				t.Fatal(err)
 			}
 			frames = append(frames, df)
@@ -402,13 +437,22 @@ func TestTsharkFields(t *testing.T) {
 		"ip.ttl":                   v6,
 		"ip.proto":                 v6,
 	}
+	sameFields(t, bin, path, frames, 1, names, skip)
+}
+
+// sameFields prints the fields names of frames, the frames of the
+// capture at path (which has extra frames more after them), as sfcdump
+// -T fields does, and compares the text with tshark -T fields on the
+// capture, frame by frame, but for the fields skip skips in a frame.
+func sameFields(t *testing.T, bin, path string, frames []*dissect.Frame, extra int, names []string, skip map[string]func(fr *dissect.Frame) bool) {
+	t.Helper()
 	args := []string{"-n", "-r", path, "-T", "fields"}
 	for _, n := range names {
 		args = append(args, "-e", n)
 	}
 	lines := strings.Split(strings.TrimSuffix(tshark(t, bin, args...), "\n"), "\n")
-	if len(lines) != len(frames)+1 {
-		t.Fatalf("tshark printed %d lines for %d frames", len(lines), len(frames)+1)
+	if len(lines) != len(frames)+extra {
+		t.Fatalf("tshark printed %d lines for %d frames", len(lines), len(frames)+extra)
 	}
 	bad := 0
 	for i, fr := range frames {
