@@ -95,6 +95,9 @@ type source struct {
 	base   int
 	name   string
 	showIf bool // print the interface column
+	// classic: a classic pcap, which has no interfaces (no
+	// frame.interface_id, as in tshark).
+	classic bool
 	// ifName returns the name of interface i ("" when unnamed).
 	ifName func(i int) string
 	names  []string // cached ifName results escaped for the terminal, "if<N>" for unnamed
@@ -184,10 +187,11 @@ type view struct {
 	first time.Time
 	// prev is the time of the last frame with a time read before the run
 	// (frame.time_delta of its first frame).
-	prev   time.Time
-	showIf bool
-	names  []string
-	speeds []uint64
+	prev    time.Time
+	showIf  bool
+	classic bool // source.classic
+	names   []string
+	speeds  []uint64
 	// raw are the interfaces' names as the capture has them and known
 	// their speeds that -w records (source.knownSpeed).
 	raw   []string
@@ -287,7 +291,7 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 			}
 		}
 	}
-	if o.filter != "" {
+	if !filter.Empty(o.filter) { // only spaces: no filter, as tshark's
 		f, err := filter.Compile(o.filter)
 		if err != nil {
 			var se *filter.SyntaxError
@@ -515,7 +519,7 @@ func (pr *printer) view(src *source, iface int) view {
 	}
 	// A snapshot: the source's slices only grow, by appending, so the
 	// writer reads them without racing the reader.
-	return view{first: pr.first, showIf: src.showIf, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known,
+	return view{first: pr.first, showIf: src.showIf, classic: src.classic, names: src.names, speeds: src.speeds, raw: src.raw, known: src.known,
 		outs: src.outs, base: src.base}
 }
 
@@ -571,6 +575,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 		f.IfName = v.names[fr.Interface] // escaped; none for an unnamed one
 	}
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
+	f.IfDescription, f.Classic = v.outs[fr.Interface].Description, v.classic
 	f.Err = decodeFrame(fm.p, fr)
 	if fm.flt != nil && !fm.flt.Match(f) {
 		return buf, false

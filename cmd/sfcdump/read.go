@@ -210,7 +210,7 @@ func readOne(pr *printer, index int, file string) error {
 		}
 	}()
 	pr.opened++
-	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(),
+	src := &source{index: index, base: pr.readSoFar, name: r.Name(), showIf: r.IsPcapng(), classic: !r.IsPcapng(),
 		ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed },
 		ifOut: r.Interface, section: r.Section()}
 	if r.NInterfaces() > 0 {

@@ -99,7 +99,7 @@ var errInterrupted = errors.New("interrupted")
 
 func newScanner(o *scanOptions, errOut io.Writer) (*scanner, error) {
 	s := &scanner{o: o, p: layers.NewParser(), errOut: errOut}
-	if o.filter != "" {
+	if !filter.Empty(o.filter) { // only spaces: no filter, as tshark's
 		f, err := filter.Compile(o.filter)
 		if err != nil {
 			var se *filter.SyntaxError
@@ -186,6 +186,8 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 	}()
 	src := &source{name: r.Name(), ifName: func(i int) string { return r.Interface(i).Name }, ifSpeed: func(i int) uint64 { return r.Interface(i).Speed }}
 	var speeds []uint64
+	var descs []string // the interfaces' if_description, beside speeds
+	classic := !r.IsPcapng()
 	_, size := r.Progress()
 	show := s.o.progress == "always" || s.o.progress == "auto" && size > 64<<20 && isTerminal(s.errOut)
 	var lastShow time.Time
@@ -232,10 +234,11 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 		for len(speeds) <= fr.Interface {
 			i := len(speeds)
 			speeds = append(speeds, src.speedOf(s.speeds, i))
+			descs = append(descs, r.Interface(i).Description)
 		}
 		f := &s.frame
 		*f = dissect.Frame{Number: s.base + fr.Number, Time: fr.Time, Interface: fr.Interface, Len: fr.Len,
-			CapLen: len(fr.Data), P: s.p, LinkBPS: speeds[fr.Interface]}
+			CapLen: len(fr.Data), P: s.p, LinkBPS: speeds[fr.Interface], Classic: classic, IfDescription: descs[fr.Interface]}
 		f.Err = decodeFrame(s.p, fr)
 		if s.flt != nil && !s.flt.Match(f) {
 			continue

@@ -3,12 +3,20 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
-
-	"github.com/opensfc/sfc/internal/tsharktest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	glayers "github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/opensfc/sfc/internal/tsharktest"
+	"github.com/opensfc/sfc/pcapio"
 )
 
 // TestWiresharkFilters: read -Y takes Wireshark's syntax and field names,
@@ -105,4 +113,49 @@ func clipLines(s string) string {
 		l = append(l[:6], "...\n")
 	}
 	return strings.Join(l, "")
+}
+
+// TestInterfaceFieldsTshark: frame.interface_id is absent for a classic
+// pcap (no interfaces) and frame.interface_description is the pcapng
+// if_description, in read and stats as in tshark; a filter of only spaces
+// is no filter, as tshark takes it.
+func TestInterfaceFieldsTshark(t *testing.T) {
+	bin := tsharktest.Path(t)
+	frames := loadFrames(t, sampleCap)
+	dir := t.TempDir()
+	classic, ng := filepath.Join(dir, "c.pcap"), filepath.Join(dir, "d.pcapng")
+	f, _ := os.Create(classic)
+	pw := pcapgo.NewWriter(f)
+	pw.WriteFileHeader(65535, glayers.LinkTypeEthernet)
+	g, _ := os.Create(ng)
+	nw, err := pcapio.NewWriterInterfaces(g, pcapio.Interface{Name: "p0", LinkType: 1, Description: "uplink to spine 1"},
+		pcapio.Interface{Name: "p1", LinkType: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, fr := range frames {
+		ts := time.Unix(1_700_000_000, int64(i)*1000)
+		pw.WritePacket(gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(fr.Data), Length: len(fr.Data)}, fr.Data)
+		nw.Write(i%2, ts, fr.Data, len(fr.Data))
+	}
+	nw.Flush()
+	f.Close()
+	g.Close()
+	fields := []string{"-T", "fields", "-e", "frame.number", "-e", "frame.interface_id", "-e", "frame.interface_description"}
+	for _, in := range []string{classic, ng} {
+		for _, flt := range []string{" ", "frame.interface_id == 0", "frame.interface_id", `frame.interface_description contains "spine"`, "!frame.interface_description"} {
+			ours, errs, code := sfcdump(t, append(append([]string{"read"}, fields...), "-Y", flt, in)...)
+			theirs, err := exec.Command(bin, append([]string{"-r", in, "-Y", flt}, fields...)...).Output()
+			if err != nil || code != 0 {
+				t.Fatalf("%s -Y %q: tshark %v, sfcdump %d %s", filepath.Base(in), flt, err, code, errs)
+			}
+			if ours != string(theirs) {
+				t.Errorf("%s -Y %q:\nsfcdump:\n%s\ntshark:\n%s", filepath.Base(in), flt, clipLines(ours), clipLines(string(theirs)))
+			}
+			want := strings.Count(ours, "\n")
+			if out, errs, code := sfcdump(t, "stats", "-Y", flt, in); code != 0 || !strings.HasPrefix(out, "Frames: "+strconv.Itoa(want)+" ") {
+				t.Errorf("stats %s -Y %q: exit %d, %s; want %d frames\n%s", filepath.Base(in), flt, code, errs, want, clipLines(out))
+			}
+		}
+	}
 }
