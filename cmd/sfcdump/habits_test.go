@@ -1174,3 +1174,25 @@ func TestTimelineInterrupted(t *testing.T) {
 		t.Errorf("picture: %d octets, %v\nstdout:\n%s\nstderr: %q", len(svg), err, text, errs)
 	}
 }
+
+// fullWriter fails every write as a full disk does (/dev/full).
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+}
+
+// TestStdoutWriteFailureExits1: a command whose standard output cannot be
+// written exits 1 and says so, also where it prints a text it does not
+// check (help, lists, the rules); it exited 0 with the output lost.
+func TestStdoutWriteFailureExits1(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"read", "--help"}, {"conform", "rules"}, {"conform", "scenario", "list"}, {"--version"},
+		{"read", sampleCap}, {"stats", sampleCap}, {"read", "-T", "json", sampleCap}, {"completion", "bash"},
+	} {
+		var errb bytes.Buffer
+		if code := run(args, fullWriter{}, &errb); code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

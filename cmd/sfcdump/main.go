@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -40,10 +41,14 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	out := &stdoutWriter{w: stdout}
+	root.SetOut(out)
 	root.SetErr(stderr)
 	initDefaultCommands(root)
 	err := root.Execute()
+	if err == nil && out.failed() != nil {
+		err = &exitError{1, fmt.Errorf("standard output: %w", out.failed())}
+	}
 	if err == nil {
 		return 0
 	}
@@ -58,6 +63,54 @@ func run(args []string, stdout, stderr io.Writer) int {
 		report(stderr, err)
 	}
 	return code
+}
+
+// stdoutWriter is standard output as the commands write it. It keeps the
+// first write error, so that a command whose output was lost (a full
+// disk, /dev/full) exits 1 even where it did not look at a write's error
+// (a help text, a list, a summary line); File gives the file it wraps to
+// what asks whether standard output is a terminal or one of the inputs.
+type stdoutWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (s *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+	return n, err
+}
+
+// File returns the *os.File written to, nil when it is not one.
+func (s *stdoutWriter) File() *os.File {
+	f, _ := s.w.(*os.File)
+	return f
+}
+
+// failed returns the first write error, nil when every write succeeded.
+func (s *stdoutWriter) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// fileOf returns the *os.File behind w (standard output as stdoutWriter
+// wraps it, or a file itself), nil when there is none.
+func fileOf(w io.Writer) *os.File {
+	switch f := w.(type) {
+	case *os.File:
+		return f
+	case interface{ File() *os.File }:
+		return f.File()
+	}
+	return nil
 }
 
 // isUsageError reports whether cobra rejected the command line.

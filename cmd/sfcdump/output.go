@@ -345,8 +345,7 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	}
 	if o.write != "" {
 		pr.outPath = o.write
-		stdoutFile, _ := stdout.(*os.File)
-		if err := atomicfile.CheckNotInputStdio(o.write, stdoutFile, os.Stdin, inputs...); err != nil {
+		if err := atomicfile.CheckNotInputStdio(o.write, fileOf(stdout), os.Stdin, inputs...); err != nil {
 			return nil, usagef("-w: %w", err)
 		}
 		if o.write == "-" {

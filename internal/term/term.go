@@ -12,10 +12,15 @@ import (
 
 // IsTerminal reports whether w is a terminal: a character device that
 // answers the terminal's own query (a termios ioctl; GetConsoleMode on
-// Windows). /dev/null and other character devices are not terminals.
+// Windows). /dev/null and other character devices are not terminals. A
+// writer with a File method (sfcdump's standard output, which wraps the
+// file) is asked about that file.
 func IsTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ File() *os.File }); ok {
+		w = u.File() // a writer that wraps a file: sfcdump's standard output
+	}
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || f == nil {
 		return false
 	}
 	st, err := f.Stat()
