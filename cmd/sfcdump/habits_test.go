@@ -1196,3 +1196,14 @@ func TestStdoutWriteFailureExits1(t *testing.T) {
 		}
 	}
 }
+
+// TestNumericFlag: tcpdump's -n and -nn (and -nnr FILE, its usual
+// spelling) are taken and change nothing: sfcdump never resolves names.
+func TestNumericFlag(t *testing.T) {
+	want, _, _ := sfcdump(t, "read", sampleCap)
+	for _, args := range [][]string{{"read", "-nnr", sampleCap}, {"read", "-n", sampleCap}, {"read", "-nn", "-r", sampleCap}} {
+		if out, errs, code := sfcdump(t, args...); code != 0 || out != want {
+			t.Errorf("%v: exit %d, stderr %q, output differs: %v", args, code, errs, out != want)
+		}
+	}
+}

@@ -29,6 +29,7 @@ import (
 // outputOptions are the flags read and capture share.
 type outputOptions struct {
 	count   int
+	numeric int // -n, -nn: names are never resolved anyway
 	filter  string
 	verbose bool
 	hex     bool
@@ -58,6 +59,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (with their comments, flags and interfaces as the capture describes them); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
+	f.CountVarP(&o.numeric, "numeric", "n", "taken for tcpdump's and tshark's -n and -nn (as in -nnr FILE): addresses and ports are always printed as numbers")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO, PROTO one of bts, postcard, cim, bth (roce) (repeatable)")
 	f.Var(&speedFlag{&o.linkSpeed, "link-speed"}, "link-speed", "link speed for quanta-to-time: SPEED for every interface or IFACE=SPEED (name or index), e.g. 100G, port1=25G (repeatable; default 100G)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "fields"}, cobra.ShellCompDirectiveNoFileComp))
