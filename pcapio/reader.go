@@ -282,6 +282,7 @@ type Reader struct {
 	recHdr  int    // octets of a record header: 16, or 24 in modified pcap
 	snaplen uint32
 	link    layers.LinkType
+	fcslen  int // from the link type field's high bits; -1 when not said
 	// pcapng: the interfaces of every section read so far, numbered
 	// across the file (Frame.Interface); the current section's are
 	// ifaces[secBase:], and sections counts the section headers read.
@@ -477,16 +478,28 @@ func (r *Reader) openPcap() error {
 	if v := r.u16(h[4:]); v != 2 {
 		return fmt.Errorf("unknown major version %d", v)
 	}
-	if v := r.u16(h[6:]); v != 4 {
+	// 2.4 since libpcap 0.4; 2.2 and 2.3 are older libpcaps' and read the
+	// same (libpcap and Wireshark read them; 2.3's that swapped the two
+	// lengths show as a captured length past the original, flagged).
+	if v := r.u16(h[6:]); v < 2 || v > 4 {
 		return fmt.Errorf("unknown minor version %d", v)
 	}
 	r.snaplen = r.u32(h[16:])
-	r.link = layers.LinkType(r.u32(h[20:]))
+	// The link type is the field's low 16 bits. Above them the pcap
+	// format (and libpcap's LT_FCS_LENGTH_PRESENT, LT_FCS_LENGTH) keeps
+	// bits 16-25 reserved, bit 26 saying that bits 28-31 give the frames'
+	// FCS length in 16-bit units; as libpcap and Wireshark do, the
+	// reserved bits are not held against the file.
+	raw := r.u32(h[20:])
+	r.link, r.fcslen = layers.LinkType(raw&0xffff), -1
+	if raw&0x04000000 != 0 {
+		r.fcslen = int(raw>>28) * 2
+	}
 	r.pos += 24
-	if raw := r.u32(h[20:]); raw > 0xffff || !SupportedLink(r.link) {
+	if !SupportedLink(r.link) {
 		name := r.link.String()
-		if raw > 0xffff || strings.HasPrefix(name, "Unknown") {
-			name = "number " + strconv.FormatUint(uint64(raw), 10)
+		if strings.HasPrefix(name, "Unknown") {
+			name = "number " + strconv.FormatUint(uint64(raw&0xffff), 10)
 		}
 		return fmt.Errorf("interface 0: %w %s (want Ethernet, Linux SLL or SLL2, or raw IP)", ErrLinkType, name)
 	}
@@ -560,7 +573,7 @@ func (r *Reader) NInterfaces() int {
 // Frame.Interface; the zero Interface when there is no interface i (yet).
 func (r *Reader) Interface(i int) Interface {
 	if !r.ng {
-		return Interface{LinkType: r.link, SnapLen: r.snaplen, Resolution: int64(max(r.fracNS, 1)), FCSLen: -1}
+		return Interface{LinkType: r.link, SnapLen: r.snaplen, Resolution: int64(max(r.fracNS, 1)), FCSLen: r.fcslen}
 	}
 	if i < 0 || i >= len(r.ifaces) {
 		return Interface{}

@@ -562,7 +562,7 @@ func TestReaderErrors(t *testing.T) {
 		{name: "20 MiB packet block", data: bigPacket.buf, lastGood: 0, err: "pcapng packet block: length 20971520, more than 17825792 octets"},
 		{name: "option past the block", data: optPast.buf, open: "x: interface 0: option 2 of 200 octets runs past the block"},
 		{name: "if_speed of 4 octets", data: speed4.buf, open: "x: interface 0: if_speed option of 4 octets, want 8"},
-		{name: "link type 0xFFFFFFFF", data: linkHuge, open: "x: interface 0: unsupported link type number 4294967295"},
+		{name: "link type 0xFFFFFFFF", data: linkHuge, open: "x: interface 0: unsupported link type number 65535"}, // the low 16 bits
 		{name: "pcap header cut", data: pc[:10], open: "x: the pcap file header is cut short (10 of its 24 octets)"},
 	} {
 		r, err := NewReader("x", bytes.NewReader(c.data))
@@ -1073,5 +1073,63 @@ func TestMetadataBudget(t *testing.T) {
 	}
 	if r.Interface(1).Comment != comment {
 		t.Error("the first interface's comment was cut")
+	}
+}
+
+// TestPcapLinkTypeHighBits: a classic pcap's link type is the field's low
+// 16 bits; bit 26 says that bits 28-31 give the FCS length in 16-bit
+// units (libpcap's LT_FCS_LENGTH_PRESENT and LT_FCS_LENGTH), and the bits
+// between are not held against the file, as libpcap and Wireshark read
+// it: Ethernet with 0x50000001 (no FCS said) or 0x24000001 (4 octets)
+// was "unsupported link type".
+func TestPcapLinkTypeHighBits(t *testing.T) {
+	for _, c := range []struct {
+		field uint32
+		fcs   int
+	}{{1, -1}, {0x50000001, -1}, {0x24000001, 4}, {0x04000001, 0}, {0xF4000001, 30}, {0x00FF0001, -1}} {
+		data := pcapCaptures()["pcap-nanos=false"]
+		if data == nil {
+			t.Fatal("no pcap-nanos=false capture")
+		}
+		data = bytes.Clone(data)
+		binary.LittleEndian.PutUint32(data[20:], c.field)
+		r, err := NewReader("x", bytes.NewReader(data))
+		if err != nil {
+			t.Errorf("%#x: %v", c.field, err)
+			continue
+		}
+		if in := r.Interface(0); in.LinkType != layers.LinkTypeEthernet || in.FCSLen != c.fcs {
+			t.Errorf("%#x: link type %v, FCS length %d; want Ethernet, %d", c.field, in.LinkType, in.FCSLen, c.fcs)
+		}
+		if _, err := r.Next(); err != nil {
+			t.Errorf("%#x: first frame: %v", c.field, err)
+		}
+	}
+}
+
+// TestPcapOlderMinorVersions: classic pcap 2.2 and 2.3 (older libpcaps')
+// read as 2.4, as libpcap and tshark read them; 2.1 and 2.5 are refused.
+func TestPcapOlderMinorVersions(t *testing.T) {
+	for minor, ok := range map[uint16]bool{1: false, 2: true, 3: true, 4: true, 5: false} {
+		data := bytes.Clone(pcapCaptures()["pcap-nanos=false"])
+		binary.LittleEndian.PutUint16(data[6:], minor)
+		r, err := NewReader("x", bytes.NewReader(data))
+		if !ok {
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("unknown minor version %d", minor)) {
+				t.Errorf("2.%d: %v, want refused", minor, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("2.%d: %v", minor, err)
+			continue
+		}
+		n := 0
+		for _, err := r.Next(); err == nil; _, err = r.Next() {
+			n++
+		}
+		if n != 40 {
+			t.Errorf("2.%d: %d frames, want 40", minor, n)
+		}
 	}
 }
