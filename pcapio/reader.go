@@ -795,6 +795,11 @@ func (r *Reader) Next() (*Frame, error) {
 // fail turns a parse error into what Next and ReadBatch return, and keeps
 // it for the calls after.
 func (r *Reader) fail(err error) error {
+	if err == io.ErrUnexpectedEOF && r.count != nil && r.compressed == "" {
+		// Where the record cut short starts: what was read of the file
+		// less what is still unparsed.
+		err = fmt.Errorf("the record at octet %d is cut short: %w", r.count.n-int64(r.end-r.pos), err)
+	}
 	if err != io.EOF {
 		err = &FrameError{File: r.name, LastGood: r.n, Err: err, Compressed: r.compressed}
 	}

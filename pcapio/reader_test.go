@@ -1133,3 +1133,48 @@ func TestPcapOlderMinorVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestCutRecordOffset: a capture that ends in the middle of a record
+// names the octet where that record starts, read frame by frame (Next)
+// or in batches (ReadBatch), classic pcap and pcapng.
+func TestCutRecordOffset(t *testing.T) {
+	sample, err := os.ReadFile(filepath.Join("..", "pcaps", "sample.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		next func(b []byte) int // the length of the record that b starts with
+		off  int                // where the first record starts
+	}{
+		{"pcap", pcapCaptures()["pcap-nanos=false"], func(b []byte) int { return 16 + int(binary.LittleEndian.Uint32(b[8:])) }, 24},
+		{"pcapng", sample, func(b []byte) int { return int(binary.LittleEndian.Uint32(b[4:])) }, 0},
+	} {
+		last := c.off
+		for o := c.off; o < len(c.data); o += c.next(c.data[o:]) {
+			last = o
+		}
+		path := filepath.Join(t.TempDir(), "cut")
+		os.WriteFile(path, c.data[:last+5], 0o644)
+		want := fmt.Sprintf("the record at octet %d is cut short: unexpected EOF", last)
+		for _, batch := range []bool{false, true} {
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b Batch
+			for err == nil {
+				if batch {
+					err = r.ReadBatch(&b, 7)
+				} else {
+					_, err = r.Next()
+				}
+			}
+			r.Close()
+			if !strings.Contains(fmt.Sprint(err), want) {
+				t.Errorf("%s, batches %v: %v; want %q", c.name, batch, err, want)
+			}
+		}
+	}
+}

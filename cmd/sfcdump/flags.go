@@ -146,8 +146,11 @@ func parseSpeed(s string) (uint64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	// !(v*mult >= 1) also refuses NaN, which compares false with anything.
-	if err != nil || !(v*mult >= 1) || v*mult > 1e15 {
+	if err != nil || !(v*mult >= 1) {
 		return 0, fmt.Errorf("%q is not a link speed like 100G, 25G or 400M", s)
+	}
+	if v*mult > 1e15 {
+		return 0, fmt.Errorf("%q is above 1000T, the fastest link speed taken", s)
 	}
 	if v*mult < 1e6 {
 		// A number without a unit is bit/s: "100" meant 100G more often

@@ -310,6 +310,14 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 		if len(o.fields) == 0 {
 			return nil, &exitError{2, errors.New("-T fields needs at least one -e FIELD")}
 		}
+		// As with -q: a flag that says how frames are printed, where
+		// it cannot change what is printed, is a usage error.
+		if o.verbose {
+			return nil, usagef("-V has no effect: -T fields prints the -e fields, one line per frame")
+		}
+		if o.hex {
+			return nil, usagef("-x has no effect: -T fields prints the -e fields, one line per frame")
+		}
 		for _, name := range o.fields {
 			fd, ok := dissect.LookupField(name)
 			if !ok {
