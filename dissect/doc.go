@@ -21,9 +21,13 @@
 // esp.sequence) and udp (sport, dport), so filters can name the outer
 // headers.
 // pause.pause_ns and pfc.pause_ns_c0..c7 give the pause time at the
-// frame's link speed. A frame cut short (CutOf) leaves out the fields past
-// the cut: null in JSON; a frame of a version its layer does not know (BTS,
-// postcard, CIM, BFC, Floodgate) leaves out every field but the version.
+// frame's link speed (pfc.pause_ns_cN only for a class whose enable bit is
+// set: another class's time does not count; pfc.time_cN is the raw
+// field). A frame cut short (CutOf) leaves out the fields past the cut:
+// null in JSON; a frame of a version its layer does not know (BTS,
+// postcard, CIM, BFC, Floodgate) leaves out every field but the version
+// (a quote of an IP version other than 4 or 6 is the quote's error
+// only: the fields before it stay).
 // Floodgate entries
 // are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
 // fgpause.pause_us, one value per entry; JSON nests them as "entries".

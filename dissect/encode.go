@@ -378,8 +378,11 @@ func FrameWarnings(f *Frame) []string {
 	}
 	for i := range f.P.Decoded {
 		proto, w := layerWarnings(f, i)
-		for _, s := range w.List() {
-			out = append(out, proto+": "+s)
+		for bit := 0; w != 0; bit++ {
+			if w&1 != 0 {
+				out = append(out, string(appendWarning(nil, f, i, proto, bit)))
+			}
+			w >>= 1
 		}
 	}
 	return out

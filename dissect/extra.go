@@ -167,9 +167,11 @@ func layerWarnings(f *Frame, i int) (string, layers.Warnings) {
 	case glayers.LayerTypeIPSecESP:
 		return "esp", p.ESP.Warnings
 	case glayers.LayerTypeIPv4:
+		w := p.IPv4.Warnings
 		if lengthLies(f, decIPv4) {
-			return "ip", layers.WarnLength
+			w |= layers.WarnLength
 		}
+		return "ip", w
 	case glayers.LayerTypeIPv6:
 		if lengthLies(f, decIPv6) {
 			return "ipv6", layers.WarnLength
@@ -243,15 +245,35 @@ func AppendWarnings(dst []byte, f *Frame, pre, post string) []byte {
 		for bit := 0; w != 0; bit++ {
 			if w&1 != 0 {
 				dst = append(dst, pre...)
-				dst = append(dst, proto...)
-				dst = append(dst, ": "...)
-				dst = append(dst, warnText[bit]...)
+				dst = appendWarning(dst, f, i, proto, bit)
 				dst = append(dst, post...)
 			}
 			w >>= 1
 		}
 	}
 	return dst
+}
+
+// appendWarning appends warning bit of decoded layer i of f, whose
+// protocol is proto, as "proto: text". A malformed option
+// (layers.WarnOption) names the option and its offset.
+func appendWarning(dst []byte, f *Frame, i int, proto string, bit int) []byte {
+	dst = append(dst, proto...)
+	dst = append(dst, ": "...)
+	if layers.Warnings(1<<bit) == layers.WarnOption {
+		var o *layers.OptionFault
+		switch f.P.Decoded[i] {
+		case glayers.LayerTypeIPv4:
+			o = &f.P.IPv4.Option
+		case layers.LayerTypeIPv6Ext:
+			o = &f.P.IPv6Ext.Option
+		}
+		if o != nil {
+			dst = append(dst, "malformed "...)
+			return o.AppendText(dst)
+		}
+	}
+	return append(dst, warnText[bit]...)
 }
 
 // QuantaNS returns the duration of quanta pause quanta at a link of bps

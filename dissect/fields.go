@@ -714,10 +714,12 @@ func pfcFields() []*Field {
 			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
 	}
 	// The pause each class time asks for at the frame's link speed
-	// (1 quantum = 512 bit times), absent when the speed is unknown.
+	// (1 quantum = 512 bit times), absent when the speed is unknown, and
+	// for a class whose enable bit is clear: its time does not count
+	// (wire.md §2; time_cN keeps the raw field, as tshark shows it).
 	for i := 0; i < 8; i++ {
 		fs = append(fs, &Field{Short: "pause_ns_c" + string(rune('0'+i)), get: func(f *Frame, dst []Value) []Value {
-			if f.LinkBPS == 0 {
+			if f.LinkBPS == 0 || !f.P.PFC.Enabled(i) {
 				return dst
 			}
 			return append(dst, u(QuantaNS(uint64(f.P.PFC.Times[i]), f.LinkBPS)))

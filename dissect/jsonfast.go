@@ -248,9 +248,21 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = AppendUint(dst, uint64(m.EnableVector))
 	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
 	dst = appendPFCClasses(dst, &m.Times, &pfcTimeKeys, &pfcTimeZeros, 0)
-	if f.LinkBPS != 0 {
-		dst = appendPFCClasses(dst, &m.Times, &pfcPauseKeys, &pfcPauseZeros, f.LinkBPS)
+	if f.LinkBPS == 0 {
+		return dst, true
 	}
+	if en := uint8(m.EnableVector); en != 0xff {
+		// A class whose enable bit is clear has no pause time (its key
+		// is left out, as the table leaves its field out).
+		for i := 0; i < 8; i++ {
+			if en&(1<<i) != 0 {
+				dst = append(dst, pfcPauseKeys[i]...)
+				dst = AppendUint(dst, QuantaNS(uint64(m.Times[i]), f.LinkBPS))
+			}
+		}
+		return dst, true
+	}
+	dst = appendPFCClasses(dst, &m.Times, &pfcPauseKeys, &pfcPauseZeros, f.LinkBPS)
 	return dst, true
 }
 

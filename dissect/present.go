@@ -102,12 +102,14 @@ func warningsOf(p *layers.Parser, bit uint32) layers.Warnings {
 		return p.IPv6Ext.Warnings
 	case decESP:
 		return p.ESP.Warnings
+	case decIPv4:
+		return p.IPv4.Warnings // its option's; the length's is lengthWarnings'
 	}
 	return 0
 }
 
 // decWarn are the layers that have warnings.
-const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext | decESP
+const decWarn = decPause | decPFC | decBTH | decCIM | decBTS | decPostcard | decBFC | decFGCredit | decFGPause | decIPv6Ext | decESP | decIPv4
 
 // presenceRule is how PresenceOf decides one protocol: the same test as
 // its present function (fields.go), on the mask.

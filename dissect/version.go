@@ -34,11 +34,14 @@ func initVersioned() {
 }
 
 // unknownVersion reports whether f's layer lt failed on a version it does
-// not know. Our layers return a *layers.DecodeError as is (errors.As would
-// make its target escape: an allocation per malformed frame in a filter).
+// not know: its own version field. A BTS's or postcard's quote of an IP
+// version other than 4 or 6 is ErrVersion too, but in the field "quote":
+// every field before the quote was decoded, and stays. Our layers return
+// a *layers.DecodeError as is (errors.As would make its target escape: an
+// allocation per malformed frame in a filter).
 func unknownVersion(f *Frame, lt gopacket.LayerType) bool {
 	de, ok := f.Err.(*layers.DecodeError)
-	return ok && de.Err == layers.ErrVersion && f.P.Failed == lt
+	return ok && de.Err == layers.ErrVersion && de.Field == "version" && f.P.Failed == lt
 }
 
 // versionOff reports whether field fd is absent from f because its layer

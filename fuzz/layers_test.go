@@ -408,10 +408,18 @@ func warningsOf(l any) layers.Warnings {
 // generic length rule (docs/decisions.md, "IPv6 extension headers").
 // Behind one only the Parser decodes, by design; FuzzPacket found a Shim6
 // header that way. gopacket's own table decides, so a code it learns to
-// decode is compared again.
+// decode is compared again. So too an IPv4 header or an IPv6 options
+// header with a malformed option (layers.WarnOption): gopacket's decoders
+// refuse the packet, the Parser warns and decodes on, as Wireshark does.
 func beyondGopacket(p *layers.Parser) bool {
+	if p.Has(glayers.LayerTypeIPv4) && p.IPv4.Warnings.Has(layers.WarnOption) {
+		return true
+	}
 	if !p.Has(layers.LayerTypeIPv6Ext) {
 		return false
+	}
+	if p.IPv6Ext.Warnings.Has(layers.WarnOption) {
+		return true
 	}
 	for _, h := range p.IPv6Ext.List() {
 		if glayers.IPProtocol(h.Type).LayerType() == gopacket.LayerTypeZero {

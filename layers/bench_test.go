@@ -206,6 +206,7 @@ func BenchmarkLayer(b *testing.B) {
 		data []byte
 	}{
 		{"gopacket-ipv4", &layers.IPv4{}, write[14:]},
+		{"ipv4", &IPv4{}, write[14:]}, // this package's, which Parser runs
 		{"gopacket-udp", &layers.UDP{}, write[14+20:]},
 		{"pause", &Pause{}, pauseBody(b)},
 		{"pfc", &PFC{}, pfcBody(b)},

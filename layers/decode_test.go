@@ -407,7 +407,7 @@ func TestWarningsText(t *testing.T) {
 	if Warnings(0).List() != nil || Warnings(0).Has(0) {
 		t.Error("zero warnings")
 	}
-	all := WarnLength<<1 - 1 // the last warning
+	all := WarnOption<<1 - 1 // the last warning
 	if n := len(all.List()); n != len(warningText) {
 		t.Errorf("%d texts for %d warnings", n, len(warningText))
 	}

@@ -135,6 +135,13 @@ const (
 	// whole frame holds after the header (Wireshark: "BAD UDP LENGTH",
 	// malformed); the layer was decoded from what is there.
 	WarnLength
+	// WarnOption: an option of an IPv4 header or of an IPv6 Hop-by-Hop or
+	// Destination Options header is malformed (its length under the
+	// minimum, past the options, or missing) though the header's own
+	// length is valid: the header decoded by its length and what follows
+	// it decodes (Wireshark: an expert warning). The layer's Option field
+	// (an OptionFault) names the option and its offset.
+	WarnOption
 )
 
 var warningText = [...]string{
@@ -151,6 +158,7 @@ var warningText = [...]string{
 	"ESP: the rest of the packet is encrypted, not decoded",
 	"Hop-by-Hop Options header not first (RFC 8200 §4.3)",
 	"length field counts more octets than the frame holds",
+	"malformed option, the options not read past it",
 }
 
 // Has reports whether every warning in x is in w.

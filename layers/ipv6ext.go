@@ -133,8 +133,14 @@ type IPv6Ext struct {
 	Fragment bool
 	// ESP says the chain ends in ESP: what follows is encrypted.
 	ESP bool
-	// Warnings: WarnEncrypted when the chain ends in ESP.
+	// Warnings: WarnEncrypted when the chain ends in ESP; WarnOption when
+	// an option of a Hop-by-Hop or Destination Options header runs past
+	// the header (Option says which and where): the header is skipped by
+	// its length and the chain decodes on.
 	Warnings Warnings
+	// Option is the first malformed option of the chain; valid when
+	// Warnings has WarnOption.
+	Option OptionFault
 }
 
 // LayerType returns LayerTypeIPv6Ext.
@@ -174,7 +180,8 @@ func (e *IPv6Ext) NextLayerType() gopacket.LayerType {
 // header's code must be set in Proto before the call (IPv6 and
 // decodeIPv6Ext do it). A header cut short or longer than the data is an
 // error naming the header and its offset; the headers before it stay
-// decoded.
+// decoded. An option that runs past its Hop-by-Hop or Destination Options
+// header is a warning (WarnOption, Option), not an error.
 func (e *IPv6Ext) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	return e.decode(data, e.Proto, df)
 }
@@ -250,9 +257,15 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			return errAt("ipv6", IPv6ExtName(nh), off, ErrLength, fmt.Sprintf("header of %d octets, %d left", n, len(d)))
 		}
 		if nh == IPv6HopByHop || nh == IPv6DestOpts {
-			if at, ok := tlvOptionsFit(d[2:n]); !ok {
-				e.Proto = nh
-				return errAt("ipv6", IPv6ExtName(nh), off+2+at, ErrLength, "IPv6 header TLV option exceeds extension header")
+			// An option past the header, whose own length is valid: a
+			// warning, as Wireshark has it; the header's extent is known
+			// and the chain decodes on.
+			if at, ok := tlvOptionsFit(d[2:n]); !ok && e.Warnings&WarnOption == 0 {
+				e.Warnings |= WarnOption
+				e.Option = OptionFault{Header: IPv6ExtName(nh), Offset: off + 2 + at, Type: d[2+at], Length: -1, Left: n - 2 - at}
+				if 2+at+1 < n {
+					e.Option.Length = int(d[2+at+1])
+				}
 			}
 		}
 		h.NextHeader, h.Length = d[0], n

@@ -138,6 +138,12 @@ type IPv4 struct {
 	// it holds whole are set, the others zero, and the decode returned
 	// ErrTruncated naming the first field missing.
 	Partial bool
+	// Warnings: WarnOption when an option is malformed (Option says which
+	// and where); the header, whose IHL is valid, decoded, and its
+	// payload decodes on.
+	Warnings Warnings
+	// Option is the malformed option; valid when Warnings has WarnOption.
+	Option OptionFault
 }
 
 // NextLayerType returns what gopacket's IPv4.NextLayerType returns: a
@@ -155,8 +161,12 @@ func (ip *IPv4) NextLayerType() gopacket.LayerType {
 }
 
 // DecodeFromBytes rejects a version other than 4 (ErrVersion), then
-// decodes as gopacket does.
+// decodes as gopacket does. A malformed option (a length under 2 or past
+// the header, which gopacket refuses) is a warning (WarnOption), not an
+// error: the IHL gives the header's extent, and the payload decodes, as
+// Wireshark has it.
 func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
+	ip.Warnings = 0
 	if len(data) > 0 && data[0]>>4 != 4 {
 		ip.IPv4, ip.Partial = layers.IPv4{}, false
 		return errAt("ipv4", "version", 0, ErrVersion, "version nibble is not 4")
@@ -176,6 +186,9 @@ func (ip *IPv4) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	if n == 0 || n >= 20 && n >= int(data[0]&0x0f)*4 {
 		ip.Partial = false
+		if n > 20 && data[0]&0x0f > 5 {
+			return ip.decodeOptions(data, df) // gopacket's, unless an option is malformed
+		}
 		return ip.IPv4.DecodeFromBytes(data, df)
 	}
 	// A header cut short (by the capture, or by an IHL past the data):
