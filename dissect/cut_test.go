@@ -131,8 +131,27 @@ func TestTruncatedFields(t *testing.T) {
 					t.Errorf("%s.%s has values %v", tc.proto, k, vs)
 				}
 			}
-			if s := string(AppendSummary(nil, f)); !strings.Contains(s, tc.text) {
+			s := string(AppendSummary(nil, f))
+			if !strings.Contains(s, tc.text) {
 				t.Errorf("summary %q lacks %q", s, tc.text)
+			}
+			// The line shows what the cut layer holds before the cut, and
+			// nothing of what it does not.
+			if tc.proto != "ip" && tc.proto != "udp" {
+				for k, v := range tc.present {
+					want := " " + k + "="
+					if b, ok := v.(bool); ok && b {
+						want = " " + k + " "
+					}
+					if !strings.Contains(s, want) {
+						t.Errorf("summary %q lacks %q", s, want)
+					}
+				}
+				for _, k := range tc.absent {
+					if strings.Contains(s, " "+k+"=") {
+						t.Errorf("summary %q shows %s, which the cut took", s, k)
+					}
+				}
 			}
 			tree := string(e.AppendTree(nil, f))
 			if strings.Contains(tree, tc.not+":") || !strings.Contains(tree, "truncated at octet") {

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	glayers "github.com/gopacket/gopacket/layers"
@@ -124,9 +125,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 	dst = append(dst, ' ', ' ')
 	if f.Err != nil && p.Failed != 0 {
 		if name, ok := failedNames[p.Failed]; ok {
-			// The layer that failed holds only part of its fields: name it
+			// The layer that failed holds only part of its fields: name it,
+			// show those it holds (what came before the cut or the fault),
 			// and let the error say what is wrong.
 			dst = append(dst, name...)
+			dst = appendHeldFields(dst, f, failedProto[p.Failed])
 			return appendTail(dst, f, warnings)
 		}
 	}
@@ -354,6 +357,53 @@ var failedNames = map[gopacket.LayerType]string{
 	layers.LayerTypeBTH: "RoCEv2", layers.LayerTypeCIM: "CIM", layers.LayerTypeBTS: "BTS",
 	layers.LayerTypePostcard: "POSTCARD", layers.LayerTypeBFC: "BFC", layers.LayerTypeFGCredit: "FG-CREDIT",
 	layers.LayerTypeFGPause: "FG-DSTPAUSE", glayers.LayerTypeIPSecAH: "AH", glayers.LayerTypeIPSecESP: "ESP",
+}
+
+// failedProto names the Protos entry of each layer in failedNames that
+// has one.
+var failedProto = map[gopacket.LayerType]string{
+	layers.LayerTypePause: "pause", layers.LayerTypePFC: "pfc", layers.LayerTypeBTH: "bth", layers.LayerTypeCIM: "cim",
+	layers.LayerTypeBTS: "bts", layers.LayerTypePostcard: "postcard", layers.LayerTypeBFC: "bfc",
+	layers.LayerTypeFGCredit: "fgcredit", layers.LayerTypeFGPause: "fgpause", glayers.LayerTypeIPSecAH: "ah", glayers.LayerTypeIPSecESP: "esp",
+}
+
+// appendHeldFields appends, for the layer proto that failed part-way, the
+// fields it holds (as -V lists them: not cut off, not of an unknown
+// version) as " name=value", a true flag as " name", a false one left out:
+// a frame cut short still shows everything before the cut on its line.
+func appendHeldFields(dst []byte, f *Frame, proto string) []byte {
+	var pr *Proto
+	for i := range Protos {
+		if Protos[i].Name == proto {
+			pr = Protos[i]
+		}
+	}
+	if pr == nil || !pr.present(f) {
+		return dst
+	}
+	c, cut := CutOf(f)
+	var vals []Value
+	for _, fd := range pr.Fields {
+		if cut && fd.cutOff(&c) || fd.versionOff(f) {
+			continue
+		}
+		short := strings.TrimPrefix(fd.Name, proto+".")
+		vals = fd.get(f, vals[:0])
+		for _, v := range vals {
+			if v.Kind == KindBool {
+				if v.U != 0 {
+					dst = append(dst, ' ')
+					dst = append(dst, short...)
+				}
+				continue
+			}
+			dst = append(dst, ' ')
+			dst = append(dst, short...)
+			dst = append(dst, '=')
+			dst = AppendValue(dst, v, fd.Hex)
+		}
+	}
+	return dst
 }
 
 // appendTail appends the truncated, malformed and warnings marks (n
