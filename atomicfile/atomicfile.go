@@ -25,9 +25,10 @@ type File struct {
 // own).
 const DefaultPerm fs.FileMode = 0o644
 
-// Create starts writing path. A regular file (or a symbolic link to one)
-// is written through a temporary file beside it, renamed onto it by
-// Commit; the link itself is kept and its target replaced. An existing
+// Create starts writing path. A regular file (or a symbolic link to one,
+// or to none yet) is written through a temporary file beside it, renamed
+// onto it by Commit; the link itself is kept and its target replaced (or
+// created). An existing
 // path that is not a regular file (/dev/null, a named pipe, a terminal)
 // is opened and written in place, as there is nothing to rename onto.
 // perm is the mode of a new file, less the process's umask (as open(2)
@@ -42,6 +43,8 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	var existing fs.FileInfo // the file replaced, if any
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {
 		target = resolved
+	} else if t, ok := danglingTarget(path); ok {
+		target = t
 	}
 	if st, err := os.Stat(target); err == nil {
 		if !st.Mode().IsRegular() {
@@ -99,6 +102,33 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 		}
 	}
 	return &File{File: tmp, target: target}, nil
+}
+
+// danglingTarget returns the path a symbolic link that points to no file
+// names, following links to it (at most 40, as Linux), and true; false
+// when path is not such a link. A dangling link is written through, as
+// open(2) with O_CREAT does for tcpdump -w: the link stays, and the file
+// it names is created.
+func danglingTarget(path string) (string, bool) {
+	p := path
+	for i := 0; i < 40; i++ {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return p, p != path && errors.Is(err, fs.ErrNotExist)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return "", false
+		}
+		l, err := os.Readlink(p)
+		if err != nil {
+			return "", false
+		}
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(p), l)
+		}
+		p = l
+	}
+	return "", false
 }
 
 // createTemp creates a new file in dir named prefix and a random number,

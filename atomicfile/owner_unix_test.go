@@ -57,3 +57,30 @@ func TestExistingOwnerKept(t *testing.T) {
 		t.Errorf("owner %d:%d, content %q; want 65534:65533, new", sys.Uid, sys.Gid, read(t, path))
 	}
 }
+
+// TestDanglingLinkWrittenThrough: an output that is a symbolic link to a
+// file not there yet keeps the link and creates the file it names, as
+// open(2) with O_CREAT (tcpdump -w) does; it replaced the link with a
+// regular file, where a link to an existing file was written through.
+func TestDanglingLinkWrittenThrough(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "real"), 0o755)
+	link := filepath.Join(dir, "out.pcapng")
+	if err := os.Symlink(filepath.Join("real", "out.pcapng"), link); err != nil {
+		t.Skipf("SKIP: symlink: %v", err)
+	}
+	// A link to that link, dangling too.
+	link2 := filepath.Join(dir, "out2.pcapng")
+	os.Symlink("out.pcapng", link2)
+	if err := WriteFile(link2, []byte("new"), DefaultPerm); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{link, link2} {
+		if fi, err := os.Lstat(l); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link: %v", l, err)
+		}
+	}
+	if got := read(t, filepath.Join(dir, "real", "out.pcapng")); got != "new" {
+		t.Errorf("the link's target holds %q", got)
+	}
+}

@@ -159,3 +159,28 @@ func TestReadmeListsTheCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateRefusesExpectedLinkedToInput: conform gen in a vector whose
+// expected.pcapng is a link to its input.pcapng is an error naming both,
+// and both are left as they were (the rename replaced the link silently).
+func TestGenerateRefusesExpectedLinkedToInput(t *testing.T) {
+	src := vectors(t)[0]
+	dir := t.TempDir()
+	for _, f := range []string{conformance.CaseFile, conformance.InputFile} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	expected := filepath.Join(dir, conformance.ExpectedFile)
+	if err := os.Symlink(conformance.InputFile, expected); err != nil {
+		t.Skipf("SKIP: symlink: %v", err)
+	}
+	if _, err := conformance.GenerateVector(dir, false); err == nil || !strings.Contains(err.Error(), conformance.InputFile) {
+		t.Errorf("GenerateVector: %v, want an error naming %s", err, conformance.InputFile)
+	}
+	if fi, err := os.Lstat(expected); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("expected.pcapng is no longer the link: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/pcapio"
 )
@@ -108,6 +109,11 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	}
 	res := &GenResult{Dir: dir}
 	input, expected := filepath.Join(dir, InputFile), filepath.Join(dir, ExpectedFile)
+	// expected.pcapng as a link to input.pcapng is a mistake that a
+	// rename would hide (read -w refuses its output being its input too).
+	if err := atomicfile.CheckNotInput(expected, input); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
 	if _, err := os.Stat(expected); err == nil {
 		rep, err := RunExact(c, input, expected, Options{MaxShown: 50})
 		rep.Vector = dir
