@@ -208,21 +208,28 @@ func (h *fakeHandle) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, err
 
 func (h *fakeHandle) Close() error { h.once.Do(func() { close(h.closed) }); return nil }
 
-// TestCaptureInterruptedKeepsFrames: Ctrl-C ends a capture with every
-// frame written, in a readable capture, in place of the old file.
-func TestCaptureInterruptedKeepsFrames(t *testing.T) {
-	guard := make(chan os.Signal, 1) // a stray SIGINT must not kill the test binary
+// fakeLive makes capture read the sample capture's frames from a
+// fakeHandle for the rest of the test, a stray SIGINT not killing the test
+// binary, and returns the frames.
+func fakeLive(t *testing.T) [][]byte {
+	guard := make(chan os.Signal, 1)
 	signal.Notify(guard, syscall.SIGINT)
-	defer signal.Stop(guard)
 	var frames [][]byte
 	for _, fr := range loadFrames(t, sampleCap) {
 		frames = append(frames, fr.Data)
 	}
 	old := openLive
-	defer func() { openLive = old }()
 	openLive = func(string, bool, int) (liveHandle, error) {
 		return &fakeHandle{frames: frames, closed: make(chan struct{})}, nil
 	}
+	t.Cleanup(func() { openLive = old; signal.Stop(guard) })
+	return frames
+}
+
+// TestCaptureInterruptedKeepsFrames: Ctrl-C ends a capture with every
+// frame written, in a readable capture, in place of the old file.
+func TestCaptureInterruptedKeepsFrames(t *testing.T) {
+	frames := fakeLive(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "live.pcapng")
 	os.WriteFile(out, []byte("old"), 0o644)
@@ -242,18 +249,7 @@ func TestCaptureInterruptedKeepsFrames(t *testing.T) {
 // loop stuck in the write never sees the stop; the -w capture is put in
 // place from the signal's goroutine).
 func TestCaptureStdoutGoneKeepsW(t *testing.T) {
-	guard := make(chan os.Signal, 1) // a stray SIGINT must not kill the test binary
-	signal.Notify(guard, syscall.SIGINT)
-	defer signal.Stop(guard)
-	var frames [][]byte
-	for _, fr := range loadFrames(t, sampleCap) {
-		frames = append(frames, fr.Data)
-	}
-	old := openLive
-	defer func() { openLive = old }()
-	openLive = func(string, bool, int) (liveHandle, error) {
-		return &fakeHandle{frames: frames, closed: make(chan struct{})}, nil
-	}
+	frames := fakeLive(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "closed.pcapng")
 	var errb syncbuf.Buffer
