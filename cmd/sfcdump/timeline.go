@@ -40,8 +40,9 @@ line scaled to the row (the row label gives the maximum).
 The format follows the output's extension: .svg or .png. The most paused
 rows are drawn first; --rows bounds how many (at most 100, and as many
 queue-depth rows). --width is at most 40 inches and --height at most 64
-(96 pixels per inch in PNG): a picture never needs more than about 100 MB
-to draw. The picture is written to a temporary file renamed when complete;
+(96 pixels per inch in PNG): a picture never needs more than about 220 MB
+to draw (the largest PNG, 3840 x 6144 pixels, peaks at 210 MB; an SVG
+at a few MB). The picture is written to a temporary file renamed when complete;
 an -o that is one of the inputs is refused.`,
 		Example: `  sfcdump timeline pcaps/sample.pcapng -o sample.svg
   sfcdump timeline --link-speed port1=25G -Y 'ip.dst == 10.0.0.2 || pfc' capture.pcapng -o pauses.png
