@@ -79,10 +79,15 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	}
 	tmp, err := createTemp(dir, "."+base+".tmp-", perm)
 	if err != nil {
-		// Name the output, not the temporary file nobody asked for.
+		// Name the output, not the temporary file nobody asked for; but
+		// when the output itself may be written, say that its folder may
+		// not (a file that cannot be replaced whole is not written).
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
+		}
+		if existing != nil && errors.Is(err, fs.ErrPermission) {
+			err = fmt.Errorf("%w (the file may be written, but its folder %s may not: the output is written beside it and renamed onto it when complete)", err, filepath.Clean(dir))
 		}
 		return nil, &fs.PathError{Op: "create", Path: path, Err: err}
 	}

@@ -6,10 +6,12 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -76,5 +78,16 @@ func readOnlyCheck(t *testing.T, dir string) {
 	}
 	if extra := leftovers(t, dir, "precious.pcapng", "atomicfile.test"); len(extra) > 0 {
 		t.Errorf("left behind: %v", extra)
+	}
+	// A writable file in a folder that is not: the error says that the
+	// folder is what stops it (the file alone would be writable).
+	sub := filepath.Join(dir, "ro")
+	os.Mkdir(sub, 0o755)
+	writable := filepath.Join(sub, "open.pcapng")
+	os.WriteFile(writable, []byte("old"), 0o666)
+	os.Chmod(sub, 0o555)
+	defer os.Chmod(sub, 0o755)
+	if _, err := Create(writable, DefaultPerm); !errors.Is(err, fs.ErrPermission) || !strings.Contains(fmt.Sprint(err), "its folder "+sub+" may not") {
+		t.Errorf("writable file in a read-only folder: %v", err)
 	}
 }
