@@ -192,7 +192,12 @@ func (df *differ) diff(expected, actual []byte, max int, vol volatile) []FieldDi
 // show renders field name of frame (as diff does), "(absent)" when it has
 // none; ok is false when name is no dissect field.
 func (df *differ) show(frame []byte, name string) (string, bool) {
-	fd, ok := dissect.LookupField(name)
+	// Ours first: diff names our family-blind ip.* (ip.src of an IPv6
+	// packet); Wireshark's, which LookupField gives, are IPv4's.
+	fd, ok := dissect.OurField(name)
+	if !ok {
+		fd, ok = dissect.LookupField(name)
+	}
 	for _, x := range extraDiffFields {
 		if x.name == name {
 			fd, ok = x.fd, true

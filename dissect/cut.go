@@ -102,12 +102,13 @@ func (fd *Field) cutOff(c *Cut) bool {
 // own fields are registered.
 func setIPEnds() {
 	v4, v6, udp := glayers.LayerTypeIPv4, glayers.LayerTypeIPv6, glayers.LayerTypeUDP
-	field := func(name string) *Field {
-		fd, ok := LookupField(name)
-		if !ok {
+	// The fields of a name: ours and Wireshark's (ip.src is both).
+	field := func(name string) []*Field {
+		fs := fieldsNamed(name)
+		if len(fs) == 0 {
 			panic("dissect: setIPEnds: no field " + name)
 		}
-		return fd
+		return fs
 	}
 	for name, e := range map[string][2]int{ // IPv4 end, IPv6 end (0: not a field of it)
 		"ip.version": {1, 1}, "ip.src": {16, 24}, "ip.dst": {20, 40}, "ip.dscp": {2, 2}, "ip.ecn": {2, 2},
@@ -118,18 +119,20 @@ func setIPEnds() {
 		"ipv6.version": {0, 1}, "ipv6.src": {0, 24}, "ipv6.dst": {0, 40}, "ipv6.addr": {0, 40}, "ipv6.tclass": {0, 2},
 		"ipv6.tclass.dscp": {0, 2}, "ipv6.tclass.ecn": {0, 2}, "ipv6.flow": {0, 4}, "ipv6.plen": {0, 6}, "ipv6.nxt": {0, 7}, "ipv6.hlim": {0, 8},
 	} {
-		fd := field(name)
-		fd.ends = map[gopacket.LayerType]int{}
-		if e[0] > 0 {
-			fd.ends[v4] = e[0]
-		}
-		if e[1] > 0 {
-			fd.ends[v6] = e[1]
+		for _, fd := range field(name) {
+			fd.ends = map[gopacket.LayerType]int{}
+			if e[0] > 0 {
+				fd.ends[v4] = e[0]
+			}
+			if e[1] > 0 {
+				fd.ends[v6] = e[1]
+			}
 		}
 	}
 	for name, e := range map[string]int{"udp.sport": 2, "udp.dport": 4, "udp.port": 4, "udp.length": 6, "udp.checksum": 8} {
-		fd := field(name)
-		fd.layer, fd.end = udp, e
+		for _, fd := range field(name) {
+			fd.layer, fd.end = udp, e
+		}
 	}
 }
 

@@ -50,6 +50,10 @@
 // Wireshark 4.0's names for the fields both tools decode (infiniband.bth.*,
 // macc.*, ipv6.*, udp.srcport, eth.addr, ...) are known to LookupField and
 // LookupProto as well; WiresharkNames lists them and what they stand for.
+// ip and ip.* there are Wireshark's, IPv4's alone (ipv6.* name the IPv6
+// header; ip.version is in both, as in Wireshark), so filters and -T
+// fields select and print what tshark does; ours, in Protos, JSON and the
+// verbose tree, are either family's (OurField).
 // eth.vlan and eth.pcp are every tag's (TPID 0x8100, 0x88A8 or 0x9100);
 // Wireshark's vlan, vlan.id, vlan.priority and vlan.etype (the EtherType
 // after the tag) are, as tshark's, the tags of TPID 0x8100 and 0x9100 (an

@@ -754,8 +754,13 @@ func init() {
 }
 
 // LookupField returns the field with the given full name, ours or
-// Wireshark's (WiresharkNames).
+// Wireshark's (WiresharkNames), as filters and -e name them: ip.* is
+// Wireshark's, IPv4's alone (ip.src is absent from an IPv6 packet, whose
+// source is ipv6.src). OurField gives ours.
 func LookupField(name string) (*Field, bool) {
+	if fd, ok := wsIPFields[name]; ok {
+		return fd, true
+	}
 	if fd, ok := byName[name]; ok {
 		return fd, true
 	}
@@ -763,9 +768,36 @@ func LookupField(name string) (*Field, bool) {
 	return fd, ok
 }
 
+// OurField returns our field of the given full name (FieldNames), as JSON
+// and the verbose tree show it: ip.src is the source of an IPv4 or an
+// IPv6 packet, where LookupField's is IPv4's.
+func OurField(name string) (*Field, bool) {
+	fd, ok := byName[name]
+	return fd, ok
+}
+
+// fieldsNamed returns the fields of the name: ours and, when it differs,
+// LookupField's (Wireshark's ip.src and ours).
+func fieldsNamed(name string) []*Field {
+	var out []*Field
+	ours, ok := byName[name]
+	if ok {
+		out = append(out, ours)
+	}
+	if fd, ok := LookupField(name); ok && fd != ours {
+		out = append(out, fd)
+	}
+	return out
+}
+
 // LookupProto returns the protocol with the given name, ours or
-// Wireshark's (ipv6, ipv6.fraghdr, infiniband, macc, vlan).
+// Wireshark's (ipv6, ipv6.fraghdr, infiniband, macc, vlan), as filters
+// name them: ip is Wireshark's, IPv4 alone (ours, in Protos, is either
+// family).
 func LookupProto(name string) (*Proto, bool) {
+	if wsIP != nil && name == wsIP.Name {
+		return wsIP, true
+	}
 	if p, ok := byProto[name]; ok {
 		return p, true
 	}

@@ -17,7 +17,8 @@ import (
 // LookupField and LookupProto accept them besides ours. Most are aliases:
 // the name resolves to our field (infiniband.bth.destqp is bth.destqp). The
 // others are fields of their own, where Wireshark's field has no exact
-// counterpart among ours: IPv6-only twins of our family-blind ip.* fields
+// counterpart among ours: IPv4-only twins of our family-blind ip.* fields
+// (ip.src: Wireshark's, which filters and -e use) and IPv6-only ones
 // (ipv6.src), unions of two of ours (eth.addr, udp.port, macc.opcode), and
 // header fields sfcdump decodes but did not name (ip.id, udp.length,
 // eth.dst.ig, vlan.dei, the IPv6 extension headers' ipv6.fraghdr.* and
@@ -39,6 +40,11 @@ var (
 	wsNames   []WiresharkName
 	wsByField = map[string]*Field{}
 	wsByProto = map[string]*Proto{}
+	// wsIP is Wireshark's ip, IPv4's alone, and wsIPFields its twins of
+	// our ip.* fields (ip.src, ip.ttl, ...), which LookupField gives
+	// rather than ours.
+	wsIP       *Proto
+	wsIPFields = map[string]*Field{}
 )
 
 // IsWiresharkName reports whether name is one of Wireshark's names that is
@@ -260,7 +266,8 @@ func sllProtocol(p *layers.Parser) glayers.EthernetType {
 }
 
 // ipv4Fields are Wireshark's IPv4 header fields that our family-blind ip.*
-// does not name: absent from an IPv6 packet, as in Wireshark.
+// does not name: absent from an IPv6 packet, as in Wireshark (their
+// protocol, wsIP, is).
 func ipv4Fields() []*Field {
 	v4 := func(get func(p *layers.Parser) Value) func(f *Frame, dst []Value) []Value {
 		return when(isIPv4, get)
@@ -344,9 +351,25 @@ func init() {
 	// well.
 	own(byProto["sll"], sllWiresharkFields()...)
 
-	// IPv4: ours are family-blind; Wireshark's other IPv4 fields are
-	// IPv4's own.
-	own(byProto["ip"], ipv4Fields()...)
+	// IPv4. Wireshark's ip is IPv4 alone; ours (Protos' ip: JSON, the
+	// verbose tree, stats) is either family's. Filters and -e take ip
+	// and every ip.* name in Wireshark's meaning (LookupField,
+	// LookupProto): wsIP, with twins of our ip.* fields, absent from an
+	// IPv6 packet, whose names are ipv6.*. Wireshark's other IPv4 fields
+	// are IPv4's own.
+	wsIP = &Proto{Name: "ip", present: has(glayers.LayerTypeIPv4)}
+	for _, fd := range byProto["ip"].Fields {
+		if fd.Short == "version" {
+			// Wireshark's IPv6 header has an ip.version too: ours.
+			wsIP.Fields = append(wsIP.Fields, fd)
+			continue
+		}
+		tw := *fd
+		tw.proto = wsIP
+		wsIP.Fields = append(wsIP.Fields, &tw)
+		wsIPFields[tw.Name] = &tw
+	}
+	own(wsIP, ipv4Fields()...)
 
 	// IPv6.
 	v6 := &Proto{Name: "ipv6", present: has(glayers.LayerTypeIPv6)}
@@ -435,6 +458,7 @@ func init() {
 		}
 		return f.P.IPv6.Contents
 	}
+	wsIP.raw = func(f *Frame) []byte { return f.P.IPv4.Contents }
 	v6.raw = func(f *Frame) []byte { return f.P.IPv6.Contents }
 	// What contains and matches search, as Wireshark's protocol values
 	// do: the header and what it carries, to the end of the frame (eth)
@@ -448,6 +472,7 @@ func init() {
 		}
 		return joined(f.P.IPv6.Contents, f.P.IPv6.Payload)
 	}
+	wsIP.data = func(f *Frame) []byte { return joined(f.P.IPv4.Contents, f.P.IPv4.Payload) }
 	v6.data = func(f *Frame) []byte { return joined(f.P.IPv6.Contents, f.P.IPv6.Payload) }
 
 	// Frame metadata.
@@ -575,7 +600,7 @@ var fieldBits = map[string]uint8{
 
 func init() {
 	for name, bits := range fieldBits {
-		if fd, ok := LookupField(name); ok {
+		for _, fd := range fieldsNamed(name) {
 			fd.Bits = bits
 		}
 	}

@@ -178,3 +178,36 @@ func TestTsharkNamesOfHeaders(t *testing.T) {
 		"eth.dst.ig", "eth.dst.lg", "eth.src.ig", "eth.src.lg", "eth.ig", "eth.lg", "vlan.dei", "vlan.cfi"},
 		mustHex(t, rfc8200Frame), mustHex(t, vlanDEIFrame))
 }
+
+// TestIPv4OnlyNamesTshark: LookupField's and LookupProto's ip and ip.*
+// (filters, -e) are Wireshark's, IPv4's alone: an IPv6 frame has no ip,
+// ip.src, ip.ttl, ip.proto, but ip.version is in both, as tshark gives
+// them; ours (OurField, JSON, the verbose tree) are either family's.
+// ipv6.nxt is left out: ours is the protocol behind the extension
+// headers (docs/interop.md).
+func TestIPv4OnlyNamesTshark(t *testing.T) {
+	v6 := decodeFrame(mustHex(t, rfc8200Frame), len(mustHex(t, rfc8200Frame)), 0)
+	v4 := decodeFrame(mustHex(t, vlanDEIFrame), len(mustHex(t, vlanDEIFrame)), 0)
+	ip, ok := LookupProto("ip")
+	if !ok || ip.Present(v6) || !ip.Present(v4) {
+		t.Errorf("ip: present in IPv6 %v, in IPv4 %v; want IPv4 alone", ok && ip.Present(v6), ok && ip.Present(v4))
+	}
+	for _, name := range []string{"ip.src", "ip.dst", "ip.ttl", "ip.proto", "ip.dscp", "ip.ecn"} {
+		ws, ours := mustField(t, name), mustOurField(t, name)
+		if len(ws.Values(v6, nil)) != 0 || len(ws.Values(v4, nil)) != 1 || len(ours.Values(v6, nil)) != 1 {
+			t.Errorf("%s: %v in IPv6, %v in IPv4; ours %v in IPv6", name, ws.Values(v6, nil), ws.Values(v4, nil), ours.Values(v6, nil))
+		}
+	}
+	tsharkSame(t, []string{"ip.version", "ip.src", "ip.dst", "ip.ttl", "ip.proto", "ip.addr", "ip.len",
+		"ipv6.src", "ipv6.dst", "ipv6.addr", "ipv6.hlim", "ipv6.plen", "ipv6.flow", "ipv6.tclass.dscp"},
+		mustHex(t, rfc8200Frame), mustHex(t, vlanDEIFrame))
+}
+
+func mustOurField(t *testing.T, name string) *Field {
+	t.Helper()
+	fd, ok := OurField(name)
+	if !ok {
+		t.Fatalf("no field %s of ours", name)
+	}
+	return fd
+}

@@ -91,10 +91,12 @@
 // comparison on a field the frame does not hold is false. Unlike
 // Wireshark, a bare boolean field named by our name (bth.fecn) tests that
 // the field is true; named by its Wireshark name (infiniband.bth.se) it
-// tests presence, as in Wireshark. Where a name is both ours and
-// Wireshark's (ip.src, ip.ttl, eth.type, ...) it is ours: ip.* covers IPv6
-// too (docs/interop.md lists the differences); addresses of the two
-// families are not ordered (ip.src > 10.0.1.0 is false for IPv6 sources).
+// tests presence, as in Wireshark. ip and every ip.* name are Wireshark's,
+// IPv4's alone (dissect.LookupField): an IPv6 packet has no ip, ip.src,
+// ip.ttl or ip.proto (write ipv6, ipv6.src, ipv6.hlim, ipv6.nxt, or ip ||
+// ipv6 for either family); ip.version is in both, as in Wireshark
+// (docs/interop.md lists the differences). Addresses of the two families
+// are not ordered (ipv6.src > 10.0.1.0 is false).
 //
 // A mask on octets keeps the shorter of the two lengths, as in Wireshark
 // (eth.dst[0:2] & 0x01 == 0x01 holds for a group address); an IPv4 mask

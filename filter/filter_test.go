@@ -65,7 +65,8 @@ var valid = []struct {
 	{"eth.src > 02:00:00:00:00:01", "1 2 12 17 18 19 20 21"},
 	{"ip.src == 10.0.0.1", "3 6"},
 	{"ip.src == 10.0.0.0/24 && bth", "3 6 7"},
-	{"ip.dst == fd00::1", "5 8 10 14 16"},
+	{"ipv6.dst == fd00::1", "5 8 10 14 16"},
+	{"ip.dst == fd00::1", ""}, // ip.* is IPv4's, as in Wireshark
 	{"ip.src != fd00::/16 && ip", "3 6 7 9 11 13 15"},
 	{"ip.version == 6 && udp.dport == 1022", "16"},
 	{"flow.qp == 0xd2", "9 11 12 13 15"},
@@ -119,17 +120,20 @@ var valid = []struct {
 	{"pfc.time_c3 in {1 ..65535}", "2"},
 	{"pfc.time_c3 in {1.. 65535}", "2"},
 	{"udp.dstport in {1022, 4000 .. 5000}", "3 4 5 6 7 8 15 16"},
-	{"ip.src in {10.0.0.1 .. 10.0.0.5, fd00::1}", "3 4 6 7 9 11 13"},
+	{"ip.src in {10.0.0.1 .. 10.0.0.5, fd00::1}", "3 6 7 9 11 13"},
+	{"ip.src in {10.0.0.1 .. 10.0.0.5} || ipv6.src == fd00::1", "3 4 6 7 9 11 13"},
 	{"udp.dstport not in {4791}", "1 2 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	{"bts.origin in {queue, estimate}", "9 11"},
 	{"ip.src in {10.0.0.1..10.0.0.5}", "3 6 7 9 11 13"},
-	// Addresses of two families are not ordered: IPv6 sources are not
-	// "greater" than an IPv4 literal, nor IPv4 in a range to an IPv6 end.
+	// Addresses of two families are not ordered: IPv4 sources are not
+	// "less" than an IPv6 literal, nor in a range to an IPv6 end (ip.src
+	// is IPv4's, as in Wireshark: an IPv6 packet has none).
 	{"ip.src > 10.0.0.1", "7 9 11 13 15"},
 	{"ip.src < fd00::", ""},
-	{"ip.src >= ::", "4 5 8 10 14 16"},
+	{"ip.src >= ::", ""},
+	{"ipv6.src >= ::", "4 5 8 10 14 16"},
 	{"ip.src in {10.0.0.1 .. fd00::ffff}", ""},
-	{"ip.src in {10.0.0.0/24, fd00::1}", "3 4 6 7 9 11 13"},
+	{"ip.src in {10.0.0.0/24, fd00::1}", "3 6 7 9 11 13"},
 	{"eth.src[0:3] == 02:00:00", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"},
 	{"eth.src[-1] == 01", "3 4 5 6 7 8 9 10 11 13 14 15 16"},
 	{"eth.src[-1] == 1", "3 4 5 6 7 8 9 10 11 13 14 15 16"},

@@ -89,8 +89,26 @@ var differential = []string{
 	"ip.hdr_len == 20 && ip.id >= 0",
 	"ip.dsfield & 0x68 == 0x68",
 	"ip.flags & 0x2 || ip.flags.mf",
-	"ip.src[3] == 01 && !ipv6", // our ip.src covers IPv6 too (fd00:1::1 has 01 at [3])
-	"ip.src != ip.dst && !ipv6 && udp.srcport > udp.dstport",
+	"ip.src[3] == 01", // IPv4's alone (fd00:1::1 has 01 at [3])
+	"ip.src != ip.dst && udp.srcport > udp.dstport",
+	// ip and ip.* are IPv4's alone, as in Wireshark: an IPv6 packet has
+	// no ip, ip.src, ip.ttl, ip.proto (ipv6.* name its header), but
+	// ip.version is in both.
+	"ip",
+	"!ip",
+	"ip.src != 10.0.0.1",
+	"ip.dst",
+	"ip.ttl >= 64",
+	"ip.ttl >= 64 && ip.ttl <= 255",
+	"ip.proto == 17",
+	"ip.proto != 6",
+	"ip.version == 6",
+	"!ip && udp",
+	"ip || ipv6",
+	"ipv6.nxt == 17",
+	"ipv6.hlim == 64",
+	"ip[9] == 11",
+	"!(ip contains 00:00:00:00)",
 	// IPv6.
 	"ipv6",
 	"ipv6.src == fd00::1",
@@ -145,7 +163,7 @@ var differential = []string{
 	// Functions, and the UDP payload.
 	"count(ip.addr) == 2",
 	"len(frame) > 100",
-	"len(ip.src) == 4 && !ipv6",
+	"len(ip.src) == 4",
 	"udp.payload contains 12:b7",
 	"len(udp.payload) > 40",
 	"udp.payload[0] == 0a",
@@ -161,7 +179,9 @@ var differential = []string{
 	"eth contains 88:08:00:01",
 	"eth contains 08:00 && !ipv6",
 	"ipv6 contains 12:b7",
-	"ip contains 12:b7 && !ipv6",
+	"ip contains 12:b7",
+	`ip contains "\x12\xb7"`,
+	`ip matches "\x12\xb7"`,
 	`udp matches "\x12\xb7"`,
 	"!(udp contains 00:00:00)",
 	// matches is case-insensitive (PCRE2 CASELESS, ASCII letters only);
@@ -428,14 +448,12 @@ func TestTsharkFields(t *testing.T) {
 			names = append(names, w.Name)
 		}
 	}
-	names = append(names, "eth.type", "eth.src", "ip.version", "ip.ttl", "ip.proto")
-	// The CNP's ICRC is tshark's infiniband.vendor; our ip.ttl and
-	// ip.proto cover IPv6 too (docs/interop.md).
-	v6 := func(fr *dissect.Frame) bool { return fr.P.Has(glayers.LayerTypeIPv6) }
+	// ip.* both use are IPv4's alone in -e, as in tshark (ip.version is
+	// in an IPv6 header too).
+	names = append(names, "eth.type", "eth.src", "ip.version", "ip.src", "ip.dst", "ip.ttl", "ip.proto")
+	// The CNP's ICRC is tshark's infiniband.vendor.
 	skip := map[string]func(fr *dissect.Frame) bool{
 		"infiniband.invariant.crc": func(fr *dissect.Frame) bool { return fr.P.BTH.Opcode == 129 },
-		"ip.ttl":                   v6,
-		"ip.proto":                 v6,
 	}
 	sameFields(t, bin, path, frames, 1, names, skip)
 }

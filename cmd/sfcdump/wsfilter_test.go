@@ -159,3 +159,42 @@ func TestInterfaceFieldsTshark(t *testing.T) {
 		}
 	}
 }
+
+// TestIPv4OnlyTshark: in -Y (read and stats) and -e, ip and ip.* are
+// Wireshark's, IPv4's alone: an IPv6 frame has no ip, no ip.src, ip.ttl,
+// ip.proto (its header is ipv6.*), and ip.version is in both, as tshark
+// 4.0 gives them, on the sample, which holds IPv4 and IPv6 frames.
+// JSON's "ip" object stays ours, either family's.
+func TestIPv4OnlyTshark(t *testing.T) {
+	bin := tsharktest.Path(t)
+	for _, flt := range []string{"ip", "!ip", "ip.src != 10.0.0.1", "ip.ttl >= 64", "ip.ttl >= 64 && ip.ttl <= 255",
+		"ip.proto == 17", "ip contains 12:b7", `ip contains "\x12\xb7"`, "ip contains 00:00", "!(ip contains 00:00)", "ip.dst", "ip.version == 6",
+		"ipv6", "ipv6.nxt == 17", "ipv6.hlim == 64", "ip || ipv6", "!ip && udp"} {
+		ours, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-Y", flt, sampleCap)
+		theirs, err := exec.Command(bin, "-r", sampleCap, "-T", "fields", "-e", "frame.number", "-Y", flt).Output()
+		if err != nil || code != 0 {
+			t.Fatalf("-Y %s: tshark %v, sfcdump %d %s", flt, err, code, errs)
+		}
+		if ours != string(theirs) {
+			t.Errorf("-Y %q selects\n sfcdump %q\n tshark  %q", flt, ours, theirs)
+		}
+		stats, errs, code := sfcdump(t, "stats", "-Y", flt, sampleCap)
+		if n := strings.Count(ours, "\n"); code != 0 || !strings.HasPrefix(stats, "Frames: "+strconv.Itoa(n)+" ") {
+			t.Errorf("stats -Y %q: exit %d %s, want %d frames in\n%s", flt, code, errs, n, clipLines(stats))
+		}
+	}
+	fields := []string{"-e", "ip.src", "-e", "ipv6.src", "-e", "ip.proto", "-e", "ip.dst", "-e", "ip.ttl", "-e", "ip.addr",
+		"-e", "ip.version", "-e", "ipv6.nxt", "-e", "ipv6.hlim", "-e", "ipv6.plen", "-e", "ipv6.flow", "-e", "ipv6.tclass.dscp"}
+	ours, errs, code := sfcdump(t, append(append([]string{"read", "-T", "fields"}, fields...), sampleCap)...)
+	theirs, err := exec.Command(bin, append([]string{"-r", sampleCap, "-T", "fields"}, fields...)...).Output()
+	if err != nil || code != 0 {
+		t.Fatalf("-T fields: tshark %v, sfcdump %d %s", err, code, errs)
+	}
+	if ours != string(theirs) {
+		t.Errorf("-T fields %v:\nsfcdump:\n%s\ntshark:\n%s", fields, ours, theirs)
+	}
+	out, _, _ := sfcdump(t, "read", "-T", "json", "-Y", "ipv6", "-c", "1", sampleCap)
+	if !strings.Contains(out, `"ip":{"version":6,"src":"fd00::1"`) {
+		t.Errorf("JSON's ip object of an IPv6 frame: %s", out)
+	}
+}
