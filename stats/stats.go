@@ -195,7 +195,15 @@ func (c *Collector) Add(f *dissect.Frame, iface string) {
 		key := "frame: " + shown.Error()
 		var de *layers.DecodeError
 		if errors.As(shown, &de) {
+			// For a value that is wrong, the field says which: a BTS
+			// whose quoted packet has an unknown IP version is
+			// "bts.quote: unknown version", not the BTS's own version.
+			// Cuts and lengths stay grouped by layer (a cut lands on any
+			// field).
 			key = de.Layer + ": " + de.Err.Error()
+			if de.Field != "" && (errors.Is(de.Err, layers.ErrVersion) || errors.Is(de.Err, layers.ErrBadValue)) {
+				key = de.Layer + "." + de.Field + ": " + de.Err.Error()
+			}
 		}
 		c.problem(key, f.Number)
 	}

@@ -5,6 +5,7 @@ package stats
 import (
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,37 @@ func TestFrameListsSayWhenCut(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%d frames:\n%s", n, b.String())
 		}
+	}
+}
+
+// TestWrongValueNamesField: a BTS whose quoted packet has an unknown IP
+// version, and one of an unknown version of its own, are two rows of the
+// malformed frames ("bts.quote: unknown version", "bts.version: unknown
+// version"); they were one, "bts: unknown version", which read as the
+// BTS's own version for both.
+func TestWrongValueNamesField(t *testing.T) {
+	const (
+		head = "020000000001 020000000002 0800 45c0 0054 0000 0000 4011 0000 0a000002 0a000001 c00003fd00400000"
+		bts  = "11000014 00000007 00050003 0005b8d8"
+		rest = "68003c000000004011000a0a0000010a000002c00012b7002800000a00ffff000000d200000000"
+	)
+	c := New()
+	p := layers.NewParser()
+	for i, h := range []string{head + bts + "55" + rest, head + "21" + bts[2:] + "45" + rest} {
+		data, err := hex.DecodeString(strings.ReplaceAll(h, " ", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := dissect.Frame{Number: i + 1, Len: len(data), CapLen: len(data), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(data)
+		c.Add(&f, "port0")
+	}
+	var got []string
+	for _, m := range c.Finish().Malformed.Reasons {
+		got = append(got, m.Reason)
+	}
+	slices.Sort(got)
+	if strings.Join(got, "|") != "bts.quote: unknown version|bts.version: unknown version" {
+		t.Errorf("malformed reasons %q", got)
 	}
 }
