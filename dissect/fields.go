@@ -120,6 +120,10 @@ type Field struct {
 	// Quanta marks a time in pause quanta: the verbose tree adds its
 	// duration at the frame's link speed.
 	Quanta bool
+	// counts, when set, says whether a Quanta time asks for a pause in f
+	// (a PFC class time counts only where its enable bit is set): the
+	// tree adds no duration to one that does not.
+	counts func(f *Frame) bool
 	// Bits is the width of a number field on the wire (0: not recorded):
 	// a filter that compares it with a larger number is refused, as
 	// tshark refuses "70000" for a 16-bit field.
@@ -711,7 +715,8 @@ func pfcFields() []*Field {
 	}
 	for i := 0; i < 8; i++ {
 		fs = append(fs, &Field{Short: "time_c" + string(rune('0'+i)), Quanta: true,
-			get: one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) })})
+			get:    one(func(p *layers.Parser) Value { return u(uint64(p.PFC.Times[i])) }),
+			counts: func(f *Frame) bool { return f.P.PFC.Enabled(i) }})
 	}
 	// The pause each class time asks for at the frame's link speed
 	// (1 quantum = 512 bit times), absent when the speed is unknown, and

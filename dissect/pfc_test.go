@@ -33,7 +33,8 @@ func TestPFCPauseOnlyEnabled(t *testing.T) {
 		t.Errorf("straight %s\ntable    %s", js, slow)
 	}
 	tree := string(e.AppendTree(nil, f))
-	if strings.Contains(tree, "pfc.pause_ns_c0") || !strings.Contains(tree, "pfc.pause_ns_c3: 335539\n") || !strings.Contains(tree, "pfc.time_c0: 100 ") {
+	if strings.Contains(tree, "pfc.pause_ns_c0") || !strings.Contains(tree, "pfc.pause_ns_c3: 335539\n") || !strings.Contains(tree, "pfc.time_c0: 100\n") ||
+		!strings.Contains(tree, "pfc.time_c3: 65535 (335.539 us at 100G)\n") { // a disabled class's time asks for no pause
 		t.Errorf("tree:\n%s", tree)
 	}
 	for c, want := range map[string]int{"0": 0, "1": 0, "3": 1, "7": 0} {

@@ -511,7 +511,7 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 				if fd.Forever != 0 && v.Kind == KindUint && v.U == fd.Forever {
 					dst = append(dst, " (until resumed)"...)
 				}
-				if fd.Quanta && f.LinkBPS > 0 {
+				if fd.Quanta && f.LinkBPS > 0 && (fd.counts == nil || fd.counts(f)) {
 					dst = append(dst, " ("...)
 					dst = appendMicros(dst, QuantaNS(v.U, f.LinkBPS))
 					dst = append(dst, " us at "...)
