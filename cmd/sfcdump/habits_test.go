@@ -933,58 +933,40 @@ func (w blockedWriter) Write(p []byte) (int, error) { <-w.release; return len(p)
 
 // TestReadInterruptedBlockedStdout: Ctrl-C while standard output itself
 // is blocked still ends the process (130) within the salvage's bounds,
-// saying what was not written, rather than hanging on the flush.
+// saying what was not written, rather than hanging on the flush; and
+// with -w it puts the capture in place with every frame written (the
+// printing and the capture have their own locks: a write stuck in
+// standard output does not hold the capture).
 func TestReadInterruptedBlockedStdout(t *testing.T) {
-	pw := pipedStdin(t)
-	exited := catchExit(t)
-	oldWait := salvageWait
-	salvageWait = 200 * time.Millisecond
-	defer func() { salvageWait = oldWait }()
-	data, _ := os.ReadFile(sampleCap)
-	out := blockedWriter{make(chan struct{})}
-	var errb syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"read", "-r", "-"}, out, &errb) }()
-	pw.Write(data)
-	time.Sleep(300 * time.Millisecond)
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	if code := awaitExit(t, exited, 5*time.Second); code != 130 || !strings.Contains(string(errb.Bytes()), "standard output is blocked") {
-		t.Errorf("exit %d, stderr %q", code, errb.Bytes())
-	}
-	close(out.release)
-	pw.Close()
-	<-done
-}
-
-// TestReadInterruptedBlockedStdoutKeepsW: Ctrl-C while standard output
-// is blocked still puts the -w capture in place with every frame written
-// (the printing and the capture have their own locks: a write stuck in
-// standard output does not hold the capture), exit 130.
-func TestReadInterruptedBlockedStdoutKeepsW(t *testing.T) {
-	pw := pipedStdin(t)
-	exited := catchExit(t)
 	oldWait := salvageWait
 	salvageWait = 200 * time.Millisecond
 	defer func() { salvageWait = oldWait }()
 	data, _ := os.ReadFile(sampleCap)
 	path := filepath.Join(t.TempDir(), "kept.pcapng")
-	out := blockedWriter{make(chan struct{})}
-	var errb syncbuf.Buffer
-	done := make(chan int, 1)
-	go func() { done <- run([]string{"read", "-r", "-", "-P", "-w", path}, out, &errb) }()
-	pw.Write(data)
-	time.Sleep(300 * time.Millisecond) // 21 frames written to -w; the flush to standard output blocks
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
-	code := awaitExit(t, exited, 5*time.Second)
-	if e := string(errb.Bytes()); code != 130 || !strings.Contains(e, "standard output is blocked") || !strings.Contains(e, "21 frames, all written to") {
-		t.Errorf("exit %d, stderr %q", code, e)
+	for _, args := range [][]string{{"read", "-r", "-"}, {"read", "-r", "-", "-P", "-w", path}} {
+		pw := pipedStdin(t)
+		exited := catchExit(t)
+		out := blockedWriter{make(chan struct{})}
+		var errb syncbuf.Buffer
+		done := make(chan int, 1)
+		go func() { done <- run(args, out, &errb) }()
+		pw.Write(data)
+		time.Sleep(300 * time.Millisecond) // all 21 frames read (and written to -w); the flush to standard output blocks
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		code := awaitExit(t, exited, 5*time.Second)
+		withW := len(args) > 3
+		if e := string(errb.Bytes()); code != 130 || !strings.Contains(e, "standard output is blocked") || withW && !strings.Contains(e, "21 frames, all written to") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, e)
+		}
+		if withW {
+			if n := countFrames(t, path); n != 21 {
+				t.Errorf("-w: %d frames, want 21", n)
+			}
+		}
+		close(out.release)
+		pw.Close()
+		<-done
 	}
-	if n := countFrames(t, path); n != 21 {
-		t.Errorf("-w: %d frames, want 21", n)
-	}
-	close(out.release)
-	pw.Close()
-	<-done
 }
 
 // epipeWriter takes n octets, then fails as a pipe whose reader is gone.
