@@ -11,3 +11,6 @@ import (
 
 // keepOwner does nothing where files have no Unix owner.
 func keepOwner(*os.File, fs.FileInfo) {}
+
+// GiveOwner does nothing where files have no Unix owner.
+func GiveOwner(string, fs.FileInfo) {}

@@ -17,3 +17,12 @@ func keepOwner(f *os.File, was fs.FileInfo) {
 		_ = f.Chown(int(st.Uid), int(st.Gid))
 	}
 }
+
+// GiveOwner gives the file at path the owner and group of was, where the
+// process may (root may; a failure leaves the file as it is): a copy of
+// a user's file made by root stays the user's.
+func GiveOwner(path string, was fs.FileInfo) {
+	if st, ok := was.Sys().(*syscall.Stat_t); ok {
+		_ = os.Chown(path, int(st.Uid), int(st.Gid))
+	}
+}

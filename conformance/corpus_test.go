@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/opensfc/sfc/conformance"
@@ -182,5 +183,38 @@ func TestGenerateRefusesExpectedLinkedToInput(t *testing.T) {
 	}
 	if fi, err := os.Lstat(expected); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("expected.pcapng is no longer the link: %v", err)
+	}
+}
+
+// TestGenerateKeepsModeAndUmask: conform gen writes expected.pcapng as
+// every output is written: a replaced file keeps its mode, and a new one
+// has the umask applied (it was 0644 either way).
+func TestGenerateKeepsModeAndUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	src := vectors(t)[0]
+	dir := t.TempDir()
+	for _, f := range []string{conformance.CaseFile, conformance.InputFile} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	expected := filepath.Join(dir, conformance.ExpectedFile)
+	if _, err := conformance.GenerateVector(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(expected); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("new expected.pcapng under umask 077: %v, %v; want 0600", fi.Mode(), err)
+	}
+	// A stale file of mode 0640 is replaced and keeps 0640.
+	os.WriteFile(expected, []byte("stale"), 0o600)
+	os.Chmod(expected, 0o640)
+	if res, err := conformance.GenerateVector(dir, false); err != nil || !res.Changed {
+		t.Fatalf("regenerate: %+v, %v", res, err)
+	}
+	if fi, err := os.Stat(expected); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("replaced expected.pcapng: %v, %v; want its 0640", fi.Mode(), err)
 	}
 }

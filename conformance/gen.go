@@ -128,18 +128,17 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	} else {
 		res.Created, res.Changed = true, true
 	}
-	tmp, err := os.CreateTemp(dir, ".expected-*.pcapng")
+	// Written as every output is (atomicfile): a new file with the
+	// umask applied, a replaced one keeping its mode and owner.
+	tmp, err := atomicfile.Create(expected, atomicfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(tmp.Name())
+	defer tmp.Abort()
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	n, err := Generate(c, input, bw)
 	if err == nil {
 		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return nil, err
@@ -154,10 +153,7 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	if dryRun || !res.Changed {
 		return res, nil
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return nil, err
-	}
-	return res, os.Rename(tmp.Name(), expected)
+	return res, tmp.Commit()
 }
 
 // Decisions replays input through the reference model of c and calls fn

@@ -305,6 +305,9 @@ other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
 					return &usageError{fmt.Errorf("--mask %s: %v", m, err)}
 				}
 			}
+			if filter.Empty(ignore) {
+				ignore = "" // only spaces: no filter, as -Y takes it
+			}
 			if ignore != "" {
 				if _, err := filter.Compile(ignore); err != nil {
 					return &usageError{fmt.Errorf("--ignore %q: not a display filter: %v", ignore, err)}
@@ -397,6 +400,9 @@ input.pcapng from the scenario line in case.yaml.`,
   sfcdump conform gen --inputs pcaps/`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxShown < 0 {
+				return &usageError{fmt.Errorf("--max %d: want 0 or more", maxShown)}
+			}
 			dirs, err := vectorDirs(args)
 			if err != nil {
 				return &exitError{2, err}
@@ -499,6 +505,9 @@ Scenarios: ` + scenarioNames(),
 				return cmd.Help()
 			}
 			if args[0] == "list" {
+				if len(args) > 1 {
+					return &usageError{fmt.Errorf("conform scenario list: unknown argument %q (see 'sfcdump conform scenario --help')", args[1])}
+				}
 				for _, s := range scenario.List() {
 					fmt.Fprintf(out, "%-12s %s\n", s.Name, s.Summary)
 				}
@@ -510,6 +519,9 @@ Scenarios: ` + scenarioNames(),
 			for i := 0; i < len(rest); i++ {
 				a := rest[i]
 				switch {
+				case (a == "--help" || a == "-h") && name == "corpus":
+					fmt.Fprintln(out, "conform scenario corpus --out DIR: rewrites the inputs (case.yaml, input.pcapng) of every vector of the corpus under DIR, as pcaps/ holds them; then 'sfcdump conform gen DIR' makes the expected outputs.")
+					return nil
 				case a == "--help" || a == "-h":
 					s, ok := scenario.Lookup(name)
 					if !ok {
@@ -536,6 +548,9 @@ Scenarios: ` + scenarioNames(),
 				return &usageError{errors.New("conform scenario needs --out DIR")}
 			}
 			if name == "corpus" {
+				if len(sargs) > 0 {
+					return &usageError{fmt.Errorf("conform scenario corpus takes --out DIR only, not %q", sargs[0])}
+				}
 				if err := scenario.WriteCorpus(dir); err != nil {
 					return &exitError{1, err}
 				}

@@ -18,10 +18,15 @@ import (
 
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/conformance/live"
+	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/liveio"
 )
 
 func init() { subcommands = append(subcommands, newEmulateCmd) }
+
+// maxSettle bounds --settle: the quiet time before the emulator starts
+// answering is seconds in practice; an hour is a typo.
+const maxSettle = time.Hour
 
 func newEmulateCmd() *cobra.Command {
 	var ports []string
@@ -78,8 +83,8 @@ kernel drops, and how far it fell behind the wall clock.`,
 			if err := checkDilate(o.Dilate); err != nil {
 				return err
 			}
-			if o.Settle < 0 {
-				return &usageError{fmt.Errorf("--settle %s: want 0 or more", o.Settle)}
+			if o.Settle < 0 || o.Settle > maxSettle {
+				return &usageError{fmt.Errorf("--settle %s: want 0 to %s", o.Settle, maxSettle)}
 			}
 			if duration < 0 {
 				return &usageError{fmt.Errorf("--duration %s: want 0 or more (0: until SIGINT or SIGTERM)", duration)}
@@ -115,6 +120,9 @@ kernel drops, and how far it fell behind the wall clock.`,
 					ids = append(ids, id)
 				}
 				sort.Ints(ids)
+				if _, err := parseSpeed(speed); err != nil {
+					return &usageError{fmt.Errorf("--speed %s: %v", dissect.Escape(speed), err)}
+				}
 				c, err = live.DefaultCase(scheme, ids, speed)
 				if err != nil {
 					return &usageError{err}

@@ -383,6 +383,11 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "sfcdump completion"`},
 		{[]string{"completion", "bash", "extra"}, `unknown command "extra" for "sfcdump completion bash"`},
 		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
+		{[]string{"conform", "scenario", "list", "extra"}, `unknown argument "extra"`},
+		{[]string{"conform", "scenario", "corpus", "--senders", "3", "--out", "x"}, `takes --out DIR only`},
+		{[]string{"conform", "gen", "--max", "-1", "x"}, "--max -1: want 0 or more"},
+		{[]string{"emulate", "--scheme", "pfc", "--port", "0=lo", "--speed", "0"}, `--speed 0: "0" is not a link speed`},
+		{[]string{"emulate", "--scheme", "pfc", "--port", "0=lo", "--settle", "100h"}, "--settle 100h0m0s: want 0 to 1h0m0s"},
 		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},
 		{[]string{"read", "--link-speed", "100", sampleCap}, `--link-speed 100: "100" is 100 bit/s, below 1 Mb/s`},
 		{[]string{"stats", "--speed", "port1=1.5", sampleCap}, "below 1 Mb/s"},
@@ -584,6 +589,7 @@ func TestWiresharkInstallKeepsLocalEdits(t *testing.T) {
 	ours, _ := os.ReadFile(path)
 	edited := append(bytes.Clone(ours), "-- my local tweak\n"...)
 	os.WriteFile(path, edited, 0o644)
+	os.Chmod(path, 0o600) // private: the backup must stay so
 	_, errs, code := sfcdump(t, "wireshark", "install", "--dir", dir)
 	if code != 1 || !strings.Contains(errs, "--force") || !strings.Contains(errs, "my local tweak") {
 		t.Errorf("edited: exit %d, stderr %q; want 1, what differs, --force", code, errs)
@@ -596,6 +602,9 @@ func TestWiresharkInstallKeepsLocalEdits(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path + ".bak"); !bytes.Equal(got, edited) {
 		t.Error("--force did not keep the edited file as sfc.lua.bak")
+	}
+	if fi, err := os.Stat(path + ".bak"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the backup of a 0600 file: %v, %v; want 0600", fi.Mode(), err)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, ours) {
 		t.Error("--force did not install")

@@ -139,8 +139,17 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if err := atomicfile.WriteFile(bak, old, atomicfile.DefaultPerm); err != nil {
+		// The backup is the user's edited file: as private as it was,
+		// and theirs (a 0600 file came back 0644 and root's).
+		perm, was := atomicfile.DefaultPerm, fs.FileInfo(nil)
+		if fi, err := os.Stat(path); err == nil {
+			perm, was = fi.Mode().Perm(), fi
+		}
+		if err := atomicfile.WriteFile(bak, old, perm); err != nil {
 			return "", "", err
+		}
+		if was != nil {
+			atomicfile.GiveOwner(bak, was)
 		}
 		note = "replaced; the old file is kept as " + bak
 	}

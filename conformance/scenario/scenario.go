@@ -115,6 +115,9 @@ func Make(name string, args []string) (*Vector, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: %s: unexpected argument %q", ErrUsage, name, fs.Arg(0))
 	}
+	if err := checkCounts(fs); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	}
 	if err := g.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -123,6 +126,28 @@ func Make(name string, args []string) (*Vector, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return v, nil
+}
+
+// countMin is the least value of each integer flag the scenarios share a
+// meaning of: at least one host, sender, flow, frame and receiver; -1 is
+// the "from the DSCP" default of --pcp and --prio; 0 or more for the
+// rest (--mark 0 marks none, --vlan 0 is untagged, no --local frames...).
+var countMin = map[string]int{"hosts": 1, "senders": 1, "flows": 1, "frames": 1, "receivers": 1, "pcp": -1, "prio": -1}
+
+// checkCounts refuses an integer flag given below its least value
+// (countMin, else 0): a negative count wrote a vector of nothing.
+func checkCounts(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok || err != nil {
+			return
+		}
+		if v, ok := g.Get().(int); ok && v < countMin[f.Name] {
+			err = fmt.Errorf("--%s %d: want %d or more", f.Name, v, countMin[f.Name])
+		}
+	})
+	return err
 }
 
 // MakeLine runs a scenario from one command line ("incast --senders 4

@@ -241,3 +241,26 @@ func TestScenarioBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsChecked: an integer flag below its least value (a negative
+// count; no host, sender, flow, frame or receiver; a --pcp or --prio
+// below the -1 default) is a usage error naming the flag; it wrote a
+// vector of nothing, exit 0. 0 stays valid where it means none.
+func TestCountsChecked(t *testing.T) {
+	for _, c := range []struct {
+		line, err string
+	}{
+		{"floodgate --local -1", "--local -1: want 0 or more"},
+		{"storm --frames -1", "--frames -1: want 1 or more"},
+		{"incast --senders 0", "--senders 0: want 1 or more"},
+		{"incast --pcp -2", "--pcp -2: want -1 or more"},
+		{"incast --mark -5", "--mark -5: want 0 or more"},
+		{"incast --mark 0", ""},
+		{"incast --pcp -1", ""},
+	} {
+		_, err := MakeLine(c.line)
+		if c.err == "" && err != nil || c.err != "" && (!errors.Is(err, ErrUsage) || !strings.Contains(fmt.Sprint(err), c.err)) {
+			t.Errorf("%s: %v, want %q", c.line, err, c.err)
+		}
+	}
+}
