@@ -128,15 +128,17 @@ type devChecker struct {
 	// capture flags it inbound (evidence: see dev).
 	curNo      int
 	curInbound bool
-	c          *Case
-	m          *Model
-	rep        *Report
-	ds         *stream
-	in         *stream
-	cp         device.Codepoints
-	vol        volatile
-	rt         []byte // scratch of routedAs
-	fc         *fieldCmp
+	// tester: Options.TesterCapture (no inbound hint).
+	tester bool
+	c      *Case
+	m      *Model
+	rep    *Report
+	ds     *stream
+	in     *stream
+	cp     device.Codepoints
+	vol    volatile
+	rt     []byte // scratch of routedAs
+	fc     *fieldCmp
 
 	tol, early, ptol, dtol, win, jitter, missed int64
 	// tol0 and early0 are the time tolerances as set; tol and early are
@@ -354,6 +356,7 @@ func newDevChecker(c *Case, m *Model, rep *Report, ds *stream, opt Options, inRe
 		dq: map[dataKey]*dataQ{}, depthTol: map[int]int64{}, dlim: math.MinInt64, inFlows: map[dataKey]struct{}{},
 		bg: &BackgroundCounts{ByKind: map[string]int64{}}, devPorts: map[int]bool{}, held: map[int]*heldDevs{}, devLast: math.MinInt64, aheadT: math.MinInt64}
 	rep.Background = k.bg
+	k.tester = opt.TesterCapture
 	for i, id := range []string{ruleDataLoss, ruleDataOrder, ruleDataTiming, ruleDataAltered, ruleDataDup, ruleDataExtra} {
 		k.matchChecks[i] = rep.byName[id]
 	}
@@ -789,7 +792,7 @@ func (k *devChecker) dev(d Deviation) {
 		}
 		k.seen = append(k.seen, key)
 	}
-	if d.Frame > 0 && d.Frame == k.curNo && k.curInbound {
+	if d.Frame > 0 && d.Frame == k.curNo && k.curInbound && !k.tester {
 		// The pcapng says the capturing interface received this frame: on
 		// a capture host that is what the device sent, but a capture taken
 		// on the device's own port in both directions holds its input too.

@@ -44,6 +44,11 @@ type Options struct {
 	// Digest is the hash of the report's digests (--digest); unset, the
 	// default (DigestBLAKE3).
 	Digest Digest
+	// TesterCapture says the device capture was taken by the tester on
+	// its own ports (conform live): every frame the device sent arrives
+	// there inbound, so a deviation does not carry the hint for a
+	// capture taken on the device's own port in both directions.
+	TesterCapture bool
 }
 
 func (o Options) prefetch() bool { return !o.Sequential && runtime.GOMAXPROCS(0) > 1 }

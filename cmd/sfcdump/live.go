@@ -80,7 +80,7 @@ then INCONCLUSIVE). See docs/live.md.`,
 				return &exitError{2, err}
 			}
 			o.Ports, o.Open, o.MaxSlip, o.DUT = pm, liveOpen, maxSlip.Nanoseconds(), f.dut
-			o.Check = conformance.Options{MaxShown: f.maxShown, Digest: f.dig}
+			o.Check = conformance.Options{MaxShown: f.maxShown, Digest: f.dig, TesterCapture: true}
 			if syncDir != "" {
 				sy, err := live.OpenSync(syncDir)
 				if err != nil {
