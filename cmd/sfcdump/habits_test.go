@@ -386,6 +386,8 @@ func TestFlagsValidated(t *testing.T) {
 		{[]string{"conform", "scenario", "list", "extra"}, `unknown argument "extra"`},
 		{[]string{"conform", "scenario", "corpus", "--senders", "3", "--out", "x"}, `takes --out DIR only`},
 		{[]string{"conform", "gen", "--max", "-1", "x"}, "--max -1: want 0 or more"},
+		{[]string{"conform", "scenario", "incast", "--scheme", "nope", "--out", "x"}, `a flag's value made an invalid case (case.yaml:6: schemes: unknown scheme "nope"`},
+		{[]string{"conform", "scenario", "storm", "--frames", "-1", "--out", "x"}, "--frames -1: want 1 or more"},
 		{[]string{"emulate", "--scheme", "pfc", "--port", "0=lo", "--speed", "0"}, `--speed 0: "0" is not a link speed`},
 		{[]string{"emulate", "--scheme", "pfc", "--port", "0=lo", "--settle", "100h"}, "--settle 100h0m0s: want 0 to 1h0m0s"},
 		{[]string{"read", "--link-speed", "NaN", sampleCap}, "--link-speed NaN"},

@@ -610,7 +610,9 @@ func (d *caseDoc) finish(frames []Frame) (*Vector, error) {
 	text := d.yaml()
 	c, err := conformance.ParseCase("case.yaml", text)
 	if err != nil {
-		return nil, fmt.Errorf("the case it made is invalid: %w", err)
+		// The case is made from the flags alone: one of their values
+		// (a scheme, --param, --device, --dscp-class, --tol) is wrong.
+		return nil, fmt.Errorf("%w: a flag's value made an invalid case (%w)", ErrUsage, err)
 	}
 	slices.SortStableFunc(frames, func(a, b Frame) int {
 		switch {
