@@ -235,6 +235,13 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 				return truncated("ipv6", "ah", off, 12, len(d))
 			}
 			n = (int(d[1]) + 2) * 4
+			if n < 12 {
+				// Its length leaves no room for the sequence number
+				// (RFC 4302 §2: 12 fixed octets), as DecodeQuote and
+				// gopacket refuse it.
+				e.Proto = nh
+				return errAt("ipv6", "ah.length", off+1, ErrBadValue, fmt.Sprintf("AH of %d octets, less than 12", n))
+			}
 			h.SPI, h.Seq = binary.BigEndian.Uint32(d[4:]), binary.BigEndian.Uint32(d[8:])
 		default:
 			min := 2

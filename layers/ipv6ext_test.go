@@ -232,6 +232,9 @@ func TestIPv6ExtErrors(t *testing.T) {
 		{"cut fragment", 44, []byte{17, 0, 0}, "ipv6: fragment at offset 0: truncated", 0},
 		{"cut AH", 51, []byte{17, 4, 0, 0, 0, 0}, "ipv6: ah at offset 0: truncated", 0},
 		{"AH longer than the data", 51, []byte{17, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "ipv6: ah at offset 0: length field points past the data", 0},
+		// Payload length 0: 8 octets, no room for the sequence number
+		// (fuzz: decoded on to UDP, where gopacket stops).
+		{"AH of 8 octets", 51, []byte{17, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0x30, 0x39, 0x12, 0xb7, 0, 8, 0, 0}, "ipv6: ah.length at offset 1: value out of range (AH of 8 octets, less than 12)", 0},
 		{"cut routing", 43, []byte{17, 0, 4}, "ipv6: routing at offset 0: truncated", 0},
 		{"cut ESP", 50, []byte{0, 0, 1}, "ipv6: esp at offset 0: truncated", 0},
 		{"too many", 60, long, "ipv6: dstopts at offset 80: value out of range", MaxIPv6ExtHeaders},
