@@ -120,14 +120,7 @@ func runCapture(out, errOut io.Writer, iface string, duration time.Duration, pro
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	if pr.outAtomic != nil {
-		// A reader that closes standard output (capture -P -w X | head)
-		// must not have SIGPIPE kill the capture: the write fails with
-		// EPIPE instead, and the frames captured are kept (below).
-		pipe := make(chan os.Signal, 1)
-		signal.Notify(pipe, syscall.SIGPIPE)
-		defer signal.Stop(pipe)
-	}
+	defer pr.catchClosedPipe()() // capture -P -w X | head keeps X (below)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -194,7 +187,7 @@ func runCapture(out, errOut io.Writer, iface string, duration time.Duration, pro
 		readErr = &exitError{1, err}
 	}
 	if pipeClosed && pr.committed {
-		return pr.pipeClosed(errOut)
+		return pr.reportClosedPipe(errOut)
 	}
 	return readErr
 }

@@ -98,15 +98,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	}
 	defer pr.notifyInterrupt(errOut)()
 	pr.errOut = errOut
-	if pr.outAtomic != nil {
-		// A reader that closes standard output early (read -P -w X | head)
-		// would have SIGPIPE kill the process with the -w capture in a
-		// temporary file: with SIGPIPE caught, the write fails with EPIPE
-		// and the run ends as if interrupted (closedPipe).
-		pipe := make(chan os.Signal, 1)
-		signal.Notify(pipe, syscall.SIGPIPE)
-		defer signal.Stop(pipe)
-	}
+	defer pr.catchClosedPipe()()
 	code := 0
 	for i, file := range files {
 		if pr.done() {
@@ -116,7 +108,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 			var ee *exitError
 			if !errors.As(err, &ee) {
 				if errors.Is(err, syscall.EPIPE) {
-					return pr.closedPipe(errOut)
+					return pr.endOnClosedPipe(errOut)
 				}
 				pr.close(false)
 				return &exitError{1, err} // output failed: nothing more to do
@@ -147,7 +139,7 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	keep := code == 0 || pr.interrupted.Load() || !pr.outExisted
 	if err := pr.close(keep); err != nil {
 		if errors.Is(err, syscall.EPIPE) && pr.committed {
-			return pr.pipeClosed(errOut) // the -w capture is in place
+			return pr.reportClosedPipe(errOut) // the -w capture is in place
 		}
 		return &exitError{1, err}
 	}
@@ -168,11 +160,27 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	return nil
 }
 
-// closedPipe ends a run whose standard output was closed by its reader
-// (EPIPE) as an interrupt ends it: the -w capture is put in place with
-// the frames written so far, and the exit status is 141, a shell's for a
-// process that SIGPIPE ended (what the run would have been without -w).
-func (pr *printer) closedPipe(errOut io.Writer) error {
+// catchClosedPipe, with a -w file, catches SIGPIPE until the returned
+// function is called: a reader that closes standard output early (read
+// -P -w X | head) would have SIGPIPE kill the process with the capture in
+// a temporary file; caught, the write fails with EPIPE and the run ends
+// as if interrupted (endOnClosedPipe). Without -w nothing is lost, and
+// SIGPIPE ends the process as it ends tcpdump.
+func (pr *printer) catchClosedPipe() (stop func()) {
+	if pr.outAtomic == nil {
+		return func() {}
+	}
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	return func() { signal.Stop(pipe) }
+}
+
+// endOnClosedPipe ends a run whose standard output was closed by its
+// reader (EPIPE) as an interrupt ends it: the -w capture is put in place
+// with the frames written so far, and the exit status is 141, a shell's
+// for a process that SIGPIPE ended (what the run would have been without
+// -w).
+func (pr *printer) endOnClosedPipe(errOut io.Writer) error {
 	pr.interrupted.Store(true)
 	pr.outMu.Lock()
 	err := pr.finishOutput(true) // standard output is not flushed: it is gone
@@ -180,12 +188,12 @@ func (pr *printer) closedPipe(errOut io.Writer) error {
 	if err != nil {
 		return &exitError{1, err}
 	}
-	return pr.pipeClosed(errOut)
+	return pr.reportClosedPipe(errOut)
 }
 
-// pipeClosed says where the frames of a run whose standard output was
-// closed went, and returns exit status 141 (closedPipe).
-func (pr *printer) pipeClosed(errOut io.Writer) error {
+// reportClosedPipe says where the frames of a run whose standard output
+// was closed went, and returns exit status 141 (endOnClosedPipe).
+func (pr *printer) reportClosedPipe(errOut io.Writer) error {
 	report(errOut, fmt.Errorf("standard output was closed by its reader; %d frames written to %s", pr.written, pr.o.write))
 	return &exitError{141, errSilent}
 }
