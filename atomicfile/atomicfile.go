@@ -98,7 +98,7 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 		// any rename-based writer makes it).
 		err := tmp.Chmod(existing.Mode().Perm())
 		if err == nil {
-			keepOwner(tmp, existing)
+			GiveOwner(tmp.Name(), existing)
 		}
 		if err != nil {
 			tmp.Close()

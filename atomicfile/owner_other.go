@@ -4,13 +4,7 @@
 
 package atomicfile
 
-import (
-	"io/fs"
-	"os"
-)
-
-// keepOwner does nothing where files have no Unix owner.
-func keepOwner(*os.File, fs.FileInfo) {}
+import "io/fs"
 
 // GiveOwner does nothing where files have no Unix owner.
 func GiveOwner(string, fs.FileInfo) {}

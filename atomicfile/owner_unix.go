@@ -10,14 +10,6 @@ import (
 	"syscall"
 )
 
-// keepOwner gives f the owner and group of the file it replaces, where
-// the process may (root may; a failure leaves f the caller's).
-func keepOwner(f *os.File, was fs.FileInfo) {
-	if st, ok := was.Sys().(*syscall.Stat_t); ok {
-		_ = f.Chown(int(st.Uid), int(st.Gid))
-	}
-}
-
 // GiveOwner gives the file at path the owner and group of was, where the
 // process may (root may; a failure leaves the file as it is): a copy of
 // a user's file made by root stays the user's.
