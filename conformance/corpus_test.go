@@ -165,16 +165,9 @@ func TestReadmeListsTheCorpus(t *testing.T) {
 // expected.pcapng is a link to its input.pcapng is an error naming both,
 // and both are left as they were (the rename replaced the link silently).
 func TestGenerateRefusesExpectedLinkedToInput(t *testing.T) {
-	src := vectors(t)[0]
-	dir := t.TempDir()
-	for _, f := range []string{conformance.CaseFile, conformance.InputFile} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), b, 0o644)
-	}
+	dir := copyVector(t, "sfc/incast-first-bts")
 	expected := filepath.Join(dir, conformance.ExpectedFile)
+	os.Remove(expected) // the inputs only
 	if err := os.Symlink(conformance.InputFile, expected); err != nil {
 		t.Skipf("SKIP: symlink: %v", err)
 	}
@@ -192,16 +185,9 @@ func TestGenerateRefusesExpectedLinkedToInput(t *testing.T) {
 func TestGenerateKeepsModeAndUmask(t *testing.T) {
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
-	src := vectors(t)[0]
-	dir := t.TempDir()
-	for _, f := range []string{conformance.CaseFile, conformance.InputFile} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, f), b, 0o644)
-	}
+	dir := copyVector(t, "sfc/incast-first-bts")
 	expected := filepath.Join(dir, conformance.ExpectedFile)
+	os.Remove(expected) // the inputs only
 	if _, err := conformance.GenerateVector(dir, false); err != nil {
 		t.Fatal(err)
 	}

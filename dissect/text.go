@@ -372,13 +372,8 @@ var failedProto = map[gopacket.LayerType]string{
 // version) as " name=value", a true flag as " name", a false one left out:
 // a frame cut short still shows everything before the cut on its line.
 func appendHeldFields(dst []byte, f *Frame, proto string) []byte {
-	var pr *Proto
-	for i := range Protos {
-		if Protos[i].Name == proto {
-			pr = Protos[i]
-		}
-	}
-	if pr == nil || !pr.present(f) {
+	pr, ok := byProto[proto] // ours (LookupProto may give Wireshark's)
+	if !ok || !pr.present(f) {
 		return dst
 	}
 	c, cut := CutOf(f)
