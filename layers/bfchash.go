@@ -4,7 +4,7 @@ package layers
 
 import (
 	"encoding/binary"
-	"hash/crc32"
+	"sync"
 )
 
 // BFC pause frame versions (wire.md §7 and §7.1).
@@ -37,12 +37,26 @@ var BFCPolynomials = [BFCMaxHashes]uint32{
 	0xD8018001, // CD-ROM EDC polynomial
 }
 
-// bfcTables[s] are the slicing-by-8 tables of CRC_s: table 0 is
-// crc32.MakeTable(BFCPolynomials[s]) and table j gives the CRC of an octet
-// followed by j zero octets.
-var bfcTables = func() (t [BFCMaxHashes][8][256]uint32) {
+// bfcTables returns the slicing-by-8 tables of every CRC_s: table 0 is
+// that of crc32.MakeTable(BFCPolynomials[s]) and table j gives the CRC of
+// an octet followed by j zero octets. They are made on first use, not at
+// start-up (64 KiB that only BFC frames and models read), and without
+// crc32.MakeTable, which for the Castagnoli polynomial would first set up
+// hash/crc32's SSE 4.2 tables.
+var bfcTables = sync.OnceValue(func() *[BFCMaxHashes][8][256]uint32 {
+	t := new([BFCMaxHashes][8][256]uint32)
 	for s, poly := range BFCPolynomials {
-		t[s][0] = *crc32.MakeTable(poly)
+		for i := range 256 {
+			c := uint32(i)
+			for range 8 {
+				if c&1 != 0 {
+					c = c>>1 ^ poly
+				} else {
+					c >>= 1
+				}
+			}
+			t[s][0][i] = c
+		}
 		for i := 0; i < 256; i++ {
 			c := t[s][0][i]
 			for j := 1; j < 8; j++ {
@@ -52,7 +66,7 @@ var bfcTables = func() (t [BFCMaxHashes][8][256]uint32) {
 		}
 	}
 	return t
-}()
+})
 
 // bfcCRC returns the reflected CRC-32 (init and final XOR 0xFFFFFFFF)
 // of p with the slicing-by-8 tables t, 8 (then 4) octets at a time. Unlike
@@ -85,7 +99,7 @@ func BFCHash(s int, p []byte) uint32 {
 	if uint(s) >= BFCMaxHashes {
 		return 0
 	}
-	return bfcCRC(&bfcTables[s], p)
+	return bfcCRC(&bfcTables()[s], p)
 }
 
 // bfcKey writes the flow key of f (wire.md §7.1: src IP ‖ dst IP ‖
@@ -124,7 +138,7 @@ func BFCKey(f Flow) []byte {
 func VFID(f Flow) uint32 {
 	var k [37]byte
 	n := bfcKey(&f, &k)
-	return bfcCRC(&bfcTables[0], k[:n])
+	return bfcCRC(&bfcTables()[0], k[:n])
 }
 
 // BFCHashes holds the eight stage hashes of one flow: h[s] = CRC_s(key)
@@ -137,8 +151,9 @@ func BFCFlowHashes(f Flow) BFCHashes {
 	var k [37]byte
 	n := bfcKey(&f, &k)
 	var h BFCHashes
+	t := bfcTables()
 	for s := range h {
-		h[s] = bfcCRC(&bfcTables[s], k[:n])
+		h[s] = bfcCRC(&t[s], k[:n])
 	}
 	return h
 }
@@ -166,7 +181,7 @@ func stageIndexV1(vfid uint32, s int) uint32 {
 	var b [5]byte
 	binary.BigEndian.PutUint32(b[:], vfid)
 	b[4] = byte(s)
-	return bfcCRC(&bfcTables[0], b[:])
+	return bfcCRC(&bfcTables()[0], b[:])
 }
 
 // FilterMatches reports whether the flow with hashes h has its bit set in

@@ -52,6 +52,17 @@ func TestBFCCheckValues(t *testing.T) {
 			if got := bitwiseCRC(r.normal, in); got != r.check {
 				t.Errorf("%s: bit by bit %08x, want %08x", r.name, got, r.check)
 			}
+			// The tables are made without crc32.MakeTable: table 0 is
+			// its table all the same, and every slicing table gives
+			// the CRC of a longer key alike (37 octets: 4 steps of 8, a
+			// 4, a 1).
+			if *crc32.MakeTable(r.rev) != bfcTables()[r.s][0] {
+				t.Errorf("%s: table 0 differs from crc32.MakeTable's", r.name)
+			}
+			key := []byte("0123456789abcdefghijklmnopqrstuvwxyz!")
+			if got, want := BFCHash(r.s, key), crc32.Checksum(key, crc32.MakeTable(r.rev)); got != want {
+				t.Errorf("%s: BFCHash of 37 octets = %08x, crc32 %08x", r.name, got, want)
+			}
 		})
 	}
 }
