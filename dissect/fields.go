@@ -171,6 +171,23 @@ func (fd *Field) Values(f *Frame, dst []Value) []Value {
 // Proto returns the protocol the field belongs to.
 func (fd *Field) Proto() *Proto { return fd.proto }
 
+// Family is the address family of an address field that holds one family
+// alone: 4 for Wireshark's ip.* (LookupField's ip.src, IPv4's), 6 for
+// ipv6.*, 0 for a field of either family (ours: ip.src as JSON and the
+// verbose tree show it, bts.quote.src) or not an address. A filter
+// refuses an address of the other family, as tshark does.
+func (fd *Field) Family() int {
+	switch {
+	case fd.Kind != KindIP:
+		return 0
+	case wsIP != nil && fd.proto == wsIP:
+		return 4
+	case fd.proto != nil && fd.proto.Name == "ipv6":
+		return 6
+	}
+	return 0
+}
+
 // Proto is a protocol of the name space.
 type Proto struct {
 	Name   string

@@ -751,10 +751,29 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 			return l, fmt.Errorf("%s is a boolean field; %q is not true, false, 1 or 0", name, s)
 		}
 	case dissect.KindIP:
+		// An address of the other family, for a field of one (ip.src
+		// is IPv4's, ipv6.src IPv6's), is refused as tshark refuses it:
+		// it could match nothing.
+		fam := 0
+		if o.field != nil && o.fn == fnNone && o.ranges == nil {
+			fam = o.field.Family()
+		}
+		wrong := func(a netip.Addr, what string) error {
+			if fam == 4 && !a.Is4() {
+				return fmt.Errorf("%s is an IPv4 field (Wireshark's ip; IPv6 is ipv6.*): %q is not an IPv4 %s", name, s, what)
+			}
+			if fam == 6 && a.Is4() {
+				return fmt.Errorf("%s is an IPv6 field (IPv4 is ip.*): %q is not an IPv6 %s", name, s, what)
+			}
+			return nil
+		}
 		if strings.Contains(s, "/") {
 			pfx, err := netip.ParsePrefix(s)
 			if err != nil {
 				return l, fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 prefix", name, s)
+			}
+			if err := wrong(pfx.Addr(), "prefix"); err != nil {
+				return l, err
 			}
 			l.prefix, l.isPfx = pfx.Masked(), true
 			return l, nil
@@ -762,6 +781,9 @@ func parseLit(o *operand, c cmpOp, t token) (lit, error) {
 		a, err := netip.ParseAddr(s)
 		if err != nil {
 			return l, fmt.Errorf("%s is an address field; %q is not an IPv4 or IPv6 address", name, s)
+		}
+		if err := wrong(a, "address"); err != nil {
+			return l, err
 		}
 		l.val = dissect.Value{Kind: kind, A: a.Unmap()}
 	case dissect.KindMAC:
