@@ -13,5 +13,11 @@
 // marker is dropped and depth points merge keeping the larger, so the
 // picture stays faithful at the resolution it is drawn at.
 //
-// Drawing uses gonum.org/v1/plot (pure Go), to SVG or PNG.
+// Drawing is laid out here on gonum's canvases (gonum.org/v1/plot/vg, pure
+// Go), to SVG or PNG: a title on top, the row labels on the left, the time
+// axis below with ticks 1, 2 or 5 times a power of ten apart, the legend
+// top right. It does not use gonum's plot package itself, whose init (it
+// parses twelve fonts) and PDF, EPS and LaTeX writers would slow the
+// start-up of every sfcdump command; the one font drawn, Liberation Serif,
+// is parsed on the first Render.
 package timeline

@@ -12,10 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/stats"
@@ -293,126 +290,8 @@ func (tl *Timeline) Render(w io.Writer, format string, o Options) error {
 	}
 	rows := tl.drawn(o)
 	ser := tl.drawnSeries(o)
-	nrows := len(rows) + len(ser)
-	if nrows == 0 {
+	if len(rows)+len(ser) == 0 {
 		return fmt.Errorf("timeline: nothing to draw: the capture holds no pause signal, PFC frame or queue depth")
 	}
-	span := tl.last - tl.first
-	div, name := unit(max(span, 1))
-	x := func(t int64) float64 { return float64(t-tl.first) / div }
-
-	p := plot.New()
-	p.Title.Text = dissect.Escape(o.Title)
-	if p.Title.Text == "" {
-		p.Title.Text = "sfcdump timeline"
-	}
-	p.X.Label.Text = fmt.Sprintf("time since %s (%s)", time.Unix(0, tl.first).UTC().Format(time.RFC3339Nano), name)
-	labels := make([]string, nrows)
-	// Row i is drawn at y = nrows-1-i, so the first row is on top.
-	y := func(i int) float64 { return float64(nrows - 1 - i) }
-	for i, r := range rows {
-		labels[nrows-1-i] = r.label
-	}
-	for j, s := range ser {
-		labels[nrows-1-len(rows)-j] = depthLabel(s)
-	}
-	p.NominalY(labels...)
-	p.Y.Tick.Label.Font.Size = font.Length(8)
-	p.X.Min, p.X.Max = 0, max(x(tl.last), 1e-9)
-	p.Add(&layer{tl: tl, rows: rows, series: ser, x: x, y: y})
-	p.Legend.Top, p.Legend.Left = true, false
-	p.Legend.TextStyle.Font.Size = font.Length(8)
-	for k := stats.KindBTS; k <= stats.KindPause; k++ {
-		p.Legend.Add(k.String()+" signal", thumb{draw.GlyphStyle{Color: kindColors[k], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
-	}
-	p.Legend.Add("resume", thumb{draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.RingGlyph{}}})
-	if len(tl.series) > 0 {
-		p.Legend.Add("queue depth", thumb{draw.GlyphStyle{Color: depthRGB, Radius: vg.Points(2), Shape: draw.SquareGlyph{}}})
-	}
-	width := o.Width
-	if width == 0 {
-		width = 11 * vg.Inch
-	}
-	height := o.Height
-	if height == 0 {
-		height = min(vg.Length(nrows)*0.3*vg.Inch+1.4*vg.Inch, MaxHeight)
-	}
-	wt, err := p.WriterTo(width, height, format)
-	if err != nil {
-		return fmt.Errorf("timeline: %w", err)
-	}
-	if _, err := wt.WriteTo(w); err != nil {
-		return fmt.Errorf("timeline: %w", err)
-	}
-	return nil
-}
-
-// thumb is a legend entry drawn as one glyph.
-type thumb struct{ sty draw.GlyphStyle }
-
-// Thumbnail implements plot.Thumbnailer.
-func (t thumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(t.sty, c.Center()) }
-
-// layer is the plot.Plotter that draws bars, markers and depth lines.
-type layer struct {
-	tl     *Timeline
-	rows   []*row
-	series []*series
-	x      func(int64) float64
-	y      func(int) float64
-}
-
-// Plot implements plot.Plotter.
-func (l *layer) Plot(c draw.Canvas, p *plot.Plot) {
-	tx, ty := p.Transforms(&c)
-	const half = 0.3
-	for i, r := range l.rows {
-		yc := l.y(i)
-		bar := flowBar
-		if r.pfc {
-			bar = pfcBar
-		}
-		for _, iv := range r.intervals {
-			x0, x1 := tx(l.x(iv.from)), tx(l.x(iv.to))
-			if x1-x0 < 0.5 {
-				x1 = x0 + 0.5 // a pause shorter than a pixel still shows
-			}
-			y0, y1 := ty(yc-half), ty(yc+half)
-			c.FillPolygon(bar, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
-		}
-		for _, m := range r.markers {
-			pt := vg.Point{X: tx(l.x(m.t)), Y: ty(yc)}
-			if !c.Contains(pt) {
-				continue
-			}
-			sty := draw.GlyphStyle{Color: kindColors[m.kind], Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-			if m.resume {
-				sty.Shape = draw.RingGlyph{}
-			}
-			c.DrawGlyph(sty, pt)
-		}
-	}
-	for j, s := range l.series {
-		yc := l.y(len(l.rows) + j)
-		if len(s.points) == 0 {
-			continue
-		}
-		scale := float64(max(s.max, 1))
-		line := make([]vg.Point, 0, len(s.points))
-		for _, pt := range s.points {
-			line = append(line, vg.Point{X: tx(l.x(pt.t)), Y: ty(yc - half + 2*half*float64(pt.v)/scale)})
-		}
-		sty := draw.LineStyle{Color: depthRGB, Width: vg.Points(1)}
-		if len(line) == 1 {
-			c.DrawGlyph(draw.GlyphStyle{Color: depthRGB, Radius: vg.Points(2), Shape: draw.SquareGlyph{}}, line[0])
-			continue
-		}
-		c.StrokeLines(sty, c.ClipLinesXY(line)...)
-	}
-}
-
-// DataRange implements plot.DataRanger.
-func (l *layer) DataRange() (xmin, xmax, ymin, ymax float64) {
-	n := len(l.rows) + len(l.series)
-	return 0, l.x(l.tl.last), -0.5, float64(n) - 0.5
+	return tl.render(w, format, o, rows, ser)
 }

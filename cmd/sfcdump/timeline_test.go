@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,40 @@ func TestTimeline(t *testing.T) {
 	}
 	if _, errs, code := sfcdump(t, "timeline", sampleCap, "-o", filepath.Join(dir, "x.gif")); code != 2 || !strings.Contains(errs, ".svg or .png") {
 		t.Errorf("bad extension: exit %d, %q", code, errs)
+	}
+}
+
+// TestNoPlotPackage: sfcdump does not link gonum's plot package nor what
+// it pulls in (its plotters, the PDF, EPS and LaTeX writers, gob): their
+// init (twelve fonts parsed, among others) cost every command ~4 ms of
+// start-up, though only timeline draws, with gonum's lower layers.
+func TestNoPlotPackage(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("SKIP: no go command on PATH to list what sfcdump links: %v", err)
+	}
+	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	if !deps["github.com/opensfc/sfc/timeline"] || !deps["gonum.org/v1/plot/vg/vgimg"] {
+		t.Fatalf("go list -deps does not list the timeline and vgimg packages: %.200q", out)
+	}
+	for _, p := range []string{
+		"gonum.org/v1/plot",
+		"gonum.org/v1/plot/plotter",
+		"gonum.org/v1/plot/vg/vgpdf",
+		"gonum.org/v1/plot/vg/vgeps",
+		"gonum.org/v1/plot/vg/vgtex",
+		"codeberg.org/go-pdf/fpdf",
+		"encoding/gob",
+	} {
+		if deps[p] {
+			t.Errorf("sfcdump links %s", p)
+		}
 	}
 }
