@@ -96,19 +96,22 @@ func (fd *Field) cutOff(c *Cut) bool {
 	return fd.end > 0 && c.Layer == fd.layer && fd.end > c.Have
 }
 
-// setIPEnds gives the IP and UDP fields, ours and Wireshark's, where they
-// end in each header (layers.IPv4, IPv6 and UDP keep the fields a cut
-// header holds whole). Called by wireshark.go's init, once Wireshark's
-// own fields are registered.
-func setIPEnds() {
+// setIPEnds gives the IP and UDP fields where they end in each header
+// (layers.IPv4, IPv6 and UDP keep the fields a cut header holds whole):
+// the field get returns for each name, if any. fields.go's init calls it
+// with ourField, then initWireshark with wsOwnField (ip.src is both) and
+// last set, which panics on a name that is neither.
+func setIPEnds(get func(name string) *Field, last bool) {
 	v4, v6, udp := glayers.LayerTypeIPv4, glayers.LayerTypeIPv6, glayers.LayerTypeUDP
-	// The fields of a name: ours and Wireshark's (ip.src is both).
 	field := func(name string) []*Field {
-		fs := fieldsNamed(name)
-		if len(fs) == 0 {
-			panic("dissect: setIPEnds: no field " + name)
+		fd := get(name)
+		if fd == nil {
+			if last && ourField(name) == nil {
+				panic("dissect: setIPEnds: no field " + name)
+			}
+			return nil
 		}
-		return fs
+		return []*Field{fd}
 	}
 	for name, e := range map[string][2]int{ // IPv4 end, IPv6 end (0: not a field of it)
 		"ip.version": {1, 1}, "ip.src": {16, 24}, "ip.dst": {20, 40}, "ip.dscp": {2, 2}, "ip.ecn": {2, 2},
@@ -135,6 +138,9 @@ func setIPEnds() {
 		}
 	}
 }
+
+// ourField returns our field of the name, nil if there is none.
+func ourField(name string) *Field { return byName[name] }
 
 // initFieldEnds gives the fields of the fixed headers the layer they are
 // in and the octet of that layer they end at: a cut before it leaves the

@@ -772,6 +772,7 @@ func init() {
 	}
 	sort.Strings(names)
 	initFieldEnds()
+	setIPEnds(ourField, false)
 	initVersioned()
 }
 
@@ -780,6 +781,7 @@ func init() {
 // Wireshark's, IPv4's alone (ip.src is absent from an IPv6 packet, whose
 // source is ipv6.src). OurField gives ours.
 func LookupField(name string) (*Field, bool) {
+	wsReady()
 	if fd, ok := wsIPFields[name]; ok {
 		return fd, true
 	}
@@ -798,25 +800,12 @@ func OurField(name string) (*Field, bool) {
 	return fd, ok
 }
 
-// fieldsNamed returns the fields of the name: ours and, when it differs,
-// LookupField's (Wireshark's ip.src and ours).
-func fieldsNamed(name string) []*Field {
-	var out []*Field
-	ours, ok := byName[name]
-	if ok {
-		out = append(out, ours)
-	}
-	if fd, ok := LookupField(name); ok && fd != ours {
-		out = append(out, fd)
-	}
-	return out
-}
-
 // LookupProto returns the protocol with the given name, ours or
 // Wireshark's (ipv6, ipv6.fraghdr, infiniband, macc, vlan), as filters
 // name them: ip is Wireshark's, IPv4 alone (ours, in Protos, is either
 // family).
 func LookupProto(name string) (*Proto, bool) {
+	wsReady()
 	if wsIP != nil && name == wsIP.Name {
 		return wsIP, true
 	}

@@ -5,6 +5,7 @@ package dissect
 import (
 	"math/bits"
 	"sort"
+	"sync"
 	"time"
 
 	glayers "github.com/gopacket/gopacket/layers"
@@ -52,6 +53,7 @@ var (
 // Wireshark's meaning where ours differs: a bare boolean field tests that
 // the field is present, not that it is true.
 func IsWiresharkName(name string) bool {
+	wsReady()
 	if _, ours := byName[name]; ours {
 		return false
 	}
@@ -64,7 +66,10 @@ func IsWiresharkName(name string) bool {
 
 // WiresharkNames returns the Wireshark names LookupField and LookupProto
 // accept besides ours, sorted.
-func WiresharkNames() []WiresharkName { return append([]WiresharkName(nil), wsNames...) }
+func WiresharkNames() []WiresharkName {
+	wsReady()
+	return append([]WiresharkName(nil), wsNames...)
+}
 
 // frameBytes returns the frame's octets: the first layer's header and its
 // payload, which are one slice of the frame as decoded.
@@ -291,7 +296,23 @@ func ipv4Fields() []*Field {
 	}
 }
 
-func init() {
+// wsOnce makes Wireshark's names (initWireshark) on first use: the
+// filters, -e and the field list need them, a plain read does not, and
+// making them (some 300 fields, their maps and aliases) took about a third
+// of this package's initialisation, which every sfcdump command paid at
+// start-up. Every reader of wsByField, wsByProto, wsNames, wsIP and
+// wsIPFields calls wsReady first.
+var wsOnce sync.Once
+
+// wsReady makes Wireshark's names if they are not made yet.
+func wsReady() { wsOnce.Do(initWireshark) }
+
+// initWireshark registers Wireshark's names: aliases of ours and fields
+// and protocols of their own. It changes none of our fields and protocols
+// (they are read by other goroutines meanwhile); what it sets up of ours
+// is done at package initialisation (initOurSlices, and the ours-only
+// passes of setIPEnds and fieldBits).
+func initWireshark() {
 	alias := func(ws, ours string) {
 		fd, ok := byName[ours]
 		if !ok {
@@ -446,32 +467,12 @@ func init() {
 	wsByField[icrc.Name] = icrc
 	wsNames = append(wsNames, WiresharkName{Name: icrc.Name, Field: icrc})
 
-	setIPEnds()
+	setIPEnds(wsOwnField, true)
 
-	// Protocol slices.
-	FrameProto.raw = frameBytes
-	byProto["eth"].raw = func(f *Frame) []byte { return f.P.Eth.Contents }
-	byProto["udp"].raw = func(f *Frame) []byte { return f.P.UDP.Contents }
-	byProto["ip"].raw = func(f *Frame) []byte {
-		if isIPv4(f.P) {
-			return f.P.IPv4.Contents
-		}
-		return f.P.IPv6.Contents
-	}
+	// Protocol slices and what contains and matches search (ours:
+	// initOurSlices).
 	wsIP.raw = func(f *Frame) []byte { return f.P.IPv4.Contents }
 	v6.raw = func(f *Frame) []byte { return f.P.IPv6.Contents }
-	// What contains and matches search, as Wireshark's protocol values
-	// do: the header and what it carries, to the end of the frame (eth)
-	// or of the packet by its length (ip, ipv6, udp).
-	FrameProto.data = frameBytes
-	byProto["eth"].data = func(f *Frame) []byte { return joined(f.P.Eth.Contents, f.P.Eth.Payload) }
-	byProto["udp"].data = func(f *Frame) []byte { return joined(f.P.UDP.Contents, f.P.UDP.Payload) }
-	byProto["ip"].data = func(f *Frame) []byte {
-		if isIPv4(f.P) {
-			return joined(f.P.IPv4.Contents, f.P.IPv4.Payload)
-		}
-		return joined(f.P.IPv6.Contents, f.P.IPv6.Payload)
-	}
 	wsIP.data = func(f *Frame) []byte { return joined(f.P.IPv4.Contents, f.P.IPv4.Payload) }
 	v6.data = func(f *Frame) []byte { return joined(f.P.IPv6.Contents, f.P.IPv6.Payload) }
 
@@ -491,7 +492,52 @@ func init() {
 		return append(dst, Value{Kind: KindString, S: Escape(f.IfDescription)}) // for a terminal, as frame.comment
 	}})
 
+	initWiresharkProtos()
+	for name, bits := range fieldBits {
+		if fd := wsOwnField(name); fd != nil {
+			fd.Bits = bits
+		}
+	}
 	sort.Slice(wsNames, func(i, j int) bool { return wsNames[i].Name < wsNames[j].Name })
+}
+
+// wsOwnField returns Wireshark's field of the name when it is not one of
+// ours (an alias of ours is ours): the twin of ip.src, ipv6.src, udp.port;
+// nil otherwise.
+func wsOwnField(name string) *Field {
+	fd, ok := wsIPFields[name]
+	if !ok {
+		fd, ok = wsByField[name]
+	}
+	if !ok || byName[fd.Name] == fd {
+		return nil
+	}
+	return fd
+}
+
+// initOurSlices gives our protocols their octets, for filters' slices
+// (frame[0:2], eth[12:2]) and what contains and matches search, as
+// Wireshark's protocol values do: the header and what it carries, to the
+// end of the frame (frame, eth) or of the packet by its length (ip, udp).
+func initOurSlices() {
+	FrameProto.raw = frameBytes
+	byProto["eth"].raw = func(f *Frame) []byte { return f.P.Eth.Contents }
+	byProto["udp"].raw = func(f *Frame) []byte { return f.P.UDP.Contents }
+	byProto["ip"].raw = func(f *Frame) []byte {
+		if isIPv4(f.P) {
+			return f.P.IPv4.Contents
+		}
+		return f.P.IPv6.Contents
+	}
+	FrameProto.data = frameBytes
+	byProto["eth"].data = func(f *Frame) []byte { return joined(f.P.Eth.Contents, f.P.Eth.Payload) }
+	byProto["udp"].data = func(f *Frame) []byte { return joined(f.P.UDP.Contents, f.P.UDP.Payload) }
+	byProto["ip"].data = func(f *Frame) []byte {
+		if isIPv4(f.P) {
+			return joined(f.P.IPv4.Contents, f.P.IPv4.Payload)
+		}
+		return joined(f.P.IPv6.Contents, f.P.IPv6.Payload)
+	}
 }
 
 // TsharkStyle is how tshark 4.0's -T fields prints a field's values.
@@ -527,6 +573,7 @@ var tsharkHex = map[string]int{
 // asked for by such a name as tshark does, so a script written for tshark
 // reads the same text; our own names keep ours (decimal, true/false).
 func TsharkStyleOf(name string) (TsharkStyle, bool) {
+	wsReady()
 	if fd, ok := byName[name]; ok && fd.Absolute {
 		return TsharkStyle{AbsTime: true}, true // frame.time: ours and tshark's
 	}
@@ -599,8 +646,10 @@ var fieldBits = map[string]uint8{
 }
 
 func init() {
+	initOurSlices()
+	// Ours now; Wireshark's own fields when they are made (initWireshark).
 	for name, bits := range fieldBits {
-		for _, fd := range fieldsNamed(name) {
+		if fd, ok := byName[name]; ok {
 			fd.Bits = bits
 		}
 	}

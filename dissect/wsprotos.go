@@ -3,8 +3,6 @@
 package dissect
 
 import (
-	"sort"
-
 	glayers "github.com/gopacket/gopacket/layers"
 
 	"github.com/opensfc/sfc/layers"
@@ -115,13 +113,13 @@ func llcHeader(p *layers.Parser) ([]byte, bool) {
 	return nil, false
 }
 
-func init() {
+// initWiresharkProtos registers Wireshark's protocols of wsPresence;
+// called by initWireshark.
+func initWiresharkProtos() {
 	for _, w := range wsPresence {
 		present := w.present
 		pr := &Proto{Name: w.name, present: func(f *Frame) bool { return present(f.P) }}
 		wsByProto[w.name] = pr
 		wsNames = append(wsNames, WiresharkName{Name: w.name})
 	}
-	// After wireshark.go's init, which sorted the others.
-	sort.Slice(wsNames, func(i, j int) bool { return wsNames[i].Name < wsNames[j].Name })
 }
