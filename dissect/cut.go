@@ -85,6 +85,12 @@ func CutOf(f *Frame) (Cut, bool) {
 
 // cutOff reports whether field fd of f lies past the cut c.
 func (fd *Field) cutOff(c *Cut) bool {
+	if fd.tail && c.Truncated() {
+		// The packet's end (the ICRC, the quoted packet's length) was
+		// not captured, whichever layer the cut fell in: a BTH cut in
+		// its RETH would read an ICRC from the payload's octets.
+		return true
+	}
 	if c.Layer == gopacket.LayerTypeZero {
 		// The capture kept part of the frame (caplen < len): the fields
 		// at the packet's end were not captured.

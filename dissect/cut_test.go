@@ -70,6 +70,11 @@ func TestTruncatedFields(t *testing.T) {
 		{"bth cut before the icrc", cnp[:14+20+8+14], 14 + 20 + 8 + 14, "bth",
 			map[string]any{"opcode": 129.0, "psn": 0.0},
 			[]string{"icrc", "icrc_ok"}, "[truncated at octet 56]", "bth.icrc"},
+		// The capture cut the RETH: the BTH's 12 octets are all there,
+		// but the ICRC, the packet's last 4 octets, is not (it was read
+		// from the RETH's octets).
+		{"write cut in the reth", mustHex(t, "020000000002 020000000001 0800 4500005000000000401100000a0000010a000002 c00012b7003c0000 0a40ffff000000d2800003e8 00000000000010000000000100000010 0000000000000000000000000000000000000000 01020304")[:64], 64, "bth",
+			map[string]any{"opcode": 10.0, "psn": 1000.0, "destqp": 210.0}, []string{"icrc", "icrc_ok"}, "[truncated at octet 64]", "bth.icrc"},
 		{"bts cut after the reporter", mustHex(t, "020000000002 020000000001 0800 45c0002600000000401165ef0a0000020a000001 c00003fd00120000 1100001400000007"), 14 + 20 + 8 + 8, "bts",
 			map[string]any{"version": 1.0, "cacheable": true, "origin": "queue", "pause_us": 20.0, "reporter": 7.0},
 			[]string{"cp_port", "cp_queue", "queue_depth", "quote_len"}, "[truncated at octet 50]", "bts.cp_port"},

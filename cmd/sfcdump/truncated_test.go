@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTruncatedTailFields: a RoCEv2 WRITE the capture cut anywhere
+// before its end has no ICRC (the packet's last 4 octets were not
+// captured), whichever layer the cut fell in: the BTH, its RETH or the
+// payload. Without the fix a cut in the RETH read an ICRC from the RETH's
+// octets, and Wireshark's infiniband.invariant.crc gave 0x00000000 for a
+// cut in the BTH, which `-Y 'infiniband.invariant.crc == 0'` matched.
+func TestTruncatedTailFields(t *testing.T) {
+	write, err := hex.DecodeString(strings.ReplaceAll("020000000002 020000000001 0800 4500005000000000401100000a0000010a000002 c00012b7003c0000 0a40ffff000000d2800003e8 00000000000010000000000100000010 1111111111111111111111111111111111111111 01020304", " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := []int{50, 52, 56, 58, 60, 64, 70, 80, 93}
+	path := filepath.Join(t.TempDir(), "cut.pcapng")
+	writeCapture(t, path, []string{"eth0"}, len(cuts)+1, func(i int) (int, time.Time, []byte, int) {
+		if i == len(cuts) {
+			return 0, time.Unix(1, 0), write, len(write) // whole: its ICRC is there
+		}
+		return 0, time.Unix(1, 0), write[:cuts[i]], len(write)
+	})
+	out, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.cap_len", "-e", "bth.icrc", "-e", "infiniband.invariant.crc", "-e", "bth.icrc_ok", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(cuts)+1 {
+		t.Fatalf("%d lines: %q", len(lines), out)
+	}
+	for i, l := range lines[:len(cuts)] {
+		if want := strings.Repeat("\t", 3); !strings.HasSuffix(l, want) || strings.Count(l, "\t") != 3 {
+			t.Errorf("cut at %d: %q, want the ICRC fields empty", cuts[i], l)
+		}
+	}
+	if last := lines[len(cuts)]; !strings.HasPrefix(last, "94\t") || strings.HasSuffix(last, "\t\t\t") {
+		t.Errorf("whole frame: %q, want its ICRC", last)
+	}
+	if out, _, _ := sfcdump(t, "read", "-Y", "infiniband.invariant.crc == 0 || bth.icrc", "-T", "fields", "-e", "frame.cap_len", path); out != "94\n" {
+		t.Errorf("-Y on the ICRC selected %q, want the whole frame alone", out)
+	}
+	js, _, _ := sfcdump(t, "read", "-T", "json", path)
+	for i, l := range strings.Split(strings.TrimSuffix(js, "\n"), "\n")[:len(cuts)] {
+		if strings.Contains(l, `"icrc":`) && !strings.Contains(l, `"icrc":null`) {
+			t.Errorf("cut at %d: JSON has an ICRC: %s", cuts[i], l)
+		}
+	}
+}
