@@ -40,6 +40,10 @@ type Cut struct {
 	// too short" where the layer says "truncated" (tshark: "Malformed
 	// Packet", not "Packet size limited during capture").
 	Short bool
+	// UpperUnknown says the cut fell in an IPv6 packet's extension
+	// headers (or right before them): its upper-layer protocol is not
+	// known, and ip.proto and ipv6.nxt are absent (upperUnknown).
+	UpperUnknown bool
 }
 
 // Truncated reports whether the capture cut the frame: it is marked
@@ -51,6 +55,14 @@ func (c *Cut) Truncated() bool { return !c.Bogus && !c.Short }
 // absent: Field.Values gives none, JSON writes null, the verbose tree
 // leaves them out.
 func CutOf(f *Frame) (Cut, bool) {
+	c, ok := cutOf(f)
+	if ok && f.P != nil {
+		c.UpperUnknown = upperUnknown(f.P)
+	}
+	return c, ok
+}
+
+func cutOf(f *Frame) (Cut, bool) {
 	if f.Err != nil && f.P != nil {
 		p := f.P
 		// Our layers return a *DecodeError as is. (errors.As makes its
@@ -85,6 +97,9 @@ func CutOf(f *Frame) (Cut, bool) {
 
 // cutOff reports whether field fd of f lies past the cut c.
 func (fd *Field) cutOff(c *Cut) bool {
+	if fd.upper && c.UpperUnknown {
+		return true
+	}
 	if fd.tail && c.Truncated() {
 		// The packet's end (the ICRC, the quoted packet's length) was
 		// not captured, whichever layer the cut fell in: a BTH cut in

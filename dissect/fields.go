@@ -149,6 +149,9 @@ type Field struct {
 	// tail marks a field at the end of the packet (the ICRC): absent when
 	// the capture kept less than the frame.
 	tail bool
+	// upper marks the upper-layer protocol (ip.proto, ipv6.nxt): absent
+	// when a cut leaves it unknown (Cut.UpperUnknown).
+	upper bool
 	// vlayer is the layer of a field read after its layer's version
 	// (version.go): absent when that layer does not know the version.
 	vlayer gopacket.LayerType
@@ -331,6 +334,31 @@ func ipProto(p *layers.Parser) uint8 {
 	return proto
 }
 
+// upperUnknown reports an IPv6 packet whose upper-layer protocol is not
+// known because its extension headers were cut short (by the capture or
+// the packet's end): ip.proto and ipv6.nxt are then absent, not the Next
+// Header of the fixed header or of the header the cut fell in (0, 43, 44,
+// 60), which would name an extension header as the upper layer.
+func upperUnknown(p *layers.Parser) bool {
+	if isIPv4(p) || !p.Has(glayers.LayerTypeIPv6) {
+		return false
+	}
+	if p.Failed == layers.LayerTypeIPv6Ext {
+		return true
+	}
+	proto, _ := p.IPProtocol()
+	return layers.IsIPv6Ext(proto) && proto != layers.IPv6ESP && !p.Has(layers.LayerTypeIPv6Ext)
+}
+
+// upperProtoField gets ip.proto and ipv6.nxt: the upper-layer protocol,
+// absent when upperUnknown.
+func upperProtoField(f *Frame, dst []Value) []Value {
+	if upperUnknown(f.P) {
+		return dst
+	}
+	return append(dst, u(uint64(ipProto(f.P))))
+}
+
 // Protos is the registry, in the order protocols appear in a frame.
 var Protos = []*Proto{
 	{Name: "sll", present: func(f *Frame) bool {
@@ -382,7 +410,7 @@ var Protos = []*Proto{
 		})},
 		// IPv4's Protocol field (51 for an AH, as tshark's ip.proto);
 		// for IPv6 the upper-layer protocol, behind the extension headers.
-		{Short: "proto", get: one(func(p *layers.Parser) Value { return u(uint64(ipProto(p))) })},
+		{Short: "proto", upper: true, get: upperProtoField},
 	}},
 	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields()},
 	{Name: "ah", present: hasAH, Fields: ahFields()},

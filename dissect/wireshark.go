@@ -143,7 +143,12 @@ func ipv6Fields() []*Field {
 		{Short: "plen", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.Length)) })},
 		// The upper-layer protocol, as ip.proto (docs/decisions.md): equal
 		// to Wireshark's ipv6.nxt when there is no extension header.
-		{Short: "nxt", get: v6(func(p *layers.Parser) Value { proto, _ := p.IPProtocol(); return u(uint64(proto)) })},
+		{Short: "nxt", upper: true, get: func(f *Frame, dst []Value) []Value {
+			if !isIPv6(f.P) {
+				return dst
+			}
+			return upperProtoField(f, dst)
+		}},
 		{Short: "hlim", get: v6(func(p *layers.Parser) Value { return u(uint64(p.IPv6.HopLimit)) })},
 	}
 }

@@ -55,3 +55,40 @@ func TestTruncatedTailFields(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedIPv6Chain: an IPv6 packet cut inside (or right before) its
+// extension headers has no known upper-layer protocol: ip.proto (JSON)
+// and ipv6.nxt are absent, not the Next Header of the fixed header or of
+// the cut header (0 here, which names Hop-by-Hop as the upper layer); the
+// whole packet and one cut after the chain give 17.
+func TestTruncatedIPv6Chain(t *testing.T) {
+	pkt, err := hex.DecodeString(strings.ReplaceAll("020000000002 020000000001 86dd 60000000 0018 00 40 fd000000000000000000000000000001 fd000000000000000000000000000002 1100 0104 00000000 c000270f00100000 0102030405060708", " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := []int{54, 58, 62, 66, len(pkt)}
+	path := filepath.Join(t.TempDir(), "v6cut.pcapng")
+	writeCapture(t, path, []string{"eth0"}, len(cuts), func(i int) (int, time.Time, []byte, int) {
+		return 0, time.Unix(1, 0), pkt[:cuts[i]], len(pkt)
+	})
+	out, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.cap_len", "-e", "ipv6.nxt", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "54\t\n58\t\n62\t17\n66\t17\n78\t17\n"; out != want {
+		t.Errorf("ipv6.nxt:\n%s\nwant\n%s", out, want)
+	}
+	js, _, _ := sfcdump(t, "read", "-T", "json", path)
+	for i, l := range strings.Split(strings.TrimSuffix(js, "\n"), "\n") {
+		want := `"proto":17`
+		if cuts[i] < 62 {
+			want = `"proto":null`
+		}
+		if !strings.Contains(l, want) {
+			t.Errorf("cut at %d: JSON lacks %s: %s", cuts[i], want, l)
+		}
+	}
+	if out, _, _ := sfcdump(t, "read", "-Y", "ipv6.nxt == 0", path); out != "" {
+		t.Errorf("-Y 'ipv6.nxt == 0' matched %q", out)
+	}
+}
