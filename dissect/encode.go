@@ -33,7 +33,11 @@ func AppendValue(dst []byte, v Value, hexNum bool) []byte {
 		}
 		return dst
 	case KindString:
-		return append(dst, v.S...)
+		// A string from the capture (a comment, an interface's name or
+		// description) is held as the capture has it, so that filters
+		// test its own octets, as tshark's do, and made safe for a
+		// terminal here, where every output writes it.
+		return AppendEscaped(dst, v.S)
 	case KindBytes:
 		for i, c := range v.B {
 			if i > 0 {

@@ -63,7 +63,7 @@ var FrameProto = &Proto{Name: "frame", present: func(*Frame) bool { return true 
 	}},
 	{Short: "comment", Kind: KindString, get: func(f *Frame, dst []Value) []Value {
 		for _, c := range f.Comments {
-			dst = append(dst, Value{Kind: KindString, S: Escape(c)}) // for a terminal
+			dst = append(dst, Value{Kind: KindString, S: c}) // escaped by AppendValue
 		}
 		return dst
 	}},

@@ -82,9 +82,10 @@ type Frame struct {
 	// Prev is the time of the frame read before this one that has a time
 	// (frame.time_delta counts from it); zero for the first such frame.
 	Prev time.Time
-	// IfName is the name of the frame's interface as shown (escaped for a
-	// terminal); "" when unnamed. Comments are the frame's comments, as
-	// the capture has them.
+	// IfName is the name of the frame's interface as the capture has it
+	// (not escaped: filters test its own octets, outputs escape it); ""
+	// when unnamed. Comments are the frame's comments, as the capture has
+	// them.
 	IfName    string
 	Comments  []string
 	Interface int

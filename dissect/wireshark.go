@@ -494,7 +494,7 @@ func initWireshark() {
 		if f.IfDescription == "" {
 			return dst
 		}
-		return append(dst, Value{Kind: KindString, S: Escape(f.IfDescription)}) // for a terminal, as frame.comment
+		return append(dst, Value{Kind: KindString, S: f.IfDescription}) // escaped by AppendValue
 	}})
 
 	initWiresharkProtos()

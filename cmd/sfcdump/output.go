@@ -581,7 +581,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 	f.Start, f.Prev, f.Comments = v.first, v.prev, fr.Comments
 	f.IfName = ""
 	if fr.Interface < len(v.raw) && v.raw[fr.Interface] != "" {
-		f.IfName = v.names[fr.Interface] // escaped; none for an unnamed one
+		f.IfName = v.raw[fr.Interface] // as the capture has it; none for an unnamed one
 	}
 	f.CapLen, f.P, f.LinkBPS = len(fr.Data), fm.p, v.speeds[fr.Interface]
 	f.IfDescription, f.Classic = v.outs[fr.Interface].Description, v.classic

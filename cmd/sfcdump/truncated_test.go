@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,5 +91,41 @@ func TestTruncatedIPv6Chain(t *testing.T) {
 	}
 	if out, _, _ := sfcdump(t, "read", "-Y", "ipv6.nxt == 0", path); out != "" {
 		t.Errorf("-Y 'ipv6.nxt == 0' matched %q", out)
+	}
+}
+
+// TestFilterStringsRaw: filters test a capture's strings as the capture
+// has them (an ESC, a bidi override, octets that are not UTF-8), as
+// tshark's do, while every output still shows them escaped: contains "\x1b"
+// finds the name, contains "\\x1b" (a backslash and x1b) does not, and
+// len() counts the capture's octets.
+func TestFilterStringsRaw(t *testing.T) {
+	evil := evilCapture(t)
+	for _, tc := range []struct {
+		filter string
+		frames int
+	}{
+		{`frame.interface_name contains "\x1b"`, 21},
+		{`frame.interface_name contains "\\x1b"`, 0},
+		{`frame.interface_name contains "\xe2\x80\xae"`, 21},
+		{`frame.comment contains "\x07"`, 21},
+		{`frame.comment contains "\\a"`, 0},
+		{fmt.Sprintf("len(frame.comment) == %d", len("comment "+evilName)), 21},
+		{fmt.Sprintf("len(frame.interface_name) == %d", len(evilName)), 21},
+		{`frame.interface_name matches "\x1b\\[2J"`, 21},
+	} {
+		out, errs, code := sfcdump(t, "read", "-Y", tc.filter, "-T", "fields", "-e", "frame.interface_name", "-e", "frame.comment", evil)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.filter, code, errs)
+			continue
+		}
+		if n := strings.Count(out, "\n"); n != tc.frames {
+			t.Errorf("%s: %d frames, want %d", tc.filter, n, tc.frames)
+		}
+		for _, bad := range []string{"\x1b", "\a", "\r", "\xff", "\u202e"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: -T fields shows %q raw", tc.filter, bad)
+			}
+		}
 	}
 }
