@@ -19,6 +19,15 @@ type File struct {
 	*os.File
 	target string // the path renamed onto; "" when writing in place
 	done   bool
+	// path is the name the caller gave; group the Group the file is
+	// part of (nil for a file on its own), which puts it in place;
+	// closed says the temporary file is written and closed, aborted
+	// that it is gone.
+	path    string
+	group   *Group
+	closed  bool
+	aborted bool
+	placed  bool // renamed onto the target by the Group
 }
 
 // DefaultPerm is the mode of a new output (an existing output keeps its
@@ -55,7 +64,7 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &File{File: f}, nil
+			return &File{File: f, path: path}, nil
 		}
 		// A rename needs only the directory, so a file its owner made
 		// read-only (chmod a-w, to keep a reference capture) would be
@@ -106,7 +115,7 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 			return nil, err
 		}
 	}
-	return &File{File: tmp, target: target}, nil
+	return &File{File: tmp, target: target, path: path}, nil
 }
 
 // danglingTarget returns the path a symbolic link that points to no file
@@ -153,11 +162,39 @@ func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 // Commit flushes the file to disk, closes it and renames it onto the
 // target. On error the temporary file is removed and the target is as it
 // was.
+//
+// For a file of a Group, Commit only says the file is complete: it is
+// flushed and closed, and renamed when the Group commits (a failure here
+// is the Group's too: its Commit then replaces nothing).
 func (f *File) Commit() error {
 	if f.done {
 		return errors.New("atomicfile: already committed or aborted")
 	}
 	f.done = true
+	if f.group != nil {
+		if err := f.finish(); err != nil {
+			f.group.failed = fmt.Errorf("%s: %w", f.path, err)
+			return err
+		}
+		return nil
+	}
+	err := f.finish()
+	if err == nil && f.target != "" {
+		err = os.Rename(f.File.Name(), f.target)
+	}
+	if err != nil && f.target != "" {
+		os.Remove(f.File.Name())
+	}
+	return err
+}
+
+// finish flushes the temporary file to disk and closes it (a file
+// written in place is only closed).
+func (f *File) finish() error {
+	if f.closed {
+		return nil
+	}
+	f.closed = true
 	if f.target == "" {
 		return f.File.Close()
 	}
@@ -165,23 +202,32 @@ func (f *File) Commit() error {
 	if cerr := f.File.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.File.Name(), f.target)
-	}
-	if err != nil {
-		os.Remove(f.File.Name())
-	}
 	return err
 }
 
 // Abort closes and removes the temporary file, leaving the target as it
-// was. It does nothing after Commit or a previous Abort.
+// was. It does nothing after Commit or a previous Abort. A file of a
+// Group that is aborted leaves the Group: the others are still put in
+// place by its Commit, and this target is left as it was.
 func (f *File) Abort() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	err := f.File.Close()
+	return f.discard()
+}
+
+// discard closes the file if still open and removes the temporary file.
+func (f *File) discard() error {
+	if f.aborted || f.placed {
+		return nil
+	}
+	f.aborted = true
+	var err error
+	if !f.closed {
+		f.closed = true
+		err = f.File.Close()
+	}
 	if f.target != "" {
 		if rerr := os.Remove(f.File.Name()); err == nil {
 			err = rerr

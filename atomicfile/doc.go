@@ -3,12 +3,15 @@
 // Package atomicfile writes output files so that a reader never sees half
 // of one and an error never costs the user a file they had: the output is
 // written to a temporary file in the target's directory and renamed onto
-// the target only when complete (Commit), or removed (Abort).
+// the target only when complete (Commit), or removed (Abort). A Group
+// does the same for several files written as one output: none is renamed
+// until all are complete, and an error before that replaces none.
 //
 // It also refuses an output that is one of the inputs (CheckNotInput):
 // the same file by any spelling, a hard link or a symbolic link, compared
 // with os.SameFile before anything is opened for writing.
 //
 // Every command of sfcdump that writes a file (read -w, capture -w,
-// timeline -o, wireshark install, man) goes through this package.
+// timeline -o, wireshark install, man, conform gen and scenario) goes
+// through this package; those that write several files use a Group.
 package atomicfile

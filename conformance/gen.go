@@ -103,9 +103,34 @@ type GenResult struct {
 // compares the existing expected capture with the model in exact mode (the
 // diff), then, unless dryRun, writes the new file when it differs.
 func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
-	c, err := loadCaseIn(dir)
-	if err != nil {
-		return nil, err
+	return GenerateVectorWith(dir, GenOptions{DryRun: dryRun})
+}
+
+// GenOptions say how GenerateVectorWith regenerates a vector.
+type GenOptions struct {
+	// DryRun compares and writes nothing.
+	DryRun bool
+	// Case and Input, when set, stand for the vector's case.yaml and
+	// input.pcapng: a new case and input written with the new expected
+	// capture (in Group), not in place yet.
+	Case  *Case
+	Input string
+	// Group, when set, takes the new expected.pcapng as one of its files:
+	// it is put in place when the group commits, with the others, or not
+	// at all. Without it, the file is put in place at once.
+	Group *atomicfile.Group
+}
+
+// GenerateVectorWith is GenerateVector with options: the case and input
+// to generate from, and a Group that the new expected.pcapng joins.
+func GenerateVectorWith(dir string, o GenOptions) (*GenResult, error) {
+	dryRun := o.DryRun
+	c := o.Case
+	if c == nil {
+		var err error
+		if c, err = loadCaseIn(dir); err != nil {
+			return nil, err
+		}
 	}
 	res := &GenResult{Dir: dir}
 	input, expected := filepath.Join(dir, InputFile), filepath.Join(dir, ExpectedFile)
@@ -113,6 +138,9 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	// rename would hide (read -w refuses its output being its input too).
 	if err := atomicfile.CheckNotInput(expected, input); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if o.Input != "" {
+		input = o.Input
 	}
 	if _, err := os.Stat(expected); err == nil {
 		rep, err := RunExact(c, input, expected, Options{MaxShown: 50})
@@ -130,7 +158,11 @@ func GenerateVector(dir string, dryRun bool) (*GenResult, error) {
 	}
 	// Written as every output is (atomicfile): a new file with the
 	// umask applied, a replaced one keeping its mode and owner.
-	tmp, err := atomicfile.Create(expected, atomicfile.DefaultPerm)
+	create := atomicfile.Create
+	if o.Group != nil {
+		create = o.Group.Create
+	}
+	tmp, err := create(expected, atomicfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}

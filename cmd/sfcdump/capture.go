@@ -54,7 +54,8 @@ if_speed; --speed overrides it, and 100G is assumed where none is known.
 It stops after -c frames, after --duration, or on Ctrl-C (SIGINT), SIGTERM
 or SIGHUP (the terminal closed), and flushes everything first: the -w file,
 written to a temporary file renamed at the end, keeps every frame captured.
-An interface that cannot be opened leaves an existing -w file as it was.`,
+An interface that cannot be opened, or an interrupt before the first frame,
+leaves an existing -w file as it was.`,
 		Example: `  sudo sfcdump capture -i eth0 -Y 'pfc || bts || cnp'
   sudo sfcdump capture -i eth0 -c 1000 -w pauses.pcapng -Y 'pfc.c3'
   sudo sfcdump capture -i eth0 --duration 10s -T json | jq -c .bts`,
@@ -132,6 +133,7 @@ func runCapture(out, errOut io.Writer, iface string, duration time.Duration, pro
 		}
 		select {
 		case <-sigs:
+			pr.interrupted.Store(true) // not --duration's end
 		case <-timeout:
 		case <-done:
 			return
@@ -181,10 +183,22 @@ func runCapture(out, errOut io.Writer, iface string, duration time.Duration, pro
 	// Frames captured cannot be captured again: they are kept, except that
 	// a run ended by an error does not replace an existing file. A
 	// standard output closed by its reader is a stop, not an error.
+	// A capture interrupted before its first frame leaves an existing
+	// file as it was (emptyInterrupt); --duration ending it is no
+	// interrupt: the run was complete.
 	pipeClosed := errors.Is(readErr, syscall.EPIPE) && pr.outAtomic != nil
 	keep := readErr == nil || !pr.outExisted || pipeClosed
+	pr.outMu.Lock()
+	empty := pr.interrupted.Load() && readErr == nil && pr.emptyInterrupt()
+	pr.outMu.Unlock()
+	if empty {
+		keep = false
+	}
 	if err := pr.close(keep); err != nil && readErr == nil {
 		readErr = &exitError{1, err}
+	}
+	if empty && readErr == nil {
+		report(errOut, errors.New(pr.emptyInterruptNote()))
 	}
 	if pipeClosed && pr.committed {
 		return pr.reportClosedPipe(errOut)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/opensfc/sfc/atomicfile"
 	"github.com/opensfc/sfc/conformance"
 	"github.com/opensfc/sfc/conformance/scenario"
 	"github.com/opensfc/sfc/dissect"
@@ -394,7 +396,9 @@ func newConformGenCmd() *cobra.Command {
 model's output as expected.pcapng. Before overwriting it prints the
 differences between the old expected capture and the new output (an
 exact-mode report). With --inputs it first regenerates case.yaml and
-input.pcapng from the scenario line in case.yaml.`,
+input.pcapng from the scenario line in case.yaml. A vector's files are
+written to temporary files and renamed only when all are complete: an
+error leaves every file of the vector as it was.`,
 		Example: `  sfcdump conform gen pcaps/sfc/incast-first-bts
   sfcdump conform gen --dry-run pcaps/
   sfcdump conform gen --inputs pcaps/`,
@@ -410,15 +414,30 @@ input.pcapng from the scenario line in case.yaml.`,
 			out := cmd.OutOrStdout()
 			code := 0
 			for _, d := range dirs {
+				// A vector's files are one output: with --inputs, its new
+				// case.yaml, input.pcapng and expected.pcapng are all put
+				// in place, or none of them (a new input with the old
+				// expected capture would be a vector that fails).
+				var g atomicfile.Group
+				opts := conformance.GenOptions{DryRun: dryRun, Group: &g}
 				if inputs {
-					if err := regenInputs(d); err != nil {
+					c, in, err := regenInputs(&g, d)
+					if err != nil {
+						g.Abort()
 						fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %s: %v\n", d, err)
 						code = 2
 						continue
 					}
+					opts.Case, opts.Input = c, in
 				}
-				res, err := conformance.GenerateVector(d, dryRun)
+				res, err := conformance.GenerateVectorWith(d, opts)
+				if err == nil && dryRun {
+					g.Abort() // --dry-run writes nothing, inputs included
+				} else if err == nil {
+					err = g.Commit()
+				}
 				if err != nil {
+					g.Abort()
 					fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %v\n", err)
 					code = 2
 					continue
@@ -456,20 +475,58 @@ input.pcapng from the scenario line in case.yaml.`,
 }
 
 // regenInputs remakes a vector's case.yaml and input.pcapng from the
-// scenario line its case.yaml records.
-func regenInputs(dir string) error {
-	c, err := conformance.LoadCase(filepath.Join(dir, conformance.CaseFile))
+// scenario line its case.yaml records, as files of g, and returns the new
+// case and the name of the new input capture (complete, not yet in
+// place).
+func regenInputs(g *atomicfile.Group, dir string) (*conformance.Case, string, error) {
+	path := filepath.Join(dir, conformance.CaseFile)
+	c, err := conformance.LoadCase(path)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if c.Scenario == "" {
-		return errors.New("case.yaml has no scenario line to regenerate the input from")
+		return nil, "", errors.New("case.yaml has no scenario line to regenerate the input from")
 	}
 	v, err := scenario.MakeLine(c.Scenario)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	return v.Write(dir)
+	// The case as conform run will load it from the file written.
+	nc, err := conformance.ParseCase(path, v.CaseYAML)
+	if err != nil {
+		return nil, "", err
+	}
+	in, err := writeVectorInputs(g, dir, v)
+	if err != nil {
+		return nil, "", err
+	}
+	return nc, in, nil
+}
+
+// writeVectorInputs adds the vector's case.yaml and input.pcapng in dir
+// to g, and returns the name of the input capture written (a temporary
+// file until g commits).
+func writeVectorInputs(g *atomicfile.Group, dir string, v *scenario.Vector) (string, error) {
+	if err := g.WriteFile(filepath.Join(dir, conformance.CaseFile), v.CaseYAML, atomicfile.DefaultPerm); err != nil {
+		return "", err
+	}
+	f, err := g.Create(filepath.Join(dir, conformance.InputFile), atomicfile.DefaultPerm)
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = v.WriteInput(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Commit() // complete: the group puts it in place
+	}
+	if err != nil {
+		g.Abort()
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 type indentWriter struct{ w io.Writer }
@@ -574,7 +631,16 @@ Scenarios: ` + scenarioNames(),
 			if _, err := os.Stat(filepath.Join(dir, conformance.ExpectedFile)); err == nil {
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "sfcdump: %s is now stale: run sfcdump conform gen %s\n", dissect.Escape(filepath.Join(dir, conformance.ExpectedFile)), dissect.Escape(dir))
 			}
-			if err := v.Write(dir); err != nil {
+			// case.yaml and input.pcapng together, or neither.
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return &exitError{1, err}
+			}
+			var g atomicfile.Group
+			defer g.Abort()
+			if _, err := writeVectorInputs(&g, dir, v); err != nil {
+				return &exitError{1, err}
+			}
+			if err := g.Commit(); err != nil {
 				return &exitError{1, err}
 			}
 			fmt.Fprintf(out, "%s: %d input frames; next: sfcdump conform gen %s\n", dir, len(v.Frames), dir)

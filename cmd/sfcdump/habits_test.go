@@ -1154,16 +1154,28 @@ func TestStatsInterrupted(t *testing.T) {
 	}
 }
 
-// TestTimelineInterrupted: Ctrl-C while timeline waits on a pipe draws
-// the frames read so far into -o, says so on stderr and exits with
-// status 130 (it used to die of the signal with no picture).
+// TestTimelineInterrupted: Ctrl-C while timeline waits on a pipe writes
+// nothing (it drew the frames read so far over the picture asked for,
+// an existing one included), says so on stderr and exits with status 130
+// (it used to die of the signal).
 func TestTimelineInterrupted(t *testing.T) {
-	pic := filepath.Join(t.TempDir(), "t.svg")
-	text, errs := interruptOnPipe(t, "timeline", "-r", "-", "-o", pic)
-	svg, err := os.ReadFile(pic)
-	if err != nil || !bytes.Contains(svg, []byte("<svg")) || strings.Count(text, " rows: ") != 1 ||
-		!strings.Contains(errs, "interrupted after 21 frames; the picture shows those") {
-		t.Errorf("picture: %d octets, %v\nstdout:\n%s\nstderr: %q", len(svg), err, text, errs)
+	for _, existing := range []bool{true, false} {
+		dir := t.TempDir()
+		pic := filepath.Join(dir, "t.svg")
+		if existing {
+			os.WriteFile(pic, []byte("old\n"), 0o644)
+		}
+		text, errs := interruptOnPipe(t, "timeline", "-r", "-", "-o", pic)
+		svg, err := os.ReadFile(pic)
+		if existing && string(svg) != "old\n" || !existing && !os.IsNotExist(err) || strings.Contains(text, " rows: ") ||
+			!strings.Contains(errs, "interrupted after 21 frames; nothing written: -o "+pic+" is left as it was") {
+			t.Errorf("existing %v: %q, %v\nstdout:\n%s\nstderr: %q", existing, svg[:min(len(svg), 20)], err, text, errs)
+		}
+		want := []string{}
+		if existing {
+			want = append(want, "t.svg")
+		}
+		noTemps(t, dir, want...)
 	}
 }
 

@@ -44,8 +44,10 @@ func newManCmd() *cobra.Command {
 		Long: `man writes one troff manual page per command (sfcdump.1, sfcdump-read.1,
 ...) into DIR, created if missing. The pages are made by cobra's doc
 package from the same text as --help, and dated today (or
-SOURCE_DATE_EPOCH). Each page is written to a temporary file renamed when
-complete.`,
+SOURCE_DATE_EPOCH). The pages are written as one: each to a temporary file
+beside it, and only when every one is complete are they renamed onto the
+old pages; an error (a page that cannot be replaced, a full disk) leaves
+every page as it was.`,
 		Example: `  sfcdump man ~/.local/share/man/man1 && man sfcdump-read
   sudo sfcdump man /usr/local/share/man/man1`,
 		Args: exactArgs(1),
@@ -133,7 +135,7 @@ func manPage(name string, date time.Time, ver string) ([]byte, error) {
 }
 
 // writeManPages writes the page of root and of every command under it
-// that is shown in help into dir, and returns how many.
+// that is shown in help into dir, all or none, and returns how many.
 func writeManPages(root *cobra.Command, dir string, date time.Time, ver string) (int, error) {
 	cmds := manCommands(root)
 	pages := make([][]byte, len(cmds))
@@ -148,10 +150,17 @@ func writeManPages(root *cobra.Command, dir string, date time.Time, ver string) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
+	// All the pages or none: a set half of one version and half of
+	// another would be worse than the old set.
+	var g atomicfile.Group
+	defer g.Abort()
 	for i, c := range cmds {
-		if err := atomicfile.WriteFile(filepath.Join(dir, manName(c)+".1"), pages[i], atomicfile.DefaultPerm); err != nil {
-			return i, err
+		if err := g.WriteFile(filepath.Join(dir, manName(c)+".1"), pages[i], atomicfile.DefaultPerm); err != nil {
+			return 0, err
 		}
+	}
+	if err := g.Commit(); err != nil {
+		return 0, err
 	}
 	return len(cmds), nil
 }

@@ -426,8 +426,9 @@ func watchInterrupt(first func(), stuck func(quit <-chan struct{})) (stop func()
 }
 
 // salvage flushes what was printed, finishes the -w capture with the
-// frames written so far, puts it in place and ends the process with 130
-// (1 if that fails), unless the run finished first. Nothing can write to
+// frames written so far, puts it in place (unless it has none and would
+// replace a file: emptyInterrupt) and ends the process with 130 (1 if
+// that fails), unless the run finished first. Nothing can write to
 // the outputs after. When standard output itself is blocked (a reader
 // that stopped reading holds a write), what was decoded last is not
 // printed, but the -w capture is still put in place; only when that
@@ -467,7 +468,8 @@ func (pr *printer) salvage(errOut io.Writer) {
 	if pr.closed { // the run finished meanwhile
 		return
 	}
-	if err := pr.finishOutput(true); err != nil || ferr != nil {
+	empty := pr.interrupted.Load() && pr.emptyInterrupt()
+	if err := pr.finishOutput(!empty); err != nil || ferr != nil {
 		report(errOut, errors.Join(ferr, err))
 		exitProcess(1)
 		return
@@ -476,11 +478,29 @@ func (pr *printer) salvage(errOut io.Writer) {
 	if stdBlocked {
 		msg = "interrupted; standard output is blocked, so what was decoded last is not printed"
 	}
-	if pr.outAtomic != nil {
+	switch {
+	case empty:
+		msg = pr.emptyInterruptNote()
+	case pr.outAtomic != nil:
 		msg += fmt.Sprintf(": %d frames, all written to %s", pr.written, pr.outPath)
 	}
 	report(errOut, errors.New(msg))
 	exitProcess(130)
+}
+
+// emptyInterrupt reports whether an interrupted run has written no frame
+// to a -w file that replaces an existing one: that file is then left as
+// it was (a capture of nothing is not worth the one it would replace).
+// An interrupted run that wrote frames puts them in place; one that
+// replaces nothing still leaves its empty capture. The caller holds
+// outMu, or the run is over.
+func (pr *printer) emptyInterrupt() bool {
+	return pr.outAtomic != nil && pr.outExisted && pr.written == 0
+}
+
+// emptyInterruptNote is what an interrupted run says when emptyInterrupt.
+func (pr *printer) emptyInterruptNote() string {
+	return fmt.Sprintf("interrupted before any frame: %s left as it was", pr.outPath)
 }
 
 // flush writes out what was printed so far, under stdMu (see print),

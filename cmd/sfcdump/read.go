@@ -45,7 +45,8 @@ status 2) before anything is written. An error never replaces an existing
 file; into a new file, the frames read before an input failed (a capture
 broken part-way, one that cannot be opened) are still written. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the
 read, keeps every frame written (to the -w file, or shown on standard output, as
-text or as a capture) and exits with status 130; a pipe or standard input is read
+text or as a capture) and exits with status 130 (a -w file that no frame reached
+yet leaves an existing file as it was); a pipe or standard input is read
 frame by frame, so that what a paused writer sent is shown.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
@@ -136,19 +137,30 @@ func runRead(out, errOut io.Writer, files []string, o *outputOptions) error {
 	// 1: broken part-way) or an unmatched --link-speed does not make the
 	// frames written wrong: into a new file they are kept (salvage), and
 	// an existing file is replaced only by a run without errors.
+	// An interrupt before any frame was written leaves an existing file
+	// as it was (emptyInterrupt).
 	keep := code == 0 || pr.interrupted.Load() || !pr.outExisted
+	pr.outMu.Lock()
+	empty := pr.interrupted.Load() && pr.emptyInterrupt()
+	pr.outMu.Unlock()
+	if empty {
+		keep = false
+	}
 	if err := pr.close(keep); err != nil {
 		if errors.Is(err, syscall.EPIPE) && pr.committed {
 			return pr.reportClosedPipe(errOut) // the -w capture is in place
 		}
 		return &exitError{1, err}
 	}
-	if !keep && pr.outAtomic != nil {
+	if !keep && !empty && pr.outAtomic != nil {
 		report(errOut, fmt.Errorf("-w %s: not written because of the error above; an existing file is left as it was", o.write))
 	}
 	if pr.interrupted.Load() {
 		msg := fmt.Sprintf("interrupted after %d frames", pr.printed)
-		if pr.outAtomic != nil {
+		switch {
+		case empty:
+			msg = pr.emptyInterruptNote()
+		case pr.outAtomic != nil:
 			msg += fmt.Sprintf(", all written to %s", o.write)
 		}
 		report(errOut, errors.New(msg))

@@ -40,10 +40,12 @@ be written; 2 bad usage (an unknown command or flag, a value out of range,
 an output that is also an input) or an input that cannot be read; 130 a
 read interrupted by Ctrl-C; conform: as conformance.md says.
 
-Outputs (-w, -o, wireshark install, man) are written to a temporary file
-beside the target and renamed when complete: an error or an interrupted
-run never leaves half a file, and never replaces an existing one (an
-interrupted capture keeps every frame written).`,
+Outputs (-w, -o, wireshark install, man, conform gen) are written to a
+temporary file beside the target and renamed when complete, the files of
+one command (man's pages, a vector's files, the plugin and its backup) all
+together: an error or an interrupted run never leaves half a file, and
+never replaces an existing one, except that an interrupted capture (read -w,
+capture -w) puts in place every frame written, if it wrote any.`,
 		Example: `  sfcdump read pcaps/sample.pcapng
   sfcdump read -Y 'bts && flow.qp == 0xd2' -T json capture.pcapng.gz
   sfcdump stats capture.pcapng

@@ -250,8 +250,9 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 
 // scanKeeping is scan, interruptible: Ctrl-C (or a second signal while a
 // read waits) runs keep once, which puts out what the frames counted so
-// far give (stats' report, timeline's picture), says on errOut that the
-// run was interrupted after N frames and what keep's output shows, and
+// far give (stats' report; timeline's keep writes nothing), says on errOut
+// that the run was interrupted after N frames and what keep's output
+// shows (shows), and
 // ends the scan with exit status 130 (interrupted true).
 func (s *scanner) scanKeeping(files []string, fn func(f *dissect.Frame, iface string), keep func() error, shows string,
 	errOut io.Writer) (err error, interrupted bool) {

@@ -43,7 +43,8 @@ queue-depth rows). --width is at most 40 inches and --height at most 64
 (96 pixels per inch in PNG): a picture never needs more than about 220 MB
 to draw (the largest PNG, 3840 x 6144 pixels, peaks at 210 MB; an SVG
 at a few MB). The picture is written to a temporary file renamed when complete;
-an -o that is one of the inputs is refused.`,
+an -o that is one of the inputs is refused. An interrupted run (Ctrl-C)
+writes nothing: an existing picture is left as it was.`,
 		Example: `  sfcdump timeline pcaps/sample.pcapng -o sample.svg
   sfcdump timeline --link-speed port1=25G -Y 'ip.dst == 10.0.0.2 || pfc' capture.pcapng -o pauses.png
   sfcdump timeline --rows 10 --width 16 big.pcapng.gz -o top10.svg`,
@@ -100,10 +101,14 @@ an -o that is one of the inputs is refused.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d rows: %s\n", dissect.Escape(out), len(tl.Rows(topts)), strings.Join(tl.Rows(topts), "; "))
 				return nil
 			}
-			// Ctrl-C draws the frames read so far and exits with status
-			// 130, as stats prints its report and read keeps its -w
-			// capture: the user stopped a long read, and wants its picture.
-			scanErr, interrupted := sc.scanKeeping(args, c.Add, draw, "the picture shows those", cmd.ErrOrStderr())
+			// Ctrl-C writes nothing and exits with status 130: a picture
+			// of part of the input, put where the whole one was asked
+			// for (perhaps over an existing one), would pass for it.
+			// Frames captured cannot be read again, so read -w keeps
+			// them; a picture can be drawn again.
+			nothing := func() error { return nil }
+			scanErr, interrupted := sc.scanKeeping(args, c.Add, nothing,
+				fmt.Sprintf("nothing written: -o %s is left as it was", dissect.Escape(out)), cmd.ErrOrStderr())
 			if interrupted {
 				return scanErr
 			}

@@ -37,8 +37,9 @@ with the same field names as sfcdump (bts.pause_us, flow.src, ...).`,
 		Use:   "install",
 		Short: "Copy the dissectors into Wireshark's personal plugin folder",
 		Long: `install writes sfc.lua into Wireshark's personal Lua plugin folder (or
---dir), through a temporary file renamed when complete, and records its
-SHA-256 beside it (.sfc.lua.sha256).
+--dir) and records its SHA-256 beside it (.sfc.lua.sha256). Both (and
+the backup --force makes) are written to temporary files renamed only
+when all are complete: an error leaves every file as it was.
 
 An installed sfc.lua that is exactly what an earlier install wrote is
 replaced by this version. One that differs from it (edited by hand, or
@@ -118,6 +119,12 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 	}
 	path = filepath.Join(dir, wireshark.FileName)
 	stamp := filepath.Join(dir, stampName)
+	// The backup, the plugin and its stamp are one output: none of them
+	// is put in place unless all are complete (a backup of a file left
+	// unreplaced, or a plugin without its stamp, would mislead the next
+	// install).
+	var g atomicfile.Group
+	defer g.Abort()
 	old, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -145,18 +152,28 @@ func installDissector(dir string, force bool) (path, note string, err error) {
 		if fi, err := os.Stat(path); err == nil {
 			perm, was = fi.Mode().Perm(), fi
 		}
-		if err := atomicfile.WriteFile(bak, old, perm); err != nil {
+		f, err := g.Create(bak, perm)
+		if err != nil {
 			return "", "", err
 		}
 		if was != nil {
-			atomicfile.GiveOwner(bak, was)
+			atomicfile.GiveOwner(f.Name(), was)
+		}
+		if _, err := f.Write(old); err != nil {
+			return "", "", err
+		}
+		if err := f.Commit(); err != nil {
+			return "", "", err
 		}
 		note = "replaced; the old file is kept as " + bak
 	}
-	if err := atomicfile.WriteFile(path, wireshark.Dissector, atomicfile.DefaultPerm); err != nil {
+	if err := g.WriteFile(path, wireshark.Dissector, atomicfile.DefaultPerm); err != nil {
 		return "", "", err
 	}
-	if err := atomicfile.WriteFile(stamp, []byte(sum(wireshark.Dissector)+"\n"), atomicfile.DefaultPerm); err != nil {
+	if err := g.WriteFile(stamp, []byte(sum(wireshark.Dissector)+"\n"), atomicfile.DefaultPerm); err != nil {
+		return "", "", err
+	}
+	if err := g.Commit(); err != nil {
 		return "", "", err
 	}
 	return path, note, nil
