@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/opensfc/sfc/atomicfile"
 	"io"
 	"os"
 	"strings"
@@ -103,6 +104,16 @@ func (s *stdoutWriter) failed() error {
 
 // fileOf returns the *os.File behind w (standard output as stdoutWriter
 // wraps it, or a file itself), nil when there is none.
+// checkStdoutNotInput refuses (exit 2) a standard output that is one of
+// the inputs: `read in.pcap 1<>in.pcap` or `>> in.pcap` would write the
+// text over (or after) the capture being read, as `-w -` would.
+func checkStdoutNotInput(stdout io.Writer, inputs []string) error {
+	if err := atomicfile.CheckNotInputStdio("-", fileOf(stdout), os.Stdin, inputs...); err != nil {
+		return usagef("%w", err)
+	}
+	return nil
+}
+
 func fileOf(w io.Writer) *os.File {
 	switch f := w.(type) {
 	case *os.File:

@@ -353,6 +353,11 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	if pr.fstyle.header && !pr.quiet {
 		pr.w.WriteString(fieldsHeader(pr.cols, &pr.fstyle))
 	}
+	if !pr.quiet && o.write != "-" {
+		if err := checkStdoutNotInput(stdout, inputs); err != nil {
+			return nil, err
+		}
+	}
 	if o.write != "" {
 		pr.outPath = o.write
 		if err := atomicfile.CheckNotInputStdio(o.write, fileOf(stdout), os.Stdin, inputs...); err != nil {

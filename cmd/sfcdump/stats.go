@@ -328,6 +328,9 @@ the order given; PFC rows are keyed by interface name.`,
 			if top < 0 {
 				return usagef("--top %d: want a number of rows, 0 for all", top)
 			}
+			if err := checkStdoutNotInput(cmd.OutOrStdout(), args); err != nil {
+				return err
+			}
 			sc, err := newScanner(&o, cmd.ErrOrStderr())
 			if err != nil {
 				return err
