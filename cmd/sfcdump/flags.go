@@ -26,6 +26,9 @@ type linkSpeeds struct {
 	// entries an interface asked for (unmatched reports the others).
 	flagOf map[string]string
 	used   map[string]bool
+	// conflict is the first interface given two speeds, by name and by
+	// index (conflicts).
+	conflict *string
 }
 
 // unmatched returns a usage error naming the --link-speed or --speed
@@ -33,6 +36,9 @@ type linkSpeeds struct {
 // had: a typo would otherwise leave pause times at the default speed
 // without a word.
 func (l linkSpeeds) unmatched() error {
+	if err := l.conflicts(); err != nil {
+		return err
+	}
 	var bad []string
 	for name := range l.byName {
 		if !l.used[name] {
@@ -49,16 +55,40 @@ func (l linkSpeeds) unmatched() error {
 // given returns the speed the flags give interface i named name: the
 // --link-speed (or --speed) that names it or its index, else the one
 // given for every interface; ok is false when none does.
+//
+// An interface named both by its name and by its index (port1=10G and
+// 1=25G for interface 1, port1) takes its name's and both entries count
+// as used; speeds that differ are reported by conflicts.
 func (l linkSpeeds) given(i int, name string) (bps uint64, ok bool) {
-	if s, ok := l.byName[name]; ok {
-		l.used[name] = true
-		return s, true
+	idx := strconv.Itoa(i)
+	byName, okName := l.byName[name]
+	byIdx, okIdx := l.byName[idx]
+	if okName && okIdx && byName != byIdx && name != idx && l.conflict != nil && *l.conflict == "" {
+		*l.conflict = fmt.Sprintf("--%s %s=... and --%s %s=... give interface %s (index %s) two speeds",
+			l.flagOf[name], dissect.Escape(name), l.flagOf[idx], idx, dissect.Escape(name), idx)
 	}
-	if s, ok := l.byName[strconv.Itoa(i)]; ok {
-		l.used[strconv.Itoa(i)] = true
-		return s, true
+	if okName {
+		l.used[name] = true
+	}
+	if okIdx {
+		l.used[idx] = true
+	}
+	switch {
+	case okName:
+		return byName, true
+	case okIdx:
+		return byIdx, true
 	}
 	return l.all, l.all != 0
+}
+
+// conflicts returns a usage error when an interface was given two speeds,
+// by its name and by its index.
+func (l linkSpeeds) conflicts() error {
+	if l.conflict == nil || *l.conflict == "" {
+		return nil
+	}
+	return usagef("%s", *l.conflict)
 }
 
 // speedSpec is one --link-speed or --speed value, with the flag that gave
@@ -120,7 +150,7 @@ func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 			return l, fmt.Errorf("--%s %s: interface %s is given a speed twice", spec.flag, dissect.Escape(s), dissect.Escape(iface))
 		}
 		if l.byName == nil {
-			l.byName, l.flagOf, l.used = map[string]uint64{}, map[string]string{}, map[string]bool{}
+			l.byName, l.flagOf, l.used, l.conflict = map[string]uint64{}, map[string]string{}, map[string]bool{}, new(string)
 		}
 		l.byName[iface], l.flagOf[iface] = bps, spec.flag
 	}
