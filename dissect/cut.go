@@ -177,6 +177,7 @@ func initFieldEnds() {
 			fd.layer, fd.end = lt, end
 		}
 	}
+	set(glayers.LayerTypeEthernet, map[string]int{"eth.dst": 6, "eth.src": 12, "eth.type": 14})
 	set(layers.LayerTypePause, map[string]int{"pause.opcode": 2, "pause.quanta": 4, "pause.pause_ns": 4})
 	pfc := map[string]int{"pfc.opcode": 2, "pfc.enable_vector": 4}
 	for i := 0; i < 8; i++ {

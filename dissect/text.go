@@ -280,6 +280,11 @@ func AppendSummary(dst []byte, f *Frame) []byte {
 		dst = append(dst, "MAC Control opcode 0x"...)
 		op := p.MACControl.Opcode
 		dst = append(dst, hexDigits[op>>12], hexDigits[op>>8&15], hexDigits[op>>4&15], hexDigits[op&15])
+	case has&decEth != 0 && p.EthPartial:
+		// Cut before its type: the addresses alone (the tail says where).
+		if n := len(dst); n > 0 && dst[n-1] == ' ' {
+			dst = dst[:n-1]
+		}
 	case has&decEth != 0:
 		dst = append(dst, "ethertype 0x"...)
 		dst = strconv.AppendUint(dst, uint64(p.Eth.EthernetType), 16)

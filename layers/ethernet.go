@@ -4,6 +4,7 @@ package layers
 
 import (
 	"encoding/binary"
+	"net"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -29,6 +30,19 @@ import (
 type Ethernet struct {
 	layers.Ethernet
 }
+
+// partial keeps the addresses of a header cut after them (12 or 13
+// octets), as Wireshark shows them, and returns the error of the cut
+// (Parser.EthPartial says it happened).
+func (e *Ethernet) partial(data []byte, df gopacket.DecodeFeedback) error {
+	e.Ethernet = layers.Ethernet{}
+	e.DstMAC, e.SrcMAC = net.HardwareAddr(data[0:6:6]), net.HardwareAddr(data[6:12:12])
+	e.Contents, e.Payload = data, nil
+	df.SetTruncated()
+	return cutAt("eth", ethFieldEnds, len(data), 14)
+}
+
+var ethFieldEnds = []fieldEnd{{"dst", 6}, {"src", 12}, {"type", 14}}
 
 // NextLayerType returns our format's layer type for a MAC Control or
 // 0x88B5 frame that names one, else what layers.Ethernet returns.

@@ -48,6 +48,11 @@ type Parser struct {
 	Decoded []gopacket.LayerType
 	// Truncated says the last frame was cut short somewhere.
 	Truncated bool
+	// EthPartial says the last frame ended inside its Ethernet header,
+	// after both addresses (12 or 13 octets): Eth holds the addresses, its
+	// EtherType is 0 and not the frame's, and Ethernet is listed in
+	// Decoded (and is Failed), as an IP or UDP header cut short is.
+	EthPartial bool
 	// Failed is the layer type whose decoding returned the last error, or
 	// gopacket.LayerTypeZero. That layer holds every field decoded before
 	// the error (see Layer), so nothing already decoded is lost.
@@ -277,7 +282,7 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
-	p.Dot1Q.NTags, p.UDP.Partial = 0, false
+	p.Dot1Q.NTags, p.UDP.Partial, p.EthPartial = 0, false, false
 	err := p.decodeLayers(frame)
 	if err == nil && len(p.Decoded) > 0 {
 		err = p.missingNext()
@@ -323,6 +328,10 @@ func (p *Parser) Decode(frame []byte) error {
 			// holds whole are kept (below).
 			err, p.Truncated = p.UDP.partial(data, p.dlp), true
 		}
+		if p.Failed == layers.LayerTypeEthernet && len(data) >= 12 && len(data) < 14 {
+			// So does it an Ethernet header cut after its addresses.
+			err, p.Truncated, p.EthPartial = p.Eth.partial(data, p.dlp), true, true
+		}
 		var de *DecodeError
 		if !errors.As(err, &de) {
 			// gopacket's own layers (Ethernet, IPv4, IPv6, UDP...) say
@@ -335,7 +344,8 @@ func (p *Parser) Decode(frame []byte) error {
 		switch {
 		case p.Failed == layers.LayerTypeIPv4 && p.IPv4.Partial,
 			p.Failed == layers.LayerTypeIPv6 && p.IPv6.Partial,
-			p.Failed == layers.LayerTypeUDP && p.UDP.Partial:
+			p.Failed == layers.LayerTypeUDP && p.UDP.Partial,
+			p.Failed == layers.LayerTypeEthernet && p.EthPartial:
 			p.Decoded = append(p.Decoded, p.Failed)
 		}
 	}

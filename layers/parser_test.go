@@ -78,7 +78,15 @@ func TestParserFrames(t *testing.T) {
 				}
 			}},
 		{name: "cnp-udp-length-cut", frame: cnpUDPCut, decoded: []gopacket.LayerType{ltEth, ltIPv4, ltUDP}, err: ErrLength, failed: LayerTypeBTH, trunc: true},
-		{name: "ethernet-short", frame: make([]byte, 13), decoded: nil, failed: ltEth, err: errAny},
+		// Cut after its addresses: they are kept, as Wireshark shows
+		// them; the EtherType is not (EthPartial). Before them: nothing.
+		{name: "ethernet-short", frame: []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08}, decoded: []gopacket.LayerType{ltEth}, failed: ltEth, err: ErrTruncated, trunc: true,
+			check: func(t *testing.T, p *Parser) {
+				if !p.EthPartial || p.Eth.DstMAC.String() != "02:00:00:00:00:02" || p.Eth.SrcMAC.String() != "02:00:00:00:00:01" || p.Eth.EthernetType != 0 {
+					t.Errorf("partial %v, %v > %v type %v", p.EthPartial, p.Eth.SrcMAC, p.Eth.DstMAC, p.Eth.EthernetType)
+				}
+			}},
+		{name: "ethernet-11", frame: make([]byte, 11), decoded: nil, failed: ltEth, err: errAny},
 		{name: "cim-msdu-too-long", frame: cimBig, decoded: []gopacket.LayerType{ltEth}, err: ErrLength, failed: LayerTypeCIM, trunc: true,
 			check: func(t *testing.T, p *Parser) {
 				if p.CIM.MSDULen != 256 || !p.CIM.Add || p.CIM.VID != 100 {

@@ -129,3 +129,31 @@ func TestFilterStringsRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedEthernet: a frame the capture cut inside its Ethernet
+// header after both addresses shows them (text, JSON, -T fields), as
+// tshark does, and no EtherType (it showed neither, or "ethertype 0x0").
+func TestTruncatedEthernet(t *testing.T) {
+	frame, _ := hex.DecodeString("020000000002020000000001" + "0800" + strings.Repeat("00", 50))
+	path := filepath.Join(t.TempDir(), "eth.pcapng")
+	writeCapture(t, path, []string{"eth0"}, 2, func(i int) (int, time.Time, []byte, int) {
+		return 0, time.Unix(1, 0), frame[:12+i], len(frame)
+	})
+	out, errs, code := sfcdump(t, "read", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !strings.Contains(l, "02:00:00:00:00:01 > 02:00:00:00:00:02") || strings.Contains(l, "ethertype") || !strings.Contains(l, fmt.Sprintf("[truncated at octet %d]", 12+i)) {
+			t.Errorf("line %d: %q", i+1, l)
+		}
+	}
+	js, _, _ := sfcdump(t, "read", "-T", "json", path)
+	if n := strings.Count(js, `"eth":{"src":"02:00:00:00:00:01","dst":"02:00:00:00:00:02","type":null}`); n != 2 {
+		t.Errorf("JSON: %d frames with both addresses and no type:\n%s", n, js)
+	}
+	f, _, _ := sfcdump(t, "read", "-T", "fields", "-e", "eth.src", "-e", "eth.type", path)
+	if f != "02:00:00:00:00:01\t\n02:00:00:00:00:01\t\n" {
+		t.Errorf("-T fields: %q", f)
+	}
+}
