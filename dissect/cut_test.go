@@ -310,7 +310,9 @@ func TestNoTimestamp(t *testing.T) {
 }
 
 // TestIPv6ExtFields: with extension headers, ip.proto names the upper
-// layer (it said 0 behind Hop-by-Hop), and ipv6ext lists each header.
+// layer (it said 0 behind Hop-by-Hop), and ipv6ext lists each header with
+// its own fields (JSON: one entry per header; the tree: one subtree per
+// header; ESP's entry has no nxt).
 func TestIPv6ExtFields(t *testing.T) {
 	raw, err := os.ReadFile("../layers/testdata/ipv6ext/frames.txt")
 	if err != nil {
@@ -323,10 +325,12 @@ func TestIPv6ExtFields(t *testing.T) {
 	}
 	var e Encoder
 	for name, want := range map[string][]string{
-		"hbh-roce":          {`"ip":{"version":6`, `"proto":17}`, `"ipv6ext":{"entries":[{"header":"hopopts","nxt":17,"len":8}]}`, `"bth":{"opcode":10`},
-		"rfc8200-order-cnp": {`"proto":17}`, `"routing_type":4,"segleft":1,"frag_offset":0,"frag_more":false,"frag_id":7,"ah_spi":4660,"ah_seq":9`, `"cnp":{"destqp":43981}`},
-		"esp":               {`"proto":50}`, `"esp_spi":16962`, `"warnings":["ipv6ext: ESP: the rest of the packet is encrypted, not decoded"]`},
-		"nonfirst-frag":     {`"proto":17}`, `"frag_offset":64,"frag_more":false`},
+		"hbh-roce": {`"ip":{"version":6`, `"proto":17}`, `"ipv6ext":{"entries":[{"header":"hopopts","nxt":17,"len":8}]}`, `"bth":{"opcode":10`},
+		"rfc8200-order-cnp": {`"proto":17}`, `{"header":"routing","nxt":44,"len":40,"routing_type":4,"segleft":1,"srh_last_entry":1,"srh_flags":0,"srh_tag":0}`,
+			`{"header":"fragment","nxt":51,"len":8,"frag_offset":0,"frag_more":false,"frag_id":7}`, `{"header":"ah","nxt":60,"len":24,"ah_spi":4660,"ah_seq":9}`,
+			`"cnp":{"destqp":43981}`},
+		"esp":           {`"proto":50}`, `{"header":"esp","len":`, `"esp_spi":16962`, `"warnings":["ipv6ext: ESP: the rest of the packet is encrypted, not decoded"]`},
+		"nonfirst-frag": {`"proto":17}`, `"frag_offset":64,"frag_more":false`},
 	} {
 		f := decodeFrame(frames[name], len(frames[name]), 0)
 		js := string(e.AppendJSON(nil, f))
@@ -351,8 +355,8 @@ func TestIPv6ExtFields(t *testing.T) {
 		}
 	}
 	f := decodeFrame(frames["srh-roce"], len(frames["srh-roce"]), 0)
-	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "    ipv6ext\n        ipv6ext.header: routing\n") ||
-		!strings.Contains(tree, "ipv6ext.routing_type: 4\n") {
+	if tree := string(e.AppendTree(nil, f)); !strings.Contains(tree, "    ipv6ext\n        header 1\n            ipv6ext.header: routing\n") ||
+		!strings.Contains(tree, "            ipv6ext.routing_type: 4\n") {
 		t.Errorf("tree:\n%s", tree)
 	}
 }

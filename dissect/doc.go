@@ -14,8 +14,10 @@
 // Besides wire.md's protocols the registry has sll (a Linux cooked capture
 // header), eth (src, dst, type), ip (version, src, dst, dscp, ecn, ttl,
 // proto: IPv4's protocol field, 51 for an AH, as tshark's; for IPv6 the
-// upper-layer protocol, behind any extension headers), ipv6ext (the IPv6
-// extension headers, one entry per header), ah and esp (an IPsec AH or
+// upper-layer protocol, behind any extension headers), vlan (the VLAN
+// tags, one entry per tag, outer first: tpid, pcp, dei, vid, etype),
+// ipv6ext (the IPv6 extension headers, one entry per header with its own
+// fields), ah and esp (an IPsec AH or
 // ESP header, IPv4's or among IPv6's extension headers, by Wireshark's
 // names: ah.next_header, ah.length, ah.spi, ah.sequence, ah.icv, esp.spi,
 // esp.sequence) and udp (sport, dport), so filters can name the outer
@@ -31,6 +33,11 @@
 // Floodgate entries
 // are the fields fgcredit.dst / fgcredit.credits and fgpause.dst /
 // fgpause.pause_us, one value per entry; JSON nests them as "entries".
+// VLAN tags and IPv6 extension headers are entries too, each with the
+// fields it has (a Fragment header's entry has no routing_type): JSON
+// writes an object per entry under "entries", the verbose tree a subtree
+// per entry ("tag 1", "header 2"), and a field's values (filters, -e) are
+// every entry's that has it, in order.
 //
 // Names added to wire.md's table, known to LookupField (so to filters and
 // -T fields) but kept out of JSON and the verbose tree (ExtraFields lists
@@ -54,10 +61,12 @@
 // header; ip.version is in both, as in Wireshark), so filters and -T
 // fields select and print what tshark does; ours, in Protos, JSON and the
 // verbose tree, are either family's (OurField).
-// eth.vlan and eth.pcp are every tag's (TPID 0x8100, 0x88A8 or 0x9100);
-// Wireshark's vlan, vlan.id, vlan.priority and vlan.etype (the EtherType
-// after the tag) are, as tshark's, the tags of TPID 0x8100 and 0x9100 (an
-// 802.1ad S-tag is its ieee8021ad).
+// eth.vlan and eth.pcp are every tag's (TPID 0x8100, 0x88A8 or 0x9100),
+// as our vlan.* are; Wireshark's vlan, vlan.id, vlan.priority, vlan.dei
+// and vlan.etype (the EtherType after the tag) are, as tshark's, the tags
+// of TPID 0x8100 and 0x9100 (an 802.1ad S-tag is its ieee8021ad), and
+// LookupField and LookupProto give them for vlan, vlan.dei and
+// vlan.etype, names ours has too (OurField gives ours).
 //
 // Byte values render as colon-separated hex (12:b7:...), as tshark does.
 // PAUSE and PFC quanta (Field.Quanta) show their duration at the frame's

@@ -287,6 +287,9 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 				dst = append(dst, `":null`...)
 				continue
 			}
+			if fd.Entry && p.entries != nil {
+				continue // written entry by entry below (appendEntryRows)
+			}
 			e.vals = fd.get(f, e.vals[:0])
 			if fd.Entry {
 				e.collectEntry(nEnt, e.vals)
@@ -305,7 +308,12 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 			dst = append(dst, '"', ':')
 			dst = appendJSONValue(dst, e.vals[0])
 		}
-		if nEnt > 0 {
+		if p.entries != nil {
+			if !first {
+				dst = append(dst, ',')
+			}
+			dst = appendEntryRows(dst, f, p)
+		} else if nEnt > 0 {
 			if !first {
 				dst = append(dst, ',')
 			}
@@ -333,6 +341,39 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		dst = append(dst, ']')
 	}
 	return append(dst, '}')
+}
+
+// appendEntryRows appends "entries":[...] of a protocol with entries
+// (Proto.entries): an object per entry, in order, with the fields that
+// entry has (an absent one is left out, as an absent optional field is).
+func appendEntryRows(dst []byte, f *Frame, p *Proto) []byte {
+	dst = append(dst, `"entries":[`...)
+	for i := range p.entries(f) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		first := true
+		for _, fd := range p.Fields {
+			if fd.at == nil {
+				continue
+			}
+			v, ok := fd.at(f, i)
+			if !ok {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, '"')
+			dst = append(dst, fd.Short...)
+			dst = append(dst, '"', ':')
+			dst = appendJSONValue(dst, v)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }
 
 func (e *Encoder) collectEntry(i int, vals []Value) {

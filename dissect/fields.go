@@ -113,9 +113,13 @@ type Field struct {
 	Name  string // full name, e.g. "bts.pause_us"
 	Short string // name within the protocol, e.g. "pause_us"
 	Kind  Kind
-	// Entry marks the fields of a list of entries (Floodgate), nested in
-	// JSON under "entries".
+	// Entry marks the fields of a list of entries (Floodgate entries,
+	// IPv6 extension headers, VLAN tags), nested in JSON under "entries".
 	Entry bool
+	// at, for an entry field of a protocol with entries (Proto.entries),
+	// is its value in entry i; ok is false when that entry has none (a
+	// Routing header's routing type in a Fragment header's entry).
+	at func(f *Frame, i int) (v Value, ok bool)
 	// Hex asks text renderings to print the number in hex.
 	Hex bool
 	// Quanta marks a time in pause quanta: the verbose tree adds its
@@ -204,6 +208,12 @@ type Proto struct {
 	// data returns the protocol's octets and what they carry, for
 	// contains and matches (udp contains 12:b7); nil when it has none.
 	data func(f *Frame) []byte
+	// entries, when set, is the number of entries of the protocol in f
+	// (IPv6 extension headers, VLAN tags), whose Entry fields have at:
+	// JSON writes each entry with the fields it has, the verbose tree
+	// one subtree per entry, headed entryName and its number.
+	entries   func(f *Frame) int
+	entryName string
 }
 
 // Data returns the octets that Wireshark's "PROTO contains" and "PROTO
@@ -370,6 +380,7 @@ var Protos = []*Proto{
 		{Short: "dst", Kind: KindMAC, get: one(func(p *layers.Parser) Value { return mac(p.Eth.DstMAC) })},
 		{Short: "type", Kind: KindUint, Hex: true, get: one(func(p *layers.Parser) Value { return u(uint64(p.Eth.EthernetType)) })},
 	}},
+	{Name: "vlan", present: has(glayers.LayerTypeDot1Q), Fields: vlanFields(), entries: vlanEntries, entryName: "tag"},
 	{Name: "ip", present: func(f *Frame) bool {
 		return f.P.Has(glayers.LayerTypeIPv4) || f.P.Has(glayers.LayerTypeIPv6)
 	}, Fields: []*Field{
@@ -413,7 +424,7 @@ var Protos = []*Proto{
 		// for IPv6 the upper-layer protocol, behind the extension headers.
 		{Short: "proto", upper: true, get: upperProtoField},
 	}},
-	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields()},
+	{Name: "ipv6ext", present: has(layers.LayerTypeIPv6Ext), Fields: ipv6ExtFields(), entries: ipv6ExtEntries, entryName: "header"},
 	{Name: "ah", present: hasAH, Fields: ahFields()},
 	{Name: "esp", present: hasESP, Fields: espFields()},
 	{Name: "udp", present: has(glayers.LayerTypeUDP), Fields: []*Field{
@@ -599,46 +610,105 @@ func sllFields() []*Field {
 }
 
 // ipv6ExtFields are the IPv6 extension headers, one entry per header in
-// wire order (header name, its Next Header, its length), then the fields
-// of the Routing, Fragment, AH and ESP headers when the chain has one.
+// wire order (ipv6ExtEntries): its name, its Next Header (none for ESP,
+// whose next header is in the encrypted trailer), its length, and the
+// fields of its type: the Routing header's type and Segments Left (and a
+// Segment Routing Header's Last Entry, Flags and Tag), the Fragment
+// header's offset, M flag and identification, the AH's and ESP's SPI and
+// sequence number. A field's values (filters, -e) are every header's that
+// has it, in wire order.
 func ipv6ExtFields() []*Field {
-	each := func(get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
-		return func(f *Frame, dst []Value) []Value {
-			for i := range f.P.IPv6Ext.N {
-				dst = append(dst, get(&f.P.IPv6Ext.Headers[i]))
+	of := func(typ uint8, get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, i int) (Value, bool) {
+		return func(f *Frame, i int) (Value, bool) {
+			if h := &f.P.IPv6Ext.Headers[i]; h.Type == typ {
+				return get(h), true
 			}
-			return dst
+			return Value{}, false
 		}
 	}
-	first := func(typ uint8, get func(h *layers.IPv6ExtHeader) (Value, bool)) func(f *Frame, dst []Value) []Value {
-		return func(f *Frame, dst []Value) []Value {
-			for i := range f.P.IPv6Ext.N {
-				if h := &f.P.IPv6Ext.Headers[i]; h.Type == typ {
-					if v, ok := get(h); ok {
-						dst = append(dst, v)
-					}
-					return dst
-				}
+	srh := func(get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, i int) (Value, bool) {
+		return func(f *Frame, i int) (Value, bool) {
+			if h := &f.P.IPv6Ext.Headers[i]; h.Type == layers.IPv6Routing && h.RoutingType == 4 {
+				return get(h), true
 			}
-			return dst
+			return Value{}, false
 		}
 	}
+	n := ipv6ExtEntries
 	return []*Field{
-		{Short: "header", Kind: KindString, Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value {
-			return Value{Kind: KindString, S: h.Name(), U: uint64(h.Type)}
-		})},
-		{Short: "nxt", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.NextHeader)) })},
-		{Short: "len", Entry: true, get: each(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Length)) })},
-		{Short: "routing_type", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.RoutingType)), true })},
-		{Short: "segleft", get: first(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SegmentsLeft)), true })},
-		{Short: "frag_offset", get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragOffset) * 8), true })},
-		{Short: "frag_more", Kind: KindBool, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return b(h.MoreFrags), true })},
-		{Short: "frag_id", Hex: true, get: first(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.FragID)), true })},
-		{Short: "ah_spi", Hex: true, get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
-		{Short: "ah_seq", get: first(layers.IPv6AH, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
-		{Short: "esp_spi", Hex: true, get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.SPI)), true })},
-		{Short: "esp_seq", get: first(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) (Value, bool) { return u(uint64(h.Seq)), true })},
+		entryField(&Field{Short: "header", Kind: KindString}, n, func(f *Frame, i int) (Value, bool) {
+			h := &f.P.IPv6Ext.Headers[i]
+			return Value{Kind: KindString, S: h.Name(), U: uint64(h.Type)}, true
+		}),
+		entryField(&Field{Short: "nxt"}, n, func(f *Frame, i int) (Value, bool) {
+			h := &f.P.IPv6Ext.Headers[i]
+			return u(uint64(h.NextHeader)), h.HasNextHeader()
+		}),
+		entryField(&Field{Short: "len"}, n, func(f *Frame, i int) (Value, bool) { return u(uint64(f.P.IPv6Ext.Headers[i].Length)), true }),
+		entryField(&Field{Short: "routing_type"}, n, of(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.RoutingType)) })),
+		entryField(&Field{Short: "segleft"}, n, of(layers.IPv6Routing, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SegmentsLeft)) })),
+		entryField(&Field{Short: "srh_last_entry"}, n, srh(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SRHLastEntry)) })),
+		entryField(&Field{Short: "srh_flags", Hex: true}, n, srh(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SRHFlags)) })),
+		entryField(&Field{Short: "srh_tag", Hex: true}, n, srh(func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SRHTag)) })),
+		entryField(&Field{Short: "frag_offset"}, n, of(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.FragOffset) * 8) })),
+		entryField(&Field{Short: "frag_more", Kind: KindBool}, n, of(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return b(h.MoreFrags) })),
+		entryField(&Field{Short: "frag_id", Hex: true}, n, of(layers.IPv6Fragment, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.FragID)) })),
+		entryField(&Field{Short: "ah_spi", Hex: true}, n, of(layers.IPv6AH, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SPI)) })),
+		entryField(&Field{Short: "ah_seq"}, n, of(layers.IPv6AH, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Seq)) })),
+		entryField(&Field{Short: "esp_spi", Hex: true}, n, of(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.SPI)) })),
+		entryField(&Field{Short: "esp_seq"}, n, of(layers.IPv6ESP, func(h *layers.IPv6ExtHeader) Value { return u(uint64(h.Seq)) })),
 	}
+}
+
+// ipv6ExtEntries is the number of IPv6 extension headers the frame's
+// chain holds whole, the entries of ipv6ext.
+func ipv6ExtEntries(f *Frame) int { return min(f.P.IPv6Ext.N, len(f.P.IPv6Ext.Headers)) }
+
+// vlanFields are the VLAN tags, one entry per tag, outer first
+// (vlanEntries): the TPID that announced it (0x8100 802.1Q, 0x88A8
+// 802.1ad, 0x9100 QinQ), its priority code point, drop eligible
+// indicator and VLAN identifier, and the EtherType that follows it (an
+// 802.3 length, 1500 or less, when one does). Every tag, whatever its
+// TPID; Wireshark's vlan.* (LookupField), which filters and -e take, are
+// the 802.1Q and 0x9100 tags alone, as tshark's.
+func vlanFields() []*Field {
+	tag := func(get func(t *layers.VLANTag) Value) func(f *Frame, i int) (Value, bool) {
+		return func(f *Frame, i int) (Value, bool) { return get(&f.P.Dot1Q.Tags[i]), true }
+	}
+	n := vlanEntries
+	return []*Field{
+		entryField(&Field{Short: "tpid", Hex: true}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.TPID)) })),
+		entryField(&Field{Short: "pcp"}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.Priority)) })),
+		entryField(&Field{Short: "dei", Kind: KindBool}, n, tag(func(t *layers.VLANTag) Value { return b(t.DEI) })),
+		entryField(&Field{Short: "vid"}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.ID)) })),
+		entryField(&Field{Short: "etype", Hex: true}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.Type)) })),
+	}
+}
+
+// vlanEntries is the number of VLAN tags of the frame, the entries of
+// vlan.
+func vlanEntries(f *Frame) int {
+	if !f.P.Has(glayers.LayerTypeDot1Q) {
+		return 0
+	}
+	return min(f.P.Dot1Q.NTags, len(f.P.Dot1Q.Tags))
+}
+
+// entryField makes fd a field of a protocol of entries (one per header
+// or tag, entries), whose value in entry i is at(f, i), absent when ok
+// is false: filters and -e take every entry's value, in order; JSON and
+// the verbose tree show each entry apart, with the fields it has.
+func entryField(fd *Field, entries func(f *Frame) int, at func(f *Frame, i int) (Value, bool)) *Field {
+	fd.Entry, fd.at = true, at
+	fd.get = func(f *Frame, dst []Value) []Value {
+		for i := range entries(f) {
+			if v, ok := at(f, i); ok {
+				dst = append(dst, v)
+			}
+		}
+		return dst
+	}
+	return fd
 }
 
 // ipv6ExtChain returns the IPv6 extension headers the frame's chain holds
@@ -814,6 +884,9 @@ func LookupField(name string) (*Field, bool) {
 	if fd, ok := wsIPFields[name]; ok {
 		return fd, true
 	}
+	if fd, ok := wsFirstFields[name]; ok {
+		return fd, true
+	}
 	if fd, ok := byName[name]; ok {
 		return fd, true
 	}
@@ -823,7 +896,8 @@ func LookupField(name string) (*Field, bool) {
 
 // OurField returns our field of the given full name (FieldNames), as JSON
 // and the verbose tree show it: ip.src is the source of an IPv4 or an
-// IPv6 packet, where LookupField's is IPv4's.
+// IPv6 packet, where LookupField's is IPv4's; vlan.dei is every tag's,
+// where LookupField's is the 802.1Q and 0x9100 tags'.
 func OurField(name string) (*Field, bool) {
 	fd, ok := byName[name]
 	return fd, ok
@@ -837,6 +911,9 @@ func LookupProto(name string) (*Proto, bool) {
 	wsReady()
 	if wsIP != nil && name == wsIP.Name {
 		return wsIP, true
+	}
+	if p, ok := wsFirstProtos[name]; ok {
+		return p, true
 	}
 	if p, ok := byProto[name]; ok {
 		return p, true

@@ -44,9 +44,10 @@ const (
 	decFGCredit
 	decFGPause
 	decIPv6Ext
-	decSLL // Linux cooked capture, v1 or v2
-	decAH  // an IPv4 AH (layers.IPSecAH)
-	decESP // an IPv4 ESP header (layers.IPSecESP)
+	decSLL   // Linux cooked capture, v1 or v2
+	decAH    // an IPv4 AH (layers.IPSecAH)
+	decESP   // an IPv4 ESP header (layers.IPSecESP)
+	decDot1Q // a VLAN tag (one layer per tag)
 )
 
 // decBit returns the mask bit of layer type t, 0 for the others. Layer
@@ -67,7 +68,7 @@ var decBits = func() (tab [2048]uint32) {
 		layers.LayerTypePostcard: decPostcard, layers.LayerTypeBFC: decBFC, layers.LayerTypeFGCredit: decFGCredit,
 		layers.LayerTypeFGPause: decFGPause, layers.LayerTypeIPv6Ext: decIPv6Ext,
 		glayers.LayerTypeLinuxSLL: decSLL, glayers.LayerTypeLinuxSLL2: decSLL,
-		glayers.LayerTypeIPSecAH: decAH, glayers.LayerTypeIPSecESP: decESP,
+		glayers.LayerTypeIPSecAH: decAH, glayers.LayerTypeIPSecESP: decESP, glayers.LayerTypeDot1Q: decDot1Q,
 	} {
 		if uint(lt) >= uint(len(tab)) {
 			panic("dissect: layer type past the table")
@@ -140,7 +141,7 @@ var presenceRules = func() []presenceRule {
 		"eth": glayers.LayerTypeEthernet, "udp": glayers.LayerTypeUDP, "pause": layers.LayerTypePause,
 		"pfc": layers.LayerTypePFC, "bth": layers.LayerTypeBTH, "cim": layers.LayerTypeCIM, "bts": layers.LayerTypeBTS,
 		"postcard": layers.LayerTypePostcard, "bfc": layers.LayerTypeBFC, "fgcredit": layers.LayerTypeFGCredit,
-		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext,
+		"fgpause": layers.LayerTypeFGPause, "ipv6ext": layers.LayerTypeIPv6Ext, "vlan": glayers.LayerTypeDot1Q,
 	}
 	other := map[string]uint8{"ip": ruleIP, "reth": ruleRETH, "aeth": ruleAETH, "cnp": ruleCNP, "flow": ruleFlow, "sll": ruleSLL,
 		"ah": ruleAH, "esp": ruleESP}

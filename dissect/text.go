@@ -502,24 +502,16 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 			if cut && fd.cutOff(&c) || fd.versionOff(f) {
 				continue // cut off, or of an unknown version: absent, not 0
 			}
+			if fd.at != nil && p.entries != nil {
+				continue // in the entry's subtree, below
+			}
 			e.vals = fd.get(f, e.vals[:0])
 			for _, v := range e.vals {
-				dst = append(dst, "        "...)
-				dst = append(dst, fd.Name...)
-				dst = append(dst, ": "...)
-				dst = AppendValue(dst, v, fd.Hex)
-				if fd.Forever != 0 && v.Kind == KindUint && v.U == fd.Forever {
-					dst = append(dst, " (until resumed)"...)
-				}
-				if fd.Quanta && f.LinkBPS > 0 && (fd.counts == nil || fd.counts(f)) {
-					dst = append(dst, " ("...)
-					dst = appendMicros(dst, QuantaNS(v.U, f.LinkBPS))
-					dst = append(dst, " us at "...)
-					dst = AppendSpeed(dst, f.LinkBPS)
-					dst = append(dst, ')')
-				}
-				dst = append(dst, '\n')
+				dst = appendTreeValue(dst, "        ", f, fd, v)
 			}
+		}
+		if p.entries != nil {
+			dst = appendTreeEntries(dst, f, p, &c, cut)
 		}
 	}
 	dst = AppendWarnings(dst, f, "    warning: ", "\n")
@@ -532,6 +524,49 @@ func (e *Encoder) AppendTree(dst []byte, f *Frame) []byte {
 		dst = append(dst, "    error: "...)
 		dst = append(dst, errorText(f)...)
 		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// appendTreeValue appends the tree line of value v of field fd, indented
+// by indent: "name: value", and the time of a time in quanta.
+func appendTreeValue(dst []byte, indent string, f *Frame, fd *Field, v Value) []byte {
+	dst = append(dst, indent...)
+	dst = append(dst, fd.Name...)
+	dst = append(dst, ": "...)
+	dst = AppendValue(dst, v, fd.Hex)
+	if fd.Forever != 0 && v.Kind == KindUint && v.U == fd.Forever {
+		dst = append(dst, " (until resumed)"...)
+	}
+	if fd.Quanta && f.LinkBPS > 0 && (fd.counts == nil || fd.counts(f)) {
+		dst = append(dst, " ("...)
+		dst = appendMicros(dst, QuantaNS(v.U, f.LinkBPS))
+		dst = append(dst, " us at "...)
+		dst = AppendSpeed(dst, f.LinkBPS)
+		dst = append(dst, ')')
+	}
+	return append(dst, '\n')
+}
+
+// appendTreeEntries appends the subtrees of a protocol with entries
+// (Proto.entries), one per entry in order, headed by the protocol's
+// entryName and the entry's number from 1 ("tag 1", "header 2"), with
+// the fields that entry has.
+func appendTreeEntries(dst []byte, f *Frame, p *Proto, c *Cut, cut bool) []byte {
+	for i := range p.entries(f) {
+		dst = append(dst, "        "...)
+		dst = append(dst, p.entryName...)
+		dst = append(dst, ' ')
+		dst = AppendUint(dst, uint64(i+1))
+		dst = append(dst, '\n')
+		for _, fd := range p.Fields {
+			if fd.at == nil || cut && fd.cutOff(c) || fd.versionOff(f) {
+				continue
+			}
+			if v, ok := fd.at(f, i); ok {
+				dst = appendTreeValue(dst, "            ", f, fd, v)
+			}
+		}
 	}
 	return dst
 }

@@ -46,6 +46,14 @@ var (
 	// rather than ours.
 	wsIP       *Proto
 	wsIPFields = map[string]*Field{}
+	// wsFirstFields and wsFirstProtos are Wireshark's fields and
+	// protocols whose names are ours too, and which LookupField and
+	// LookupProto give rather than ours, in Wireshark's meaning
+	// (IsWiresharkName), as wsIP: vlan, vlan.dei and vlan.etype. Our vlan
+	// (JSON, the verbose tree) is every VLAN tag; Wireshark's, which
+	// filters and -e take, the 802.1Q and 0x9100 tags alone.
+	wsFirstFields = map[string]*Field{}
+	wsFirstProtos = map[string]*Proto{}
 )
 
 // IsWiresharkName reports whether name is one of Wireshark's names that is
@@ -54,6 +62,12 @@ var (
 // the field is present, not that it is true.
 func IsWiresharkName(name string) bool {
 	wsReady()
+	if _, ok := wsFirstFields[name]; ok {
+		return true
+	}
+	if _, ok := wsFirstProtos[name]; ok {
+		return true
+	}
 	if _, ours := byName[name]; ours {
 		return false
 	}
@@ -161,7 +175,7 @@ func ipv6Fields() []*Field {
 // Options headers: ipv6.dstopts.nxt is both Next Header fields). Where
 // ours differ, the fields are Wireshark's: ipv6.fraghdr.offset counts
 // 8-octet units (ipv6ext.frag_offset octets), and every header of the
-// kind has a value (ipv6ext.segleft, frag_id, ... are the first's).
+// kind has a value (as ipv6ext.segleft, frag_id, ... have).
 func ipv6ExtProtos() []*Proto {
 	each := func(typ uint8, get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, dst []Value) []Value {
 		return func(f *Frame, dst []Value) []Value {
@@ -372,6 +386,14 @@ func initWireshark() {
 		// a tag followed by an 802.3 length (1500 or less: its vlan.len).
 		&Field{Short: "etype", Hex: true, get: vlanEtype})
 	vlan.Fields = []*Field{wsByField["vlan.id"], wsByField["vlan.priority"], wsByField["vlan.dei"], wsByField["vlan.etype"]}
+	// Ours (Protos' vlan: every tag, in JSON and the tree) has a vlan.dei
+	// and a vlan.etype too: filters and -e take Wireshark's.
+	wsFirstProtos["vlan"] = vlan
+	for _, fd := range vlan.Fields {
+		if _, ours := byName[fd.Name]; ours {
+			wsFirstFields[fd.Name] = fd
+		}
+	}
 
 	// Linux cooked capture: Wireshark names the fields of SLL2 sll.* as
 	// well.

@@ -51,8 +51,8 @@ type IPv6ExtHeader struct {
 	// 50 ESP, 51 AH, 60 Destination Options, ...): the Next Header field
 	// of the header before it.
 	Type uint8
-	// NextHeader is the header's Next Header field (0 for ESP, which hides
-	// it).
+	// NextHeader is the header's Next Header field (0 for ESP, which
+	// hides it in its encrypted trailer: HasNextHeader is false).
 	NextHeader uint8
 	// Offset is the header's first octet from the start of the IPv6
 	// payload (the octet after the fixed 40-octet header); Length is its
@@ -61,6 +61,10 @@ type IPv6ExtHeader struct {
 	// Routing: the routing type (0 source route, 2 mobility, 3 RPL, 4
 	// segment routing) and Segments Left.
 	RoutingType, SegmentsLeft uint8
+	// Segment Routing Header (Routing type 4, RFC 8754 §2): Last Entry,
+	// Flags and Tag; zero for the other types.
+	SRHLastEntry, SRHFlags uint8
+	SRHTag                 uint16
 	// Fragment: the offset in 8-octet units, the M flag and the
 	// identification.
 	FragOffset uint16
@@ -69,6 +73,11 @@ type IPv6ExtHeader struct {
 	// AH and ESP: the security parameters index and sequence number.
 	SPI, Seq uint32
 }
+
+// HasNextHeader reports whether the header carries a Next Header field in
+// the clear: every one but ESP, whose next header is in the encrypted
+// trailer (RFC 4303 §2).
+func (h *IPv6ExtHeader) HasNextHeader() bool { return h.Type != IPv6ESP }
 
 // Name returns the header's name as Wireshark's tree shows it: hopopts,
 // routing, fragment, esp, ah, dstopts, mobility, hip, shim6, experimental.
@@ -121,8 +130,10 @@ func IPv6ExtName(nh uint8) string {
 // behind any chain.
 type IPv6Ext struct {
 	layers.BaseLayer
-	// Headers holds the decoded headers, in wire order; N of them are
-	// valid.
+	// Headers holds the decoded headers, in wire order, each with its own
+	// type-specific fields (two Routing headers keep two routing types);
+	// N of them are valid. A fixed array of MaxIPv6ExtHeaders: decoding
+	// does not allocate.
 	Headers [MaxIPv6ExtHeaders]IPv6ExtHeader
 	N       int
 	// Proto is the upper-layer protocol: the Next Header of the last
@@ -274,6 +285,10 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 					e.Option.Length = int(d[2+at+1])
 				}
 			}
+		}
+		if nh == IPv6Routing && h.RoutingType == 4 {
+			// n is at least 8: the SRH's fixed part is there.
+			h.SRHLastEntry, h.SRHFlags, h.SRHTag = d[4], d[5], binary.BigEndian.Uint16(d[6:])
 		}
 		h.NextHeader, h.Length = d[0], n
 		nh = d[0]

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -117,9 +118,55 @@ func TestIPv6ExtParser(t *testing.T) {
 		if h[2].RoutingType != 4 || h[2].SegmentsLeft != 1 || h[3].FragID != 7 || !p.IPv6Ext.Atomic() || h[4].SPI != 0x1234 || h[4].Seq != 9 {
 			t.Errorf("header fields: %+v", h[:6])
 		}
+		if h[2].SRHLastEntry != 1 || h[2].SRHFlags != 0 || h[2].SRHTag != 0 || !h[2].HasNextHeader() {
+			t.Errorf("SRH fields: %+v", h[2])
+		}
 		if !p.BTH.IsCNP() || p.BTH.CNP.DestQP != 0xabcd || p.BTH.ICRCChecked {
 			t.Errorf("CNP behind the chain: %+v (ICRC is not checked behind extension headers)", p.BTH)
 		}
+	}
+}
+
+// TestIPv6ExtPerHeader: each header keeps its own type fields: two
+// Routing headers (type 0 with Segments Left 1; a Segment Routing Header
+// with Last Entry 1, Flags 0x80 and Tag 0x1234) and two Fragment headers
+// (identifications 1 and 2), without allocating; ESP has no Next Header
+// in the clear.
+func TestIPv6ExtPerHeader(t *testing.T) {
+	v6 := func(nh, ext string) []byte {
+		const udp = "c001303900080000" // to port 12345: UDP alone
+		b, err := hex.DecodeString("020000000002020000000001" + "86dd" + "60000000" + fmt.Sprintf("%04x", (len(ext)+len(udp))/2) + nh + "40" +
+			"fd000000000000000000000000000001" + "fd000000000000000000000000000002" + ext + udp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	p := NewParser()
+	rh := v6("2b", "3c02000100000000"+"fd000000000000000000000000000009"+"2b00010400000000"+"1104040101801234"+
+		"fd000000000000000000000000000002fd000000000000000000000000000008")
+	if err := p.Decode(rh); err != nil {
+		t.Fatalf("routing: %v", err)
+	}
+	h := p.IPv6Ext.List()
+	if len(h) != 3 || h[0].RoutingType != 0 || h[0].SegmentsLeft != 1 || h[0].SRHTag != 0 ||
+		h[2].RoutingType != 4 || h[2].SegmentsLeft != 1 || h[2].SRHLastEntry != 1 || h[2].SRHFlags != 0x80 || h[2].SRHTag != 0x1234 {
+		t.Errorf("routing headers: %+v", h)
+	}
+	if n := testing.AllocsPerRun(20, func() { _ = p.Decode(rh) }); n != 0 {
+		t.Errorf("%v allocations per decode", n)
+	}
+	if err := p.Decode(v6("2c", "2c00000000000001"+"1100000000000002")); err != nil {
+		t.Fatalf("fragments: %v", err)
+	}
+	if h := p.IPv6Ext.List(); len(h) != 2 || h[0].FragID != 1 || h[1].FragID != 2 || h[0].NextHeader != 44 || h[1].NextHeader != 17 {
+		t.Errorf("fragment headers: %+v", h)
+	}
+	if err := p.Decode(v6("32", "0000020000000001")); err != nil {
+		t.Fatalf("esp: %v", err)
+	}
+	if h := p.IPv6Ext.List(); len(h) != 1 || h[0].HasNextHeader() || h[0].SPI != 0x200 {
+		t.Errorf("ESP: %+v", h)
 	}
 }
 

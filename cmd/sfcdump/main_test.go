@@ -92,6 +92,10 @@ func golden(t *testing.T, name, got string) {
 const (
 	sampleCap    = "../../pcaps/sample.pcapng"
 	malformedCap = "../../pcaps/malformed.pcapng"
+	// VLAN tags (0x9100 alone, with 0x8100 or 0x88A8) and IPv6
+	// extension header chains: each tag and header is its own entry.
+	vlanCap    = "../../layers/testdata/vlan9100.pcap"
+	ipv6ExtCap = "../../layers/testdata/ipv6ext/frames.pcap"
 )
 
 func TestReadGolden(t *testing.T) {
@@ -110,6 +114,16 @@ func TestReadGolden(t *testing.T) {
 		{"malformed.json", []string{"read", "-T", "json", malformedCap}},
 		{"malformed-fields.tsv", []string{"read", "-T", "fields", "-e", "frame.number", "-e", "frame.malformed", "-e", "frame.warnings",
 			"-e", "bts.version", "-e", "bth.icrc_ok", "-e", "bth.icrc", malformedCap}},
+		{"vlan-verbose.txt", []string{"read", "-V", vlanCap}},
+		{"vlan.json", []string{"read", "-T", "json", vlanCap}},
+		{"ipv6ext-verbose.txt", []string{"read", "-V", ipv6ExtCap}},
+		{"ipv6ext.json", []string{"read", "-T", "json", ipv6ExtCap}},
+		// Every header's own fields, and no Next Header for ESP: frame 9
+		// alone (a second header's values, ESP's nxt, matched nothing and
+		// 0 before).
+		{"ipv6ext-filter.txt", []string{"read", "-Y", "ipv6ext.nxt == 0 || ipv6ext.routing_type == 4 && ipv6ext.frag_id == 7 && ipv6ext.nxt == 51", ipv6ExtCap}},
+		{"vlan-fields.tsv", []string{"read", "-T", "fields", "-e", "vlan.tpid", "-e", "vlan.pcp", "-e", "vlan.dei", "-e", "vlan.vid",
+			"-e", "vlan.id", "-e", "vlan.priority", "-e", "eth.pcp", vlanCap}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code := sfcdump(t, tc.args...)
