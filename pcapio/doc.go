@@ -10,7 +10,9 @@
 // Link types: Ethernet, Linux cooked captures (SLL, SLL2: what tcpdump -i
 // any writes) and raw IP (SupportedLink); each Frame names its interface's.
 // Interfaces carry the pcapng if_speed (Interface.Speed) and their own
-// if_tsresol, decimal or binary, converted exactly. A record whose
+// if_tsresol, decimal or binary, converted exactly; a malformed or
+// out-of-range one is ignored with a warning (Reader.OnWarning), as
+// tshark ignores it. A record whose
 // captured length exceeds its original length is read and flagged
 // (Frame.Warn), not the end of the capture.
 //

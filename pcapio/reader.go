@@ -5,7 +5,6 @@ package pcapio
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -186,7 +185,8 @@ type Interface struct {
 	Name     string
 	LinkType layers.LinkType
 	// Speed is the interface's speed in bit/s from the pcapng if_speed
-	// option, 0 when the capture does not say (classic pcap never does).
+	// option, 0 when the capture does not say (classic pcap never does)
+	// or says a speed outside MinLinkSpeed to MaxLinkSpeed (OnWarning).
 	Speed uint64
 	// SnapLen is the interface's snap length (the most octets of a frame
 	// the capture keeps), 0 for none.
@@ -197,8 +197,9 @@ type Interface struct {
 	Section, ID int
 	// Resolution is the interface's timestamp unit in nanoseconds,
 	// rounded up: 1 for nanoseconds or finer, 1000 for microseconds (the
-	// pcapng default and classic pcap's usual magic). A frame stamped t
-	// was captured at some instant in [t, t + Resolution).
+	// pcapng default and classic pcap's usual magic), 976563 for 2^-10 s
+	// (Writer writes each of these back as the same resolution). A frame
+	// stamped t was captured at some instant in [t, t + Resolution).
 	Resolution int64
 	// FCSLen is the number of frame check sequence octets at the end of
 	// each frame, from the pcapng if_fcslen option; -1 when the capture
@@ -294,6 +295,11 @@ type Reader struct {
 	// not kept beyond it (keep).
 	metaLeft    int
 	metaDropped int64
+	// warnings are the warnings met before OnWarning set onWarn, and
+	// nwarn counts them all (warn).
+	warnings []error
+	onWarn   func(error)
+	nwarn    int
 
 	n     int
 	frame Frame
@@ -387,7 +393,7 @@ func NewReaderTee(name string, src io.Reader, tee io.Writer) (*Reader, error) {
 	if m := r.buf[r.pos:]; m[0] == 0x1f && m[1] == 0x8b {
 		// gzip: decompress from the first octet, those read included.
 		head := bytes.Clone(r.buf[r.pos:r.end])
-		gz, err := gzip.NewReader(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), src), 1<<16))
+		gz, err := newGzipStream(bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), src), 1<<16))
 		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
@@ -590,6 +596,54 @@ func (r *Reader) Interface(i int) Interface {
 		out.Comments = m.comments
 	}
 	return out
+}
+
+// The link speeds an interface's if_speed is taken at: 1 Mb/s to 1000
+// Tb/s, what sfcdump's --link-speed takes. Outside them (2^64-1, 1 bit/s:
+// a writer's mistake) Interface.Speed is 0, not known, with a warning.
+const (
+	MinLinkSpeed = 1e6
+	MaxLinkSpeed = 1e15
+)
+
+// linkSpeedRange says MinLinkSpeed to MaxLinkSpeed in words.
+const linkSpeedRange = "1 Mb/s to 1000 Tb/s, the speeds taken"
+
+// MaxWarnings bounds the warnings a Reader gives of one capture (OnWarning):
+// past it one more says that the others are not given.
+const MaxWarnings = 20
+
+// OnWarning sets fn to be called with each warning of the capture: a
+// problem that did not stop reading it, such as an interface's if_speed
+// or if_tsresol option that is malformed or out of range and was
+// ignored (the interface's speed is then not known, its timestamps in
+// microseconds, as tshark reads them). Each names the interface and the
+// option. fn is called at once with the warnings met so far (opening the
+// capture reads its first interface), then from Next or ReadBatch as
+// they are met. Without OnWarning the first MaxWarnings are kept for it.
+func (r *Reader) OnWarning(fn func(error)) {
+	r.onWarn = fn
+	for _, w := range r.warnings {
+		fn(w)
+	}
+	r.warnings = nil
+}
+
+// warn gives warning err to OnWarning's function, or keeps it for it;
+// past MaxWarnings, one more says the rest are not given.
+func (r *Reader) warn(err error) {
+	r.nwarn++
+	switch {
+	case r.nwarn == MaxWarnings+1:
+		err = fmt.Errorf("more warnings than %d: the others are not given", MaxWarnings)
+	case r.nwarn > MaxWarnings:
+		return
+	}
+	if r.onWarn != nil {
+		r.onWarn(err)
+	} else {
+		r.warnings = append(r.warnings, err)
+	}
 }
 
 // MetadataBudget bounds the octets of the strings a Reader keeps of a
@@ -1059,8 +1113,10 @@ func (r *Reader) ngRecord(fr *Frame, refill, opening bool) error {
 			if len(body) < 16 {
 				return fmt.Errorf("pcapng section header: length %d", l)
 			}
-			if r.u16(body[4:]) != 1 || r.u16(body[6:]) != 0 {
-				return fmt.Errorf("unknown pcapng version in section header (%d.%d)", r.u16(body[4:]), r.u16(body[6:]))
+			// 1.0, and 1.2, which libpcap and Wireshark read as the same
+			// format (some writers put it there).
+			if maj, mnr := r.u16(body[4:]), r.u16(body[6:]); maj != 1 || mnr != 0 && mnr != 2 {
+				return fmt.Errorf("unknown pcapng version in section header (%d.%d)", maj, mnr)
 			}
 			// A new section numbers its interfaces from 0 again; the
 			// earlier sections' stay, so that a frame's Interface keeps
@@ -1169,12 +1225,26 @@ func (r *Reader) ngInterface(body []byte) error {
 	res := uint8(6)
 	var comment comments
 	// The options that change how every frame of the interface reads (its
-	// speed, times, FCS) must be whole: one cut short, or one running past
-	// the block, is an error (as tshark's), not a silent default.
+	// times, FCS) must be whole: one cut short, or one running past the
+	// block, is an error (as tshark's), not a silent default. A malformed
+	// if_speed or if_tsresol is passed over with a warning, as tshark
+	// passes over them: the speed is then unknown, the resolution the
+	// default (microseconds).
 	var bad error
 	want := func(name string, v []byte, n int) bool {
 		if len(v) != n && bad == nil {
 			bad = fmt.Errorf("%s: %s option of %d octets, want %d", in.what(), name, len(v), n)
+		}
+		return len(v) == n
+	}
+	// warns are the warnings of the block, one per option code at most
+	// (warned, bit code): a block of a million bad options is one.
+	var warns []string
+	var warned uint16
+	ignore := func(code uint16, name string, v []byte, n int, then string) bool {
+		if len(v) != n && warned&(1<<code) == 0 {
+			warned |= 1 << code
+			warns = append(warns, fmt.Sprintf("%s option of %d octets, want %d: ignored, %s", name, len(v), n, then))
 		}
 		return len(v) == n
 	}
@@ -1193,12 +1263,12 @@ func (r *Reader) ngInterface(body []byte) error {
 		case 12: // if_os
 			in.setMeta().os = string(r.keep(v))
 		case 8: // if_speed, bit/s
-			if want("if_speed", v, 8) {
+			if ignore(code, "if_speed", v, 8, "the speed is not known") {
 				in.speed = r.u64(v)
 			}
 		case 9: // if_tsresol: 0 is 10^0, whole seconds; only its
 			// absence means the default, microseconds
-			if want("if_tsresol", v, 1) {
+			if ignore(code, "if_tsresol", v, 1, "timestamps read in microseconds") {
 				res = v[0]
 			}
 		case 13: // if_fcslen, octets
@@ -1226,8 +1296,19 @@ func (r *Reader) ngInterface(body []byte) error {
 		if res&0x80 != 0 {
 			base = 2
 		}
-		return fmt.Errorf("%s: timestamp resolution %d^-%d (if_tsresol %#02x) is too high: at most 10^-19 or 2^-63 s",
-			in.what(), base, exp, res)
+		warns = append(warns, fmt.Sprintf("timestamp resolution %d^-%d (if_tsresol %#02x) is too high, at most 10^-19 or 2^-63 s: ignored, timestamps read in microseconds",
+			base, exp, res))
+		res = 6
+	}
+	// An if_speed outside the speeds a link has (MinLinkSpeed to
+	// MaxLinkSpeed) is a mistake: at 2^64-1 bit/s a PAUSE would last no
+	// time, at 1 bit/s a year. It is taken as unknown, as 0 is.
+	if in.speed != 0 && (in.speed < MinLinkSpeed || in.speed > MaxLinkSpeed) {
+		warns = append(warns, fmt.Sprintf("if_speed %d bit/s is outside %s: ignored, the speed is not known", in.speed, linkSpeedRange))
+		in.speed = 0
+	}
+	for _, w := range warns {
+		r.warn(fmt.Errorf("%s: %s", in.named(), w))
 	}
 	if res&0x80 != 0 {
 		in.div = 1 << (res & 0x7f)
@@ -1244,6 +1325,14 @@ func (r *Reader) ngInterface(body []byte) error {
 	// pcap has one link type, and is refused when it is not supported.
 	r.ifaces = append(r.ifaces, in)
 	return nil
+}
+
+// named is what, with the interface's name (if_name) when it has one.
+func (in *ngIface) named() string {
+	if in.name == "" {
+		return in.what()
+	}
+	return in.what() + ` ("` + in.name + `")`
 }
 
 // what names the interface in errors: "interface N", with the section

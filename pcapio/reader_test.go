@@ -497,10 +497,10 @@ func TestReaderErrors(t *testing.T) {
 	binary.LittleEndian.PutUint32(past.buf[len(past.buf)-72:], 1000) // captured length past the block
 	trailer := eth(&ng{}).epb(0, 1, frameData(1, 60), 60)
 	trailer.buf[len(trailer.buf)-1] = 9
-	hugeRes := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{70}))
-	res20 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{20}))
-	res2_64 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{0x80 | 64}))
-	lateRes := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).shb().idb("q", 1, 0, (&ng{}).opt(nil, 9, []byte{0x3f})).epb(0, 1, frameData(1, 60), 60)
+	// if_fcslen and if_tsoffset cut short still end the capture (only a
+	// malformed if_speed or if_tsresol is ignored: TestIgnoredInterfaceOptions).
+	fcs2 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 13, []byte{4, 0}))
+	lateOff := eth(&ng{}).epb(0, 1, frameData(1, 60), 60).shb().idb("q", 1, 0, (&ng{}).opt(nil, 14, []byte{1, 2, 3, 4})).epb(0, 1, frameData(1, 60), 60)
 	pc := pcapCaptures()["pcap-nanos=false"]
 	snap := bytes.Clone(pc)
 	binary.LittleEndian.PutUint32(snap[24+8:], 300000)
@@ -536,7 +536,6 @@ func TestReaderErrors(t *testing.T) {
 		o = (&ng{}).opt(o, 8, binary.LittleEndian.AppendUint64(nil, 25e9))
 		optPast.block(1, append(o, 0, 0, 0, 0))
 	}
-	speed4 := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 8, []byte{1, 2, 3, 4}))
 	linkHuge := bytes.Clone(pc[:24])
 	binary.LittleEndian.PutUint32(linkHuge[20:], 0xFFFFFFFF)
 	for _, c := range []struct {
@@ -552,16 +551,15 @@ func TestReaderErrors(t *testing.T) {
 		{name: "unknown interface", data: badIface.buf, lastGood: 1, err: "frame names interface 3, capture has 1"},
 		{name: "captured length past the block", data: past.buf, lastGood: 0, err: "past the block"},
 		{name: "trailing length", data: trailer.buf, lastGood: 0, err: "trailing length"},
-		{name: "timestamp resolution", data: hugeRes.buf, open: "x: interface 0: timestamp resolution 10^-70 (if_tsresol 0x46) is too high"},
-		{name: "10^-20 overflows", data: res20.buf, open: "x: interface 0: timestamp resolution 10^-20 (if_tsresol 0x14) is too high: at most 10^-19 or 2^-63 s"},
-		{name: "2^-64 overflows", data: res2_64.buf, open: "x: interface 0: timestamp resolution 2^-64 (if_tsresol 0xc0) is too high"},
-		{name: "10^-63 in section 2", data: lateRes.buf, lastGood: 1, err: "interface 0 of section 1: timestamp resolution 10^-63 (if_tsresol 0x3f) is too high"},
+		{name: "pcapng version 1.1", data: shbVersion(1, 1), open: "x: unknown pcapng version in section header (1.1)"},
+		{name: "pcapng version 2.0", data: shbVersion(2, 0), open: "x: unknown pcapng version in section header (2.0)"},
+		{name: "if_fcslen of 2 octets", data: fcs2.buf, open: "x: interface 0: if_fcslen option of 2 octets, want 1"},
+		{name: "if_tsoffset of 4 octets in section 2", data: lateOff.buf, lastGood: 1, err: "interface 0 of section 1: if_tsoffset option of 4 octets, want 8"},
 		{name: "snap length", data: snap, lastGood: 0, err: "capture length exceeds snap length: 300000 > 65535"},
 		{name: "1 GiB frame, snap length 0xFFFFFFFF", data: bomb, lastGood: 1, err: "capture length 1073741824: more than 16777216 octets, the most a frame may hold"},
 		{name: "block length not a multiple of 4", data: odd.buf, lastGood: 0, err: "pcapng block of type 0x6: length 91, not a multiple of 4"},
 		{name: "20 MiB packet block", data: bigPacket.buf, lastGood: 0, err: "pcapng packet block: length 20971520, more than 17825792 octets"},
 		{name: "option past the block", data: optPast.buf, open: "x: interface 0: option 2 of 200 octets runs past the block"},
-		{name: "if_speed of 4 octets", data: speed4.buf, open: "x: interface 0: if_speed option of 4 octets, want 8"},
 		{name: "link type 0xFFFFFFFF", data: linkHuge, open: "x: interface 0: unsupported link type number 65535"}, // the low 16 bits
 		{name: "pcap header cut", data: pc[:10], open: "x: the pcap file header is cut short (10 of its 24 octets)"},
 	} {
@@ -744,8 +742,8 @@ func roundTrip(t *testing.T, data []byte) {
 			// In the interface's resolution, rounded down: a classic
 			// pcap's fraction past a second reads (as in pcapgo and
 			// tshark) wrapped in 32 bits, off the microsecond grid.
-			_, unit := tsResolution(ifs[want.Interface].Resolution)
-			wt = time.Unix(wt.Unix(), int64(wt.Nanosecond())/int64(unit)*int64(unit))
+			_, div := tsResolution(ifs[want.Interface].Resolution)
+			wt = time.Unix(wt.Unix(), onGrid(int64(wt.Nanosecond()), int64(div)))
 		}
 		if !got.Time.Equal(wt) || got.Time.IsZero() != wt.IsZero() || got.Interface != want.Interface ||
 			!bytes.Equal(got.Data, want.Data) || got.Len != max(want.Len, len(want.Data)) || got.Flags != want.Flags ||
@@ -780,6 +778,17 @@ func roundTrip(t *testing.T, data []byte) {
 			t.Fatalf("copy, interface %d: statistics %+v\nwant %+v", i, got, want)
 		}
 	}
+}
+
+// onGrid returns ns nanoseconds past a second on the grid of div units
+// a second (at most 10^9) as a Reader reads them: the time of the last
+// unit whose time is at most ns.
+func onGrid(ns, div int64) int64 {
+	n := ns * div / 1e9 // its time is at most ns; the next one's may be too
+	if (n+1)*1e9/div <= ns {
+		n++
+	}
+	return n * 1e9 / div
 }
 
 // benchFile writes a classic pcap and a pcapng of n frames with the

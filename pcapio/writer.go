@@ -17,7 +17,8 @@ import (
 // Writer writes frames to a pcapng stream (one little-endian section)
 // with named interfaces, per-frame comments and flags, in the octets
 // pcapgo's NgWriter writes for what both write, and beyond it: if_speed,
-// if_fcslen, timestamps in each interface's own resolution, and comments
+// if_fcslen, timestamps in each interface's own resolution (decimal or
+// binary, from 1 s to 1 ns; a finer one in nanoseconds), and comments
 // longer than an option holds.
 type Writer struct {
 	out *bufio.Writer
@@ -26,10 +27,10 @@ type Writer struct {
 }
 
 // wiface is what the Writer keeps of an interface: its name and the
-// nanoseconds per unit of its timestamps.
+// units per second of its timestamps (tsResolution).
 type wiface struct {
 	name string
-	unit uint64
+	div  uint64
 }
 
 // SectionInfo is what a pcapng section header block says of the capture
@@ -195,20 +196,26 @@ func (o *options) block(hdr []byte) []byte {
 const maxOption = 0xFFFF
 
 // tsResolution returns the if_tsresol a Writer writes for an interface
-// of resolution res (Interface.Resolution) and its unit in nanoseconds:
-// the same resolution when it is a power of ten from 1 ns to 1 s, so
-// that a copy of a microsecond capture still says microseconds (and
-// conformance allows for it); else nanoseconds, the finest a time.Time
-// holds, which records every time exactly.
-func tsResolution(res int64) (tsresol uint8, unit uint64) {
+// of resolution res (Interface.Resolution) and its units per second: the
+// same resolution when it is one from 1 s to 1 ns, a power of ten (res
+// 10^k) or of two (res 10^9/2^n rounded up, as a Reader gives it: 976563
+// for 2^-10 s), so that a copy keeps each timestamp as the capture had it
+// (a Reader's times are exact for these; Writer.stamp finds the tick
+// back); else nanoseconds, the finest a time.Time holds.
+func tsResolution(res int64) (tsresol uint8, div uint64) {
 	u, e := int64(1), uint8(9)
 	for u < res && e > 0 {
 		u, e = u*10, e-1
 	}
-	if u != res {
-		return 9, 1
+	if u == res {
+		return e, uint64(1e9 / u)
 	}
-	return e, uint64(u)
+	for n := uint8(1); n < 30; n++ { // 2^-30 s is less than 1 ns
+		if int64((uint64(1e9)+1<<n-1)>>n) == res {
+			return 0x80 | n, 1 << n
+		}
+	}
+	return 9, 1e9
 }
 
 // AddInterface adds an Ethernet interface named name and returns its id.
@@ -228,7 +235,9 @@ func (w *Writer) AddInterfaceLink(name string, lt layers.LinkType) (int, error) 
 // LINKTYPE_NULL, BSD loopback, as a Reader gives it: an Ethernet interface
 // says layers.LinkTypeEthernet); SnapLen (0: none); Speed (if_speed, none when 0); FCSLen
 // (if_fcslen, none when 0 or less); and Resolution (if_tsresol: the same
-// when a power of ten from 1 ns to 1 s, else nanoseconds, also for 0).
+// when a power of ten or of two from 1 s to 1 ns (a binary one as a
+// Reader gives it, 10^9/2^n ns rounded up), else nanoseconds, also for 0
+// and for a resolution finer than 1 ns, whose Resolution is 1).
 // Section and ID are not used: interface i of the stream is the i-th
 // added.
 func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
@@ -241,7 +250,7 @@ func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
 		}
 	}
 	lt := in.LinkType
-	tsresol, unit := tsResolution(in.Resolution)
+	tsresol, div := tsResolution(in.Resolution)
 	// The options in pcapgo's order, then those it does not write.
 	var o options
 	o.add(2, in.Name)
@@ -268,7 +277,7 @@ func (w *Writer) AddInterfaceOf(in Interface) (int, error) {
 	if _, err := w.out.Write(b); err != nil {
 		return 0, err
 	}
-	w.ifs = append(w.ifs, wiface{name: in.Name, unit: unit})
+	w.ifs = append(w.ifs, wiface{name: in.Name, div: div})
 	return len(w.ifs) - 1, nil
 }
 
@@ -384,16 +393,24 @@ func (w *Writer) WriteOptions(iface int, t time.Time, data []byte, origLen int, 
 }
 
 // stamp returns t as a timestamp of interface iface: units of its
-// resolution since 1970, rounded down; an error for a time before 1970
-// or beyond 64 bits of units.
+// resolution since 1970, rounded down, to the last unit that a Reader
+// reads back (exactly, to the nanosecond below) as at most t: the unit t
+// was read from when t is a Reader's time of an interface of the same
+// resolution (2^-10 s is not a whole number of nanoseconds: the unit
+// 3/1024 s reads as 2929687 ns, and 2929687 ns is 2.99999... units); an
+// error for a time before 1970 or beyond 64 bits of units.
 func (w *Writer) stamp(iface int, t time.Time) (uint64, error) {
 	sec := t.Unix()
 	if sec < 0 {
 		return 0, fmt.Errorf("pcapio: time %s is before 1970, which pcapng cannot say", t.UTC().Format(time.RFC3339Nano))
 	}
-	unit := w.ifs[iface].unit
-	hi, ts := bits.Mul64(uint64(sec), 1e9/unit)
-	ts, carry := bits.Add64(ts, uint64(t.Nanosecond())/unit, 0)
+	div := w.ifs[iface].div
+	// The units of the fraction: the most n with n*10^9/div < ns+1, that
+	// is (ns+1)*div/10^9 rounded up, less 1 (div is at most 10^9: the
+	// product is at most 10^18).
+	frac := ((uint64(t.Nanosecond())+1)*div - 1) / 1e9
+	hi, ts := bits.Mul64(uint64(sec), div)
+	ts, carry := bits.Add64(ts, frac, 0)
 	if hi != 0 || carry != 0 {
 		return 0, fmt.Errorf("pcapio: time %s is beyond what a pcapng timestamp counts", t.UTC().Format(time.RFC3339Nano))
 	}

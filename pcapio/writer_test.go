@@ -5,12 +5,14 @@ package pcapio
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,7 +187,7 @@ func TestWriterKeepsMetadata(t *testing.T) {
 	ifs := []Interface{
 		{Name: "us", LinkType: layers.LinkTypeEthernet, Comment: long, Description: "d", Filter: "f", OS: "o", Speed: 25e9, FCSLen: 4, Resolution: 1000},
 		{Name: "ns", LinkType: layers.LinkTypeRaw, Resolution: 1},
-		{Name: "bin", LinkType: layers.LinkTypeNull, Resolution: 976563}, // 2^-10 s: written as nanoseconds; BSD loopback stays so
+		{Name: "bin", LinkType: layers.LinkTypeNull, Resolution: 976563}, // 2^-10 s, kept; BSD loopback stays so
 		{Name: "s", LinkType: layers.LinkTypeEthernet, Resolution: 1e9},
 	}
 	t0 := time.Unix(1_700_000_000, 123_456_000)
@@ -194,7 +196,8 @@ func TestWriterKeepsMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	times := []time.Time{t0, t0.Add(789), t0.Add(1), time.Unix(1_700_000_001, 0)}
+	// (3/1024 s past the second, on bin's grid, reads as 2929687 ns.)
+	times := []time.Time{t0, t0.Add(789), time.Unix(1_700_000_000, 2_929_687), time.Unix(1_700_000_001, 0)}
 	for i := range ifs {
 		fr := Frame{Time: times[i], Data: frameData(i, 60), Len: 64, Comments: []string{"k" + strings.Repeat("z", i)}, Flags: uint32(i+1) | 0x20,
 			DropCount: uint64(i)}
@@ -249,9 +252,6 @@ func TestWriterKeepsMetadata(t *testing.T) {
 		want.ID = i
 		if want.FCSLen == 0 {
 			want.FCSLen = -1
-		}
-		if want.Resolution == 976563 {
-			want.Resolution = 1
 		}
 		if i == 0 { // too long for an option: split at its newline
 			want.Comments = []string{strings.Repeat("a", 40000), strings.Repeat("b", 40000)}
@@ -538,5 +538,103 @@ func TestWriterKeepsEachComment(t *testing.T) {
 	sec3, in3, st3 := read(copyOf(sec, in, st))
 	if !reflect.DeepEqual(sec3.Comments, []string{"mine"}) || in3.Comments != nil || !reflect.DeepEqual(st3.Comments, []string{"s1\ns2"}) {
 		t.Errorf("changed: comments %q, %q, %q", sec3.Comments, in3.Comments, st3.Comments)
+	}
+}
+
+// rawStamps returns the if_tsresol of each interface block of a
+// little-endian pcapng b (6 when it has none) and the timestamp of each
+// enhanced packet block, as the octets say them.
+func rawStamps(b []byte) (res []byte, ts []uint64) {
+	for len(b) >= 12 {
+		typ, l := binary.LittleEndian.Uint32(b), int(binary.LittleEndian.Uint32(b[4:]))
+		body := b[8 : l-4]
+		switch typ {
+		case 1:
+			r := byte(6)
+			for o := body[8:]; len(o) >= 4; {
+				code, n := binary.LittleEndian.Uint16(o), int(binary.LittleEndian.Uint16(o[2:]))
+				if code == 9 && n == 1 {
+					r = o[4]
+				}
+				o = o[min(len(o), 4+(n+3)&^3):]
+			}
+			res = append(res, r)
+		case 6:
+			ts = append(ts, uint64(binary.LittleEndian.Uint32(body[4:]))<<32|uint64(binary.LittleEndian.Uint32(body[8:])))
+		}
+		b = b[l:]
+	}
+	return res, ts
+}
+
+// TestWriterKeepsResolution: a copy (sfcdump read -w) keeps each
+// interface's if_tsresol and its frames' timestamps as the capture has
+// them, tick for tick, for every resolution from 1 s to 1 ns, binary ones
+// too (2^-10 s is not a whole number of nanoseconds: they were written in
+// nanoseconds, rounded); a resolution finer than 1 ns, which a time.Time
+// does not hold, is written in nanoseconds.
+func TestWriterKeepsResolution(t *testing.T) {
+	const sec = 17_000_000 // (10^12 units a second count 213 days in 64 bits)
+	for _, c := range []struct {
+		tsresol, want byte
+		ticks         []uint64 // past sec
+	}{
+		{0x80 | 10, 0x80 | 10, []uint64{0, 1, 3, 511, 1023}},
+		{0x80 | 1, 0x80 | 1, []uint64{0, 1}},
+		{0x80 | 20, 0x80 | 20, []uint64{1, 2, 1<<20 - 1}},
+		{0x80 | 29, 0x80 | 29, []uint64{1, 2, 3, 1<<29 - 1}},
+		{0, 0, []uint64{0}},
+		{3, 3, []uint64{1, 999}},
+		{6, 6, []uint64{1, 999_999}},
+		{9, 9, []uint64{1, 999_999_999}},
+		{0x80 | 30, 9, []uint64{1, 2, 3, 1<<30 - 1}}, // finer than 1 ns
+		{12, 9, []uint64{1, 1500, 999_999_999_999}},
+	} {
+		w := (&ng{}).shb().idb("p", 1, 0, (&ng{}).opt(nil, 9, []byte{c.tsresol}))
+		div := uint64(1)
+		for i := byte(0); i < c.tsresol&0x7f; i++ {
+			if c.tsresol&0x80 != 0 {
+				div *= 2
+			} else {
+				div *= 10
+			}
+		}
+		for i, tk := range c.ticks {
+			w.epb(0, sec*div+tk, frameData(i, 60), 60)
+		}
+		g := readAllNext(w.buf, nil)
+		if g.open != nil || g.err != nil {
+			t.Fatalf("if_tsresol %#x: %v %v", c.tsresol, g.open, g.err)
+		}
+		var out bytes.Buffer
+		cw, err := NewWriterInterfaces(&out, g.ifaces...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range g.frames {
+			if err := cw.WriteFrame(0, &g.frames[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cw.Flush()
+		res, ts := rawStamps(out.Bytes())
+		wantTS := make([]uint64, len(c.ticks))
+		for i, tk := range c.ticks {
+			if c.want == c.tsresol {
+				wantTS[i] = sec*div + tk
+			} else { // in nanoseconds, as the Reader read them
+				wantTS[i] = uint64(g.frames[i].Time.UnixNano())
+			}
+		}
+		if len(res) != 1 || res[0] != c.want || !slices.Equal(ts, wantTS) {
+			t.Errorf("if_tsresol %#x: copied as %x, timestamps %v; want %#x, %v", c.tsresol, res, ts, c.want, wantTS)
+		}
+		// And read back, the same times.
+		b := readAllNext(out.Bytes(), nil)
+		for i := range b.frames {
+			if !b.frames[i].Time.Equal(g.frames[i].Time) {
+				t.Errorf("if_tsresol %#x: frame %d read back at %v, want %v", c.tsresol, i+1, b.frames[i].Time, g.frames[i].Time)
+			}
+		}
 	}
 }

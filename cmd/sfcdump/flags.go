@@ -12,6 +12,7 @@ import (
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/layers"
+	"github.com/opensfc/sfc/pcapio"
 )
 
 // DefaultLinkSpeed is the link speed assumed for an interface no
@@ -158,7 +159,8 @@ func parseLinkSpeeds(specs []speedSpec) (linkSpeeds, error) {
 }
 
 // parseSpeed reads 100G, 25G, 2.5G, 400M, 100Gb/s, 100Gbps or a number of
-// bit/s, at least 1 Mb/s.
+// bit/s, from 1 Mb/s to 1000 Tb/s (pcapio.MinLinkSpeed, MaxLinkSpeed: the
+// if_speed of a capture is taken in the same range).
 func parseSpeed(s string) (uint64, error) {
 	t := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, "/s"), "ps"), "b")
 	mult := 1.0
@@ -179,10 +181,10 @@ func parseSpeed(s string) (uint64, error) {
 	if err != nil || !(v*mult >= 1) {
 		return 0, fmt.Errorf("%q is not a link speed like 100G, 25G or 400M", s)
 	}
-	if v*mult > 1e15 {
+	if v*mult > pcapio.MaxLinkSpeed {
 		return 0, fmt.Errorf("%q is above 1000T, the fastest link speed taken", s)
 	}
-	if v*mult < 1e6 {
+	if v*mult < pcapio.MinLinkSpeed {
 		// A number without a unit is bit/s: "100" meant 100G more often
 		// than 100 bit/s, at which a PAUSE lasts 93 hours.
 		if mult == 1 {

@@ -591,8 +591,9 @@ func TestReadWriteNothingMatched(t *testing.T) {
 }
 
 // TestReadWriteStatsItCannotHold: an interface statistics block whose
-// start time the copy cannot say (2^-20 s units far in the future, which
-// nanoseconds overflow) is left out with a note; the frames are written.
+// start time the copy cannot say (2^-20 s units far in the future, past
+// an if_tsoffset of 2^40 s, which the copy does not write: 64 bits of
+// 2^-20 s overflow) is left out with a note; the frames are written.
 func TestReadWriteStatsItCannotHold(t *testing.T) {
 	le := binary.LittleEndian
 	block := func(typ uint32, body []byte) []byte {
@@ -604,11 +605,12 @@ func TestReadWriteStatsItCannotHold(t *testing.T) {
 		return le.AppendUint32(append(b, body...), n)
 	}
 	shb := block(0x0a0d0d0a, le.AppendUint64(le.AppendUint32(le.AppendUint32(nil, 0x1a2b3c4d), 1), ^uint64(0)))
-	idb := block(1, []byte{1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 0x94, 0, 0, 0, 0, 0, 0, 0}) // Ethernet, if_tsresol 2^-20
+	// Ethernet, if_tsresol 2^-20, if_tsoffset 2^40 s.
+	idb := block(1, []byte{1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 0x94, 0, 0, 0, 14, 0, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0})
 	ts := uint64(1767225600) << 20
 	epb := le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 0), uint32(ts>>32)), uint32(ts)), 60), 60)
 	epb = append(epb, make([]byte, 60)...)
-	huge := uint64(1) << 62
+	huge := ^uint64(0)
 	isb := le.AppendUint32(le.AppendUint32(le.AppendUint32(nil, 0), uint32(ts>>32)), uint32(ts))
 	isb = append(isb, 2, 0, 8, 0) // isb_starttime: high 32 bits, then low
 	isb = le.AppendUint32(le.AppendUint32(isb, uint32(huge>>32)), uint32(huge))

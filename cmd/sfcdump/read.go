@@ -37,7 +37,9 @@ never reach the terminal raw.
 temporary file renamed when complete: each frame with its time, lengths,
 comments, flags and drop count, and its interface (name, link type, snap
 length, speed (the --link-speed one if given), FCS length, timestamp
-resolution, comment, description, filter, OS, and its last statistics
+resolution (from 1 s to 1 ns, decimal or binary, with each timestamp as
+the capture has it; a finer one, read to the nanosecond, is written in
+nanoseconds), comment, description, filter, OS, and its last statistics
 block); the first input's section comment, hardware, OS and application.
 Other blocks and options (packet hashes, name resolution) are not kept,
 and copy strings past 16 MiB in all are cut. An output that is one of the inputs is refused (exit
@@ -50,7 +52,10 @@ yet leaves an existing file as it was); a pipe or standard input is read
 frame by frame, so that what a paused writer sent is shown.
 
 Malformed frames are printed as malformed, with the reason, and do not stop
-the run. A truncated capture prints every frame before the cut, names the
+the run. An interface's if_speed or if_tsresol that is malformed or out of
+range (an if_speed outside what --link-speed takes, 1M to 1000T) is
+ignored with a warning on stderr, as tshark ignores it: the speed is then
+not known, the timestamps in microseconds. A truncated capture prints every frame before the cut, names the
 last good frame and exits with status 1; so does a damaged gzip or zstd
 stream, whose checksum covers the frames already read (the message says
 so). An unreadable file, or a classic pcap of a link type other than
@@ -210,6 +215,13 @@ func (pr *printer) reportClosedPipe(errOut io.Writer) error {
 	return &exitError{141, errSilent}
 }
 
+// warnCapture reports warning err of capture name (pcapio's OnWarning:
+// an interface option ignored) on stderr; the run goes on, its exit
+// status unchanged.
+func warnCapture(errOut io.Writer, name string, err error) {
+	report(errOut, fmt.Errorf("%s: warning: %w", name, err))
+}
+
 // errSilent is an error already reported on stderr.
 var errSilent = errors.New("")
 
@@ -223,6 +235,9 @@ func readOne(pr *printer, index int, file string) error {
 	}
 	defer r.Close()
 	defer func() { pr.readSoFar += r.Frames() }()
+	if pr.errOut != nil {
+		r.OnWarning(func(err error) { warnCapture(pr.errOut, r.Name(), err) })
+	}
 	defer func() {
 		if n := r.MetadataDropped(); n > 0 && pr.errOut != nil {
 			report(pr.errOut, fmt.Errorf("%s: note: %d octets of interface names, comments and descriptions past %d MiB were not kept (shown and written cut)",

@@ -66,7 +66,7 @@ func (o *scanOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVarP(&o.filter, "display-filter", "Y", "", "take only frames that match FILTER")
 	f.StringArrayVar(&o.decodeAs, "decode-as", nil, "decode a UDP port as a protocol: udp.port==N:PROTO (bts, postcard, cim, bth) (repeatable)")
-	f.Var(&speedFlag{&o.linkSpeed, "link-speed"}, "link-speed", "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed, else 100G)")
+	f.Var(&speedFlag{&o.linkSpeed, "link-speed"}, "link-speed", "link speed for PFC quanta: SPEED or IFACE=SPEED, e.g. 100G, port1=25G (repeatable; default the capture's if_speed when from 1M to 1000T, else 100G)")
 	f.Var(&speedFlag{&o.linkSpeed, "speed"}, "speed", "the same as --link-speed; overrides the capture's own (pcapng if_speed)")
 	f.StringArrayVarP(&o.rFiles, "read-file", "r", nil, "capture to read, as tshark -r ('-': standard input; repeatable; before the positional FILEs)")
 	_ = cmd.RegisterFlagCompletionFunc("read-file", completeCaptures)
@@ -196,6 +196,12 @@ func (s *scanner) scanOne(file string, fn func(f *dissect.Frame, iface string)) 
 			fmt.Fprintf(s.errOut, "\r\033[K")
 		}
 	}()
+	r.OnWarning(func(err error) {
+		if show && !lastShow.IsZero() {
+			fmt.Fprintf(s.errOut, "\r\033[K") // the progress line, shown again
+		}
+		warnCapture(s.errOut, r.Name(), err)
+	})
 	for n := 0; ; n++ {
 		if show && n&4095 == 0 {
 			if now := time.Now(); now.Sub(lastShow) > 200*time.Millisecond {
