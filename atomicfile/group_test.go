@@ -6,12 +6,12 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/opensfc/sfc/internal/tmpfstest"
 )
 
 // TestGroupAllOrNothing: a Group puts every file in place or none. A
@@ -208,26 +208,10 @@ func TestGroupPartialCommit(t *testing.T) {
 	}
 }
 
-// smallFS mounts a tmpfs of size octets (e.g. "64k") for the test and
-// returns it; it skips, saying why, where that cannot be done (not root,
-// not Linux).
-func smallFS(t *testing.T, size string) string {
-	t.Helper()
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("SKIPPED: the full-disk case needs root on Linux to mount a small tmpfs")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: cannot mount a tmpfs for the full-disk case: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	return dir
-}
-
 // TestGroupFullDisk: a disk that fills up while the group is written
 // (ENOSPC) leaves every old file as it was and no temporary file.
 func TestGroupFullDisk(t *testing.T) {
-	dir := smallFS(t, "64k")
+	dir := tmpfstest.Small(t, "64k")
 	var names []string
 	for i := 0; i < 6; i++ {
 		n := string(rune('a' + i))

@@ -5,10 +5,8 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"golang.org/x/sys/unix"
+
+	"github.com/opensfc/sfc/internal/tmpfstest"
 )
 
 // snapshotDir returns the content of every regular file under dir by its
@@ -128,27 +128,11 @@ func TestMultiFileOutputsAllOrNothing(t *testing.T) {
 	}
 }
 
-// smallFS mounts a tmpfs of size (e.g. "256k") for the test and returns
-// it; it skips, saying why, where that cannot be done (not root, not
-// Linux, no mount).
-func smallFS(t *testing.T, size string) string {
-	t.Helper()
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("SKIPPED: the full-disk case needs root on Linux to mount a small tmpfs")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: cannot mount a tmpfs for the full-disk case: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
-	return dir
-}
-
 // TestManFullDisk: man into a file system that fills up part-way (it
 // failed with ENOSPC after 9 pages of 23, those 9 replaced) leaves every
 // old page as it was and no temporary file.
 func TestManFullDisk(t *testing.T) {
-	fsDir := smallFS(t, "256k")
+	fsDir := tmpfstest.Small(t, "256k")
 	mdx := filepath.Join(fsDir, "man1")
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
 	if _, errs, code := sfcdump(t, "man", mdx); code != 0 {
