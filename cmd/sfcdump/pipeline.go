@@ -116,7 +116,13 @@ func parallelism() int {
 
 // spinTries bounds the yields of a worker waiting for the read lock
 // before it sleeps (each is ~0.1-0.2 µs when no other goroutine runs).
-const spinTries = 100
+// A thousand (0.1-0.2 ms at most) outlast the read of a batch under the
+// lock (~25 µs for 128 KiB), so a worker seldom sleeps: on the 2-vCPU VM
+// of bench/ a futex sleep and wake-up cost more than the spin. With 100,
+// the one-line read of 1M frames took 0.177 s wall and 0.315 CPU-s
+// (median of 5, perf stat, alternating), with 1,000 0.166 s and 0.303
+// CPU-s, with 10,000 no better (bench/README.md, eleventh session).
+const spinTries = 1000
 
 // lockSpinning locks mu, spinning first (see the parallel reader).
 func lockSpinning(mu *sync.Mutex) {
