@@ -124,6 +124,11 @@ var valid = []struct {
 	{"ip.src in {10.0.0.1..10.0.0.5}", "3 6 7 9 11 13"},
 	// ip.src is IPv4's, as in Wireshark: an IPv6 packet has none, and
 	// an IPv6 literal is refused (invalid, below).
+	// Character constants, as Wireshark 4.0's: a number ('@' is 64), one
+	// octet against octets.
+	{"ip.ttl == '@'", "3 6 7 9 11 13 15"},
+	{`ip.ttl == '\x40' && ip.ttl == '\100'`, "3 6 7 9 11 13 15"},
+	{"udp.payload contains 'h'", "6 9 11 13 15"},
 	{"ip.src > 10.0.0.1", "7 9 11 13 15"},
 	{"ip.src != 10.0.0.0/16 && ip", ""},
 	{"ip.src in {10.0.0.1 .. 10.0.0.5, 10.0.0.9}", "3 6 7 9 11 13"},
@@ -459,6 +464,9 @@ var invalid = []struct {
 	{"ip.src & ffff:: == 10.0.0.0", 10, `"ffff::" is not an IPv4 address`},
 	{"ipv6.src == 10.0.0.1", 13, `ipv6.src is an IPv6 field (IPv4 is ip.*): "10.0.0.1" is not an IPv6 address`},
 	{"ipv6.addr == 10.0.0.0/8", 14, `"10.0.0.0/8" is not an IPv6 prefix`},
+	{"ip.ttl == 'ab'", 11, "character constant 'ab' is not one octet"},
+	{"ip.ttl == 'a", 11, "unterminated character constant"},
+	{`ip.ttl == '\q'`, 12, `\q is not a valid character escape sequence`},
 	{"ip.dst == fd00::1", 11, `is not an IPv4 address`},
 	{"ip.src != fd00::/16 && ip", 11, `is not an IPv4 prefix`},
 	{"ip.src < fd00::", 10, `is not an IPv4 address`},

@@ -136,11 +136,24 @@ func lex(s string) ([]token, error) {
 			if raw {
 				i++
 			}
-			text, end, err := readString(s, i, raw)
+			text, end, err := readString(s, i, raw, '"')
 			if err != nil {
 				return nil, bad(err.pos, err.msg)
 			}
 			out = append(out, token{kind: tString, pos: start, text: text})
+			i = end
+		case c == '\'':
+			// A character constant, as Wireshark 4.0's: 'h', '\n',
+			// '\x41', '\101', one octet, a number (ip.ttl == '@' is 64;
+			// udp.payload[0] == 'h' compares one octet).
+			text, end, err := readString(s, i, false, '\'')
+			if err != nil {
+				return nil, bad(err.pos, err.msg)
+			}
+			if len(text) != 1 {
+				return nil, bad(i, fmt.Sprintf("character constant %s is not one octet: write a string in double quotes", dissect.Escape(s[i:end])))
+			}
+			out = append(out, token{kind: tWord, pos: i, text: fmt.Sprintf("0x%02x", text[0])})
 			i = end
 		case isWordByte(c):
 			j := i
@@ -171,7 +184,8 @@ type lexErr struct {
 	msg string
 }
 
-// readString reads the string literal whose opening quote is at s[i],
+// readString reads the string literal (or, quote '\”, the character
+// constant) whose opening quote is at s[i],
 // returning its text and the offset after the closing quote. A raw string
 // (r"...") keeps its backslashes. In a plain one the escapes are
 // Wireshark 4.0's: \\, \", \', \a \b \f \n \r \t \v, octal \N to \NNN (at
@@ -179,10 +193,10 @@ type lexErr struct {
 // character, written as UTF-8); any other backslash is an error, as in
 // tshark ("\d" is not an escape: write "\\d" or r"\d" for a regular
 // expression's \d).
-func readString(s string, i int, raw bool) (string, int, *lexErr) {
+func readString(s string, i int, raw bool, quote byte) (string, int, *lexErr) {
 	var b strings.Builder
 	j := i + 1
-	for ; j < len(s) && s[j] != '"'; j++ {
+	for ; j < len(s) && s[j] != quote; j++ {
 		if s[j] != '\\' || j+1 >= len(s) {
 			b.WriteByte(s[j])
 			continue
@@ -254,6 +268,9 @@ func readString(s string, i int, raw bool) (string, int, *lexErr) {
 		}
 	}
 	if j >= len(s) {
+		if quote == '\'' {
+			return "", 0, &lexErr{i, "unterminated character constant: no closing '"}
+		}
 		return "", 0, &lexErr{i, "unterminated string: no closing \""}
 	}
 	return b.String(), j + 1, nil
