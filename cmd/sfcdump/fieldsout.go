@@ -10,10 +10,11 @@ import (
 )
 
 // fieldsStyle is -T fields' layout, set with tshark's -E options:
-// header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N,
+// bom=y|n, header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N,
 // aggregator=,|/s|C.
 type fieldsStyle struct {
 	header bool
+	bom    bool // a UTF-8 byte order mark first (-E bom=y)
 	sep    string
 	quote  byte // 0, '"' or '\''
 	occ    int  // 0 all, -1 the last, N the Nth (1-based)
@@ -29,18 +30,23 @@ func parseFieldsStyle(specs []string) (fieldsStyle, error) {
 	for _, s := range specs {
 		key, val, ok := strings.Cut(s, "=")
 		if !ok {
-			return st, usagef("-E %s: want OPTION=VALUE (header, separator, quote, occurrence, aggregator)", quoteArg(s))
+			return st, usagef("-E %s: want OPTION=VALUE (bom, header, separator, quote, occurrence, aggregator)", quoteArg(s))
 		}
 		bad := func(want string) error { return usagef("-E %s: want %s=%s", quoteArg(s), key, want) }
 		switch key {
-		case "header":
+		case "header", "bom":
+			var on bool
 			switch val {
 			case "y":
-				st.header = true
+				on = true
 			case "n":
-				st.header = false
 			default:
 				return st, bad("y or n")
+			}
+			if key == "header" {
+				st.header = on
+			} else {
+				st.bom = on
 			}
 		case "separator", "aggregator":
 			var c string
@@ -86,7 +92,7 @@ func parseFieldsStyle(specs []string) (fieldsStyle, error) {
 				st.occ = n
 			}
 		default:
-			return st, usagef("-E %s: unknown option %s (header, separator, quote, occurrence, aggregator)", quoteArg(s), quoteArg(key))
+			return st, usagef("-E %s: unknown option %s (bom, header, separator, quote, occurrence, aggregator)", quoteArg(s), quoteArg(key))
 		}
 	}
 	return st, nil

@@ -55,7 +55,7 @@ func (o *outputOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVarP(&o.hex, "hex", "x", false, "print a hex dump of each frame")
 	f.StringVarP(&o.format, "format", "T", "text", "output format: text, json (JSON Lines) or fields")
 	f.StringArrayVarP(&o.fields, "field", "e", nil, "field to print with -T fields (repeatable): frame.number, frame.time_epoch, or protocol.field; Wireshark's names print as tshark prints them")
-	f.StringArrayVarP(&o.fieldsStyle, "fields-option", "E", nil, "-T fields layout, as tshark's -E (repeatable): header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N, aggregator=,|/s|C")
+	f.StringArrayVarP(&o.fieldsStyle, "fields-option", "E", nil, "-T fields layout, as tshark's -E (repeatable): bom=y|n, header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N, aggregator=,|/s|C")
 	f.StringVarP(&o.write, "write", "w", "", "write the frames that match to `OUT.pcapng` (with their comments, flags and interfaces as the capture describes them); '-' for stdout")
 	f.BoolVarP(&o.print, "print", "P", false, "print frames even when writing them with -w")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print no frames (with -w: only write them; errors still go to stderr), as tshark -q")
@@ -350,6 +350,9 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	pr.w = bufio.NewWriterSize(stdout, 1<<16)
 	pr.quiet = o.quiet || o.write != "" && !o.print
 	o.noRender = pr.quiet
+	if pr.fstyle.bom && !pr.quiet && o.format == "fields" {
+		pr.w.WriteString("\ufeff") // as tshark's -E bom=y, before the header
+	}
 	if pr.fstyle.header && !pr.quiet {
 		pr.w.WriteString(fieldsHeader(pr.cols, &pr.fstyle))
 	}

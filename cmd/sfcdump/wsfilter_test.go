@@ -40,7 +40,16 @@ func TestWiresharkFilters(t *testing.T) {
 	if code != 0 || out != "frame.number,udp.port,macc.opcode\n\"1\",,\"0x0001\"\n\"2\",,\"0x0101\"\n\"3\",\"4791\",\n" {
 		t.Errorf("-E: %d %q", code, out)
 	}
-	for _, e := range []string{"header=maybe", "separator=ab", "quote=x", "occurrence=0", "aggregator=", "bogus=1", "header"} {
+	// bom=y: tshark's UTF-8 byte order mark, once, before the header.
+	out, _, code = sfcdump(t, "read", "-T", "fields", "-E", "bom=y", "-E", "header=y", "-e", "frame.number", "-c", "2", sampleCap)
+	if code != 0 || out != "\ufeffframe.number\n1\n2\n" {
+		t.Errorf("-E bom=y: %d %q", code, out)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "fields", "-E", "bom=n", "-e", "frame.number", "-c", "1", sampleCap)
+	if out != "1\n" {
+		t.Errorf("-E bom=n: %q", out)
+	}
+	for _, e := range []string{"header=maybe", "separator=ab", "quote=x", "occurrence=0", "aggregator=", "bogus=1", "header", "bom=x"} {
 		if _, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "frame.number", "-E", e, sampleCap); code != 2 || !strings.Contains(errs, "-E") {
 			t.Errorf("-E %s: exit %d, %q; want a usage error naming -E", e, code, errs)
 		}
