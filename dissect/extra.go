@@ -318,7 +318,11 @@ func vlanEtype(f *Frame, dst []Value) []Value {
 	if !p.Has(glayers.LayerTypeDot1Q) {
 		return dst
 	}
-	for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+	n := min(p.Dot1Q.NTags, len(p.Dot1Q.Tags))
+	if p.Dot1QPartial {
+		n-- // the last tag was cut before its EtherType
+	}
+	for i := range n {
 		if t := &p.Dot1Q.Tags[i]; wsVLAN(t.TPID) && t.Type > 1500 {
 			dst = append(dst, u(uint64(t.Type)))
 		}

@@ -681,7 +681,13 @@ func vlanFields() []*Field {
 		entryField(&Field{Short: "pcp"}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.Priority)) })),
 		entryField(&Field{Short: "dei", Kind: KindBool}, n, tag(func(t *layers.VLANTag) Value { return b(t.DEI) })),
 		entryField(&Field{Short: "vid"}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.ID)) })),
-		entryField(&Field{Short: "etype", Hex: true}, n, tag(func(t *layers.VLANTag) Value { return u(uint64(t.Type)) })),
+		// A tag cut after its TCI has no EtherType (Parser.Dot1QPartial).
+		entryField(&Field{Short: "etype", Hex: true}, n, func(f *Frame, i int) (Value, bool) {
+			if f.P.Dot1QPartial && i == vlanEntries(f)-1 {
+				return Value{}, false
+			}
+			return u(uint64(f.P.Dot1Q.Tags[i].Type)), true
+		}),
 	}
 }
 

@@ -117,6 +117,24 @@ func (d *Dot1Q) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	return nil
 }
 
+// partial records a tag cut after its TCI (2 or 3 octets: priority, DEI
+// and VLAN identifier, not the EtherType after it) whose TPID is tpid,
+// and returns the error of the cut (Parser.Dot1QPartial says it
+// happened; the tag's Type is 0 and not the frame's).
+func (d *Dot1Q) partial(data []byte, tpid layers.EthernetType, df gopacket.DecodeFeedback) error {
+	tci := binary.BigEndian.Uint16(data)
+	d.Dot1Q = layers.Dot1Q{Priority: uint8(tci >> 13), DropEligible: tci&0x1000 != 0, VLANIdentifier: tci & 0xfff}
+	d.Contents, d.Payload = data, nil
+	if d.NTags < len(d.Tags) {
+		d.Tags[d.NTags] = VLANTag{TPID: tpid, Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier}
+		d.NTags++
+	}
+	df.SetTruncated()
+	return cutAt("vlan", dot1qFieldEnds, len(data), 4)
+}
+
+var dot1qFieldEnds = []fieldEnd{{"tci", 2}, {"type", 4}}
+
 // NextLayerType returns our format's layer type for a MAC Control or
 // 0x88B5 payload that names one, gopacket.LayerTypePayload for yet
 // another tag behind MaxVLANTags of them, else what layers.Dot1Q returns.

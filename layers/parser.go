@@ -53,6 +53,11 @@ type Parser struct {
 	// EtherType is 0 and not the frame's, and Ethernet is listed in
 	// Decoded (and is Failed), as an IP or UDP header cut short is.
 	EthPartial bool
+	// Dot1QPartial says the last frame ended inside a VLAN tag, after its
+	// TCI (2 or 3 octets): the tag is the last of Dot1Q.Tags, with its
+	// priority, DEI and identifier, and a Type of 0 that is not the
+	// frame's; Dot1Q is listed in Decoded (and is Failed).
+	Dot1QPartial bool
 	// Failed is the layer type whose decoding returned the last error, or
 	// gopacket.LayerTypeZero. That layer holds every field decoded before
 	// the error (see Layer), so nothing already decoded is lost.
@@ -282,7 +287,7 @@ func (p *Parser) DecodeLink(lt layers.LinkType, frame []byte) error {
 // are listed in Decoded. Protocols the Parser does not know end decoding
 // without an error (their types are not listed).
 func (p *Parser) Decode(frame []byte) error {
-	p.Dot1Q.NTags, p.UDP.Partial, p.EthPartial = 0, false, false
+	p.Dot1Q.NTags, p.UDP.Partial, p.EthPartial, p.Dot1QPartial = 0, false, false, false
 	err := p.decodeLayers(frame)
 	if err == nil && len(p.Decoded) > 0 {
 		err = p.missingNext()
@@ -332,6 +337,21 @@ func (p *Parser) Decode(frame []byte) error {
 			// So does it an Ethernet header cut after its addresses.
 			err, p.Truncated, p.EthPartial = p.Eth.partial(data, p.dlp), true, true
 		}
+		if p.Failed == layers.LayerTypeDot1Q && len(data) >= 2 && len(data) < 4 {
+			// And a VLAN tag cut after its TCI. Its TPID is the
+			// EtherType before it: the tag before's, or the link
+			// header's.
+			tp := p.Eth.EthernetType
+			switch {
+			case p.Dot1Q.NTags > 0:
+				tp = p.Dot1Q.Tags[min(p.Dot1Q.NTags, len(p.Dot1Q.Tags))-1].Type
+			case p.first == layers.LayerTypeLinuxSLL:
+				tp = p.SLL.EthernetType
+			case p.first == layers.LayerTypeLinuxSLL2:
+				tp = p.SLL2.ProtocolType
+			}
+			err, p.Truncated, p.Dot1QPartial = p.Dot1Q.partial(data, tp, p.dlp), true, true
+		}
 		var de *DecodeError
 		if !errors.As(err, &de) {
 			// gopacket's own layers (Ethernet, IPv4, IPv6, UDP...) say
@@ -345,7 +365,8 @@ func (p *Parser) Decode(frame []byte) error {
 		case p.Failed == layers.LayerTypeIPv4 && p.IPv4.Partial,
 			p.Failed == layers.LayerTypeIPv6 && p.IPv6.Partial,
 			p.Failed == layers.LayerTypeUDP && p.UDP.Partial,
-			p.Failed == layers.LayerTypeEthernet && p.EthPartial:
+			p.Failed == layers.LayerTypeEthernet && p.EthPartial,
+			p.Failed == layers.LayerTypeDot1Q && p.Dot1QPartial:
 			p.Decoded = append(p.Decoded, p.Failed)
 		}
 	}

@@ -87,6 +87,21 @@ func TestParserFrames(t *testing.T) {
 				}
 			}},
 		{name: "ethernet-11", frame: make([]byte, 11), decoded: nil, failed: ltEth, err: errAny},
+		// A VLAN tag cut after its TCI (PCP 5, DEI, VID 100): the tag is
+		// kept, its EtherType is not (Dot1QPartial); behind a whole
+		// 802.1ad tag, its TPID is that tag's EtherType.
+		{name: "vlan-cut-after-tci", frame: []byte{2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xa8, 0x00, 0x07, 0x81, 0x00, 0xb0, 0x64}, decoded: []gopacket.LayerType{ltEth, layers.LayerTypeDot1Q, layers.LayerTypeDot1Q}, failed: layers.LayerTypeDot1Q, err: ErrTruncated, trunc: true,
+			check: func(t *testing.T, p *Parser) {
+				if !p.Dot1QPartial || p.Dot1Q.NTags != 2 {
+					t.Fatalf("partial %v, %d tags", p.Dot1QPartial, p.Dot1Q.NTags)
+				}
+				if got, want := p.Dot1Q.Tags[1], (VLANTag{TPID: 0x8100, Priority: 5, DEI: true, ID: 100}); got != want {
+					t.Errorf("cut tag %+v, want %+v", got, want)
+				}
+				if p.Dot1Q.Tags[0].TPID != 0x88a8 || p.Dot1Q.Tags[0].ID != 7 {
+					t.Errorf("outer tag %+v", p.Dot1Q.Tags[0])
+				}
+			}},
 		{name: "cim-msdu-too-long", frame: cimBig, decoded: []gopacket.LayerType{ltEth}, err: ErrLength, failed: LayerTypeCIM, trunc: true,
 			check: func(t *testing.T, p *Parser) {
 				if p.CIM.MSDULen != 256 || !p.CIM.Add || p.CIM.VID != 100 {

@@ -157,3 +157,22 @@ func TestTruncatedEthernet(t *testing.T) {
 		t.Errorf("-T fields: %q", f)
 	}
 }
+
+// TestTruncatedVLANTag: a frame the capture cut inside a VLAN tag, after
+// its TCI, shows the tag's priority, DEI and identifier (as tshark's
+// vlan.id and vlan.priority) and no EtherType after it; it showed no tag.
+func TestTruncatedVLANTag(t *testing.T) {
+	frame, _ := hex.DecodeString("020000000002020000000001" + "8100" + "b064" + "0800" + strings.Repeat("00", 40))
+	path := filepath.Join(t.TempDir(), "vlan.pcapng")
+	writeCapture(t, path, []string{"eth0"}, 2, func(i int) (int, time.Time, []byte, int) {
+		return 0, time.Unix(1, 0), frame[:16+i], len(frame)
+	})
+	out, errs, code := sfcdump(t, "read", "-T", "fields", "-e", "vlan.id", "-e", "vlan.priority", "-e", "vlan.dei", "-e", "vlan.etype", "-e", "eth.vlan", path)
+	if code != 0 || out != "100\t5\t1\t\t100\n100\t5\t1\t\t100\n" {
+		t.Errorf("exit %d %q: %q", code, errs, out)
+	}
+	js, _, _ := sfcdump(t, "read", "-T", "json", "-c", "1", path)
+	if !strings.Contains(js, `"vlan":{"entries":[{"tpid":33024,"pcp":5,"dei":true,"vid":100}]}`) || !strings.Contains(js, `"truncated":16`) {
+		t.Errorf("JSON: %s", js)
+	}
+}
