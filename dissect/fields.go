@@ -626,9 +626,11 @@ func ipv6ExtFields() []*Field {
 			return Value{}, false
 		}
 	}
+	// An SRH's fixed part is its first 8 octets: absent from one cut
+	// before them (Cut).
 	srh := func(get func(h *layers.IPv6ExtHeader) Value) func(f *Frame, i int) (Value, bool) {
 		return func(f *Frame, i int) (Value, bool) {
-			if h := &f.P.IPv6Ext.Headers[i]; h.Type == layers.IPv6Routing && h.RoutingType == 4 {
+			if h := &f.P.IPv6Ext.Headers[i]; h.Type == layers.IPv6Routing && h.RoutingType == 4 && (h.Cut == 0 || h.Cut >= 8) {
 				return get(h), true
 			}
 			return Value{}, false
@@ -660,8 +662,9 @@ func ipv6ExtFields() []*Field {
 	}
 }
 
-// ipv6ExtEntries is the number of IPv6 extension headers the frame's
-// chain holds whole, the entries of ipv6ext.
+// ipv6ExtEntries is the number of IPv6 extension headers of the frame's
+// chain, the entries of ipv6ext: those it holds whole, and last one cut
+// short after its length (IPv6ExtHeader.Cut), with the fields it holds.
 func ipv6ExtEntries(f *Frame) int { return min(f.P.IPv6Ext.N, len(f.P.IPv6Ext.Headers)) }
 
 // vlanFields are the VLAN tags, one entry per tag, outer first

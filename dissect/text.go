@@ -307,6 +307,11 @@ func appendIPSummary(dst []byte, p *layers.Parser, has uint32) []byte {
 	if has&decIPv4 != 0 && p.IPv4.Partial && len(p.IPv4.Contents) < 10 || has&decIPv6 != 0 && p.IPv6.Partial && len(p.IPv6.Contents) < 7 {
 		return append(dst, "IP (header cut short)"...)
 	}
+	if upperUnknown(p) {
+		// Not "IP proto 0": 0 names the Hop-by-Hop header the cut fell
+		// in, not what it carries.
+		return append(dst, "IPv6 (extension headers cut short)"...)
+	}
 	if has&decIPv6Ext != 0 {
 		for i := range p.IPv6Ext.N {
 			h := &p.IPv6Ext.Headers[i]

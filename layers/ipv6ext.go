@@ -72,6 +72,12 @@ type IPv6ExtHeader struct {
 	FragID     uint32
 	// AH and ESP: the security parameters index and sequence number.
 	SPI, Seq uint32
+	// Cut is, for a header the data ended inside (the chain's last, kept
+	// for the fields it holds whole: its Next Header and length, a
+	// routing header's type and Segments Left, an SRH's fixed part), the
+	// octets of it there were; 0 for a whole header. Length is then the
+	// length the header says.
+	Cut int
 }
 
 // HasNextHeader reports whether the header carries a Next Header field in
@@ -267,6 +273,16 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			n = (int(d[1]) + 1) * 8
 			if nh == IPv6Routing {
 				h.RoutingType, h.SegmentsLeft = d[2], d[3]
+			}
+			if n > len(d) {
+				// Cut inside: the fields it holds whole are kept, as
+				// Wireshark shows them (ipv6.hopopts.nxt), the header
+				// listed last with Cut set.
+				h.NextHeader, h.Length, h.Cut = d[0], n, len(d)
+				if nh == IPv6Routing && h.RoutingType == 4 && len(d) >= 8 {
+					h.SRHLastEntry, h.SRHFlags, h.SRHTag = d[4], d[5], binary.BigEndian.Uint16(d[6:])
+				}
+				e.N++
 			}
 		}
 		if n > len(d) {

@@ -272,10 +272,11 @@ func TestIPv6ExtErrors(t *testing.T) {
 		first uint8
 		data  []byte
 		want  string // error text
-		n     int    // headers decoded before the error
+		n     int    // headers listed: those before the error, and one cut after its length
 	}{
 		{"cut dstopts", 0, append(hbh8, 17), "ipv6: dstopts at offset 8: truncated", 1},
-		{"dstopts longer than the data", 0, append(hbh8, 17, 1, 0, 0, 0, 0, 0, 0), "ipv6: dstopts at offset 8: length field points past the data", 1},
+		// Its Next Header and length are there: it is listed, Cut set.
+		{"dstopts longer than the data", 0, append(hbh8, 17, 1, 0, 0, 0, 0, 0, 0), "ipv6: dstopts at offset 8: length field points past the data", 2},
 		{"cut fragment", 44, []byte{17, 0, 0}, "ipv6: fragment at offset 0: truncated", 0},
 		{"cut AH", 51, []byte{17, 4, 0, 0, 0, 0}, "ipv6: ah at offset 0: truncated", 0},
 		{"AH longer than the data", 51, []byte{17, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "ipv6: ah at offset 0: length field points past the data", 0},
@@ -291,6 +292,11 @@ func TestIPv6ExtErrors(t *testing.T) {
 		err := e.DecodeFromBytes(tc.data, gopacket.NilDecodeFeedback)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || e.N != tc.n {
 			t.Errorf("%s: %v, %d headers; want %q, %d", tc.name, err, e.N, tc.want, tc.n)
+		}
+		for i, h := range e.List() {
+			if cut := i == e.N-1 && strings.Contains(tc.want, "length field points past"); (h.Cut != 0) != cut {
+				t.Errorf("%s: header %d Cut %d", tc.name, i, h.Cut)
+			}
 		}
 	}
 	// In a quote: cut headers are too short to name a flow; ESP and a

@@ -92,6 +92,20 @@ func TestTruncatedIPv6Chain(t *testing.T) {
 	if out, _, _ := sfcdump(t, "read", "-Y", "ipv6.nxt == 0", path); out != "" {
 		t.Errorf("-Y 'ipv6.nxt == 0' matched %q", out)
 	}
+	// The Hop-by-Hop header cut after its first 4 octets still shows its
+	// Next Header (tshark's ipv6.hopopts.nxt) and length; the line does
+	// not say "IP proto 0".
+	out, _, _ = sfcdump(t, "read", "-T", "fields", "-e", "frame.cap_len", "-e", "ipv6.hopopts.nxt", path)
+	if want := "54\t\n58\t17\n62\t17\n66\t17\n78\t17\n"; out != want {
+		t.Errorf("ipv6.hopopts.nxt:\n%s\nwant\n%s", out, want)
+	}
+	if !strings.Contains(strings.Split(js, "\n")[1], `"ipv6ext":{"entries":[{"header":"hopopts","nxt":17,"len":8}]}`) {
+		t.Errorf("cut at 58: JSON %s", strings.Split(js, "\n")[1])
+	}
+	text, _, _ := sfcdump(t, "read", "-c", "2", path)
+	if l := strings.Split(text, "\n")[1]; !strings.Contains(l, "IPv6 (extension headers cut short)") || strings.Contains(l, "proto 0") {
+		t.Errorf("cut at 58: %q", l)
+	}
 }
 
 // TestFilterStringsRaw: filters test a capture's strings as the capture
