@@ -138,6 +138,10 @@ func TestIgnoredInterfaceOptions(t *testing.T) {
 		{"both", one(o(nil, 8, nil), res()), 0, 1000, []string{
 			`interface 0 ("e"): if_speed option of 0 octets, want 8: ignored, the speed is not known`,
 			`interface 0 ("e"): if_tsresol option of 0 octets, want 1: ignored, timestamps read in microseconds`}},
+		// The name is the capture's: quoted with Go's escapes, so that a
+		// line break in it does not start a line of its own.
+		{"a name with a line break", (&ng{}).shb().idb("e\nsfcdump: fake\x1b[31m", 1, 0, o(nil, 8, []byte{1, 2})).epb(0, ts, frameData(1, 60), 60).buf, 0, 1000,
+			[]string{`interface 0 ("e\nsfcdump: fake\x1b[31m"): if_speed option of 2 octets, want 8: ignored, the speed is not known`}},
 		// Not warned of.
 		{"if_speed 0", one(speed(0)), 0, 1000, nil},
 		{"if_speed 1M", one(speed(1e6)), 1e6, 1000, nil},

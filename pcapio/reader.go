@@ -1332,7 +1332,9 @@ func (in *ngIface) named() string {
 	if in.name == "" {
 		return in.what()
 	}
-	return in.what() + ` ("` + in.name + `")`
+	// Quoted with Go's escapes: the name is the capture's, and a line
+	// break in it would start a line of its own in the warning.
+	return in.what() + " (" + strconv.Quote(in.name) + ")"
 }
 
 // what names the interface in errors: "interface N", with the section
