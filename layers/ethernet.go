@@ -118,15 +118,15 @@ func (d *Dot1Q) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 }
 
 // partial records a tag cut after its TCI (2 or 3 octets: priority, DEI
-// and VLAN identifier, not the EtherType after it) whose TPID is tpid,
-// and returns the error of the cut (Parser.Dot1QPartial says it
-// happened; the tag's Type is 0 and not the frame's).
-func (d *Dot1Q) partial(data []byte, tpid layers.EthernetType, df gopacket.DecodeFeedback) error {
+// and VLAN identifier, not the EtherType after it), and returns the error
+// of the cut (Parser.Dot1QPartial says it happened; the tag's Type is 0
+// and not the frame's; Parser sets its TPID as the others').
+func (d *Dot1Q) partial(data []byte, df gopacket.DecodeFeedback) error {
 	tci := binary.BigEndian.Uint16(data)
 	d.Dot1Q = layers.Dot1Q{Priority: uint8(tci >> 13), DropEligible: tci&0x1000 != 0, VLANIdentifier: tci & 0xfff}
 	d.Contents, d.Payload = data, nil
 	if d.NTags < len(d.Tags) {
-		d.Tags[d.NTags] = VLANTag{TPID: tpid, Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier}
+		d.Tags[d.NTags] = VLANTag{Priority: d.Priority, DEI: d.DropEligible, ID: d.VLANIdentifier}
 		d.NTags++
 	}
 	df.SetTruncated()

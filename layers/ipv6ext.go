@@ -273,15 +273,16 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 			n = (int(d[1]) + 1) * 8
 			if nh == IPv6Routing {
 				h.RoutingType, h.SegmentsLeft = d[2], d[3]
+				if h.RoutingType == 4 && len(d) >= 8 {
+					// The SRH's fixed part (a whole SRH has it: n >= 8).
+					h.SRHLastEntry, h.SRHFlags, h.SRHTag = d[4], d[5], binary.BigEndian.Uint16(d[6:])
+				}
 			}
 			if n > len(d) {
 				// Cut inside: the fields it holds whole are kept, as
 				// Wireshark shows them (ipv6.hopopts.nxt), the header
 				// listed last with Cut set.
 				h.NextHeader, h.Length, h.Cut = d[0], n, len(d)
-				if nh == IPv6Routing && h.RoutingType == 4 && len(d) >= 8 {
-					h.SRHLastEntry, h.SRHFlags, h.SRHTag = d[4], d[5], binary.BigEndian.Uint16(d[6:])
-				}
 				e.N++
 			}
 		}
@@ -301,10 +302,6 @@ func (e *IPv6Ext) decode(data []byte, nh uint8, df gopacket.DecodeFeedback) erro
 					e.Option.Length = int(d[2+at+1])
 				}
 			}
-		}
-		if nh == IPv6Routing && h.RoutingType == 4 {
-			// n is at least 8: the SRH's fixed part is there.
-			h.SRHLastEntry, h.SRHFlags, h.SRHTag = d[4], d[5], binary.BigEndian.Uint16(d[6:])
 		}
 		h.NextHeader, h.Length = d[0], n
 		nh = d[0]

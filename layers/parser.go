@@ -292,23 +292,6 @@ func (p *Parser) Decode(frame []byte) error {
 	if err == nil && len(p.Decoded) > 0 {
 		err = p.missingNext()
 	}
-	if p.Dot1Q.NTags > 0 {
-		// Each tag's TPID is the EtherType before it: the link header's
-		// for the first, the tag before's for the others.
-		tp := layers.EthernetTypeDot1Q
-		switch p.first {
-		case layers.LayerTypeEthernet:
-			tp = p.Eth.EthernetType
-		case layers.LayerTypeLinuxSLL:
-			tp = p.SLL.EthernetType
-		case layers.LayerTypeLinuxSLL2:
-			tp = p.SLL2.ProtocolType
-		}
-		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
-			t := &p.Dot1Q.Tags[i]
-			t.TPID, tp = tp, t.Type
-		}
-	}
 	p.Truncated = p.dlp.Truncated
 	p.Failed = gopacket.LayerTypeZero
 	if p.FailedLen|p.FailedAt != 0 { // a load, not two stores, in the common case
@@ -338,19 +321,9 @@ func (p *Parser) Decode(frame []byte) error {
 			err, p.Truncated, p.EthPartial = p.Eth.partial(data, p.dlp), true, true
 		}
 		if p.Failed == layers.LayerTypeDot1Q && len(data) >= 2 && len(data) < 4 {
-			// And a VLAN tag cut after its TCI. Its TPID is the
-			// EtherType before it: the tag before's, or the link
-			// header's.
-			tp := p.Eth.EthernetType
-			switch {
-			case p.Dot1Q.NTags > 0:
-				tp = p.Dot1Q.Tags[min(p.Dot1Q.NTags, len(p.Dot1Q.Tags))-1].Type
-			case p.first == layers.LayerTypeLinuxSLL:
-				tp = p.SLL.EthernetType
-			case p.first == layers.LayerTypeLinuxSLL2:
-				tp = p.SLL2.ProtocolType
-			}
-			err, p.Truncated, p.Dot1QPartial = p.Dot1Q.partial(data, tp, p.dlp), true, true
+			// And a VLAN tag cut after its TCI (its TPID is set below,
+			// with the others').
+			err, p.Truncated, p.Dot1QPartial = p.Dot1Q.partial(data, p.dlp), true, true
 		}
 		var de *DecodeError
 		if !errors.As(err, &de) {
@@ -368,6 +341,23 @@ func (p *Parser) Decode(frame []byte) error {
 			p.Failed == layers.LayerTypeEthernet && p.EthPartial,
 			p.Failed == layers.LayerTypeDot1Q && p.Dot1QPartial:
 			p.Decoded = append(p.Decoded, p.Failed)
+		}
+	}
+	if p.Dot1Q.NTags > 0 {
+		// Each tag's TPID is the EtherType before it: the link header's
+		// for the first, the tag before's for the others.
+		tp := layers.EthernetTypeDot1Q
+		switch p.first {
+		case layers.LayerTypeEthernet:
+			tp = p.Eth.EthernetType
+		case layers.LayerTypeLinuxSLL:
+			tp = p.SLL.EthernetType
+		case layers.LayerTypeLinuxSLL2:
+			tp = p.SLL2.ProtocolType
+		}
+		for i := range min(p.Dot1Q.NTags, len(p.Dot1Q.Tags)) {
+			t := &p.Dot1Q.Tags[i]
+			t.TPID, tp = tp, t.Type
 		}
 	}
 	var netHdr []byte
