@@ -124,15 +124,12 @@ func (fd *Field) cutOff(c *Cut) bool {
 // last set, which panics on a name that is neither.
 func setIPEnds(get func(name string) *Field, last bool) {
 	v4, v6, udp := glayers.LayerTypeIPv4, glayers.LayerTypeIPv6, glayers.LayerTypeUDP
-	field := func(name string) []*Field {
+	field := func(name string) *Field {
 		fd := get(name)
-		if fd == nil {
-			if last && ourField(name) == nil {
-				panic("dissect: setIPEnds: no field " + name)
-			}
-			return nil
+		if fd == nil && last && ourField(name) == nil {
+			panic("dissect: setIPEnds: no field " + name)
 		}
-		return []*Field{fd}
+		return fd
 	}
 	for name, e := range map[string][2]int{ // IPv4 end, IPv6 end (0: not a field of it)
 		"ip.version": {1, 1}, "ip.src": {16, 24}, "ip.dst": {20, 40}, "ip.dscp": {2, 2}, "ip.ecn": {2, 2},
@@ -143,7 +140,7 @@ func setIPEnds(get func(name string) *Field, last bool) {
 		"ipv6.version": {0, 1}, "ipv6.src": {0, 24}, "ipv6.dst": {0, 40}, "ipv6.addr": {0, 40}, "ipv6.tclass": {0, 2},
 		"ipv6.tclass.dscp": {0, 2}, "ipv6.tclass.ecn": {0, 2}, "ipv6.flow": {0, 4}, "ipv6.plen": {0, 6}, "ipv6.nxt": {0, 7}, "ipv6.hlim": {0, 8},
 	} {
-		for _, fd := range field(name) {
+		if fd := field(name); fd != nil {
 			fd.ends = map[gopacket.LayerType]int{}
 			if e[0] > 0 {
 				fd.ends[v4] = e[0]
@@ -154,7 +151,7 @@ func setIPEnds(get func(name string) *Field, last bool) {
 		}
 	}
 	for name, e := range map[string]int{"udp.sport": 2, "udp.dport": 4, "udp.port": 4, "udp.length": 6, "udp.checksum": 8} {
-		for _, fd := range field(name) {
+		if fd := field(name); fd != nil {
 			fd.layer, fd.end = udp, e
 		}
 	}

@@ -278,13 +278,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 			if cut && fd.cutOff(&c) || f.Err != nil && !fd.Entry && fd.versionOff(f) {
 				// Cut off, or past a version the layer does not know:
 				// null, where an absent optional field is left out.
-				if !first {
-					dst = append(dst, ',')
-				}
-				first = false
-				dst = append(dst, '"')
-				dst = append(dst, fd.Short...)
-				dst = append(dst, `":null`...)
+				dst = append(appendJSONKey(dst, &first, fd.Short), "null"...)
 				continue
 			}
 			if fd.Entry && p.entries != nil {
@@ -299,14 +293,7 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 			if len(e.vals) == 0 {
 				continue
 			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(dst, '"')
-			dst = append(dst, fd.Short...)
-			dst = append(dst, '"', ':')
-			dst = appendJSONValue(dst, e.vals[0])
+			dst = appendJSONValue(appendJSONKey(dst, &first, fd.Short), e.vals[0])
 		}
 		if p.entries != nil {
 			if !first {
@@ -343,6 +330,18 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 	return append(dst, '}')
 }
 
+// appendJSONKey appends the key of a JSON member, "key":, after a comma
+// unless it is the object's first (*first, then cleared).
+func appendJSONKey(dst []byte, first *bool, key string) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	dst = append(dst, '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
 // appendEntryRows appends "entries":[...] of a protocol with entries
 // (Proto.entries): an object per entry, in order, with the fields that
 // entry has (an absent one is left out, as an absent optional field is).
@@ -362,14 +361,7 @@ func appendEntryRows(dst []byte, f *Frame, p *Proto) []byte {
 			if !ok {
 				continue
 			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(dst, '"')
-			dst = append(dst, fd.Short...)
-			dst = append(dst, '"', ':')
-			dst = appendJSONValue(dst, v)
+			dst = appendJSONValue(appendJSONKey(dst, &first, fd.Short), v)
 		}
 		dst = append(dst, '}')
 	}
@@ -391,17 +383,12 @@ func (e *Encoder) appendEntries(dst []byte, p *Proto, n int) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '{')
-		c := 0
+		c, first := 0, true
 		for _, fd := range p.Fields {
 			if !fd.Entry {
 				continue
 			}
-			if c > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, '"')
-			dst = append(dst, fd.Short...)
-			dst = append(dst, '"', ':')
+			dst = appendJSONKey(dst, &first, fd.Short)
 			if r < len(e.ents[c]) {
 				dst = appendJSONValue(dst, e.ents[c][r])
 			} else {
