@@ -188,6 +188,37 @@ func TestQueueAssignment(t *testing.T) {
 	}
 }
 
+// TestPFCKeepsFlowOrder: a first packet waits in the high-priority queue
+// behind another flow's frame whose class PFC pauses; its flow's later
+// packet, in a physical queue, must wait for it rather than leave first.
+func TestPFCKeepsFlowOrder(t *testing.T) {
+	d, _, outs := tor(t, Params{Queues: 2})
+	d.PauseClass(2, 3, 50_000, "test")
+	held, err := device.BuildUDP(nil, device.UDPSpec{Src: hostB, Dst: recv, SrcPort: 9, DstPort: 4791, Len: 500, DSCP: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input(t, d, 1, 0, held)                           // class 3: heads the high-priority queue, paused
+	input(t, d, 0, 0, frame(t, hostA, recv, 1, 1000)) // flow 1's first packet, behind it
+	input(t, d, 0, 0, frame(t, hostA, recv, 1, 1001)) // flow 1's second: a physical queue
+	d.Flush()
+	var sizes []int
+	var times []int64
+	for _, o := range *outs {
+		if o.Port == 2 && o.Kind == device.KindData {
+			sizes = append(sizes, len(o.Frame))
+			times = append(times, o.Time)
+		}
+	}
+	first, second := len(frame(t, hostA, recv, 1, 1000)), len(frame(t, hostA, recv, 1, 1001))
+	if len(sizes) != 3 || sizes[1] != first || sizes[2] != second {
+		t.Fatalf("port 2 sent frames of %v octets, want the paused class's %d, then flow 1's %d and %d", sizes, len(held), first, second)
+	}
+	if times[0] < 50_000 {
+		t.Errorf("the paused class left at %d ns, before its pause ended at 50,000", times[0])
+	}
+}
+
 // TestStaticQueues: with StaticQueues (the paper's BFC-VFID) a flow takes
 // queue VFID mod N_q even when another queue is empty, so two flows whose
 // VFIDs agree mod N_q share a queue the dynamic assignment would split.

@@ -86,6 +86,14 @@
 //     τ" for ever. An idle spell, or an input timestamp far ahead, then
 //     costs no events (a literal ticker costs about 0.15 µs of CPU per µs
 //     of virtual time on three ports).
+//   - Under PFC (a switch whose egress class is paused by the neighbour):
+//     the first-packet queue is never paused by BFC but is by PFC, since a
+//     PFC receiver must not send a paused class. A first packet may then
+//     wait behind another flow's paused frame, so a physical queue whose
+//     head flow still has a packet in the first-packet queue is skipped
+//     until that packet has left: each flow stays in order (FuzzSwitch
+//     found the reordering; TestPFCKeepsFlowOrder). Without a PFC pause
+//     the first-packet queue is always served first, so nothing changes.
 //   - The τ timer keeps Device.Flush running only while a resume list is
 //     not empty, so arbitrary input (a neighbour that pauses everything for
 //     ever) cannot keep Flush from returning.

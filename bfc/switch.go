@@ -575,8 +575,10 @@ func applyFrame(l *layers.BFC, p *device.Packet, filter *[]byte, k *int, ver *ui
 // Pick serves, in order: the control class (generated signals), the
 // high-priority first-packet queue, any other class queue, then the
 // physical queues round-robin, skipping a queue whose head flow matches
-// the filter the port's neighbour sent (and, as the core does, a frame
-// whose class is paused by PFC).
+// the filter the port's neighbour sent, a frame whose class is paused by
+// PFC (as the core does), and a queue whose head flow still has a first
+// packet in the high-priority queue behind a PFC-paused frame (behaviour.md
+// is silent on BFC under PFC; this keeps each flow in order).
 func (s *Switch) Pick(d *device.Device, pt *device.Port) (int, int64) {
 	now := d.Now()
 	wake := int64(math.MaxInt64)
@@ -606,13 +608,23 @@ func (s *Switch) Pick(d *device.Device, pt *device.Port) (int, int64) {
 			return qi, 0
 		}
 	}
-	ps := &s.ports[pt.Index()]
+	e := pt.Index()
+	ps := &s.ports[e]
+	// The high-priority queue holds something only when PFC holds its head
+	// (try serves it otherwise): then a flow's later packets must wait for
+	// its first one, or the flow would leave out of order.
+	hpHeld := pt.Queues[HighPriorityQueue].Head() != nil
 	n := s.P.Queues
 	for j := 0; j < n; j++ {
 		i := (ps.rr + j) % n
 		h := pt.Queues[FirstPhysicalQueue+i].Head()
 		if h == nil || s.blocked(ps, i, h) {
 			continue
+		}
+		if hpHeld && managed(h) {
+			if f := s.flows[flowKey{int32(e), uint32(h.Tag)}]; f != nil && f.nHP > 0 {
+				continue
+			}
 		}
 		if try(FirstPhysicalQueue + i) {
 			ps.rr = (i + 1) % n
