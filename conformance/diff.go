@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/opensfc/sfc/device"
 	"github.com/opensfc/sfc/dissect"
@@ -168,7 +169,7 @@ func (df *differ) diff(expected, actual []byte, max int, vol volatile) []FieldDi
 	}
 	// Fields the protocols' lists leave out, by the names masks use: the
 	// VLAN tags and the IPv6 flow label (once named only by their octet).
-	for _, x := range extraDiffFields {
+	for _, x := range extraDiffFields() {
 		df.va = x.fd.Values(&df.fa, df.va[:0])
 		df.vb = x.fd.Values(&df.fb, df.vb[:0])
 		if a, b := render(df.va), render(df.vb); a != b {
@@ -204,7 +205,7 @@ func (df *differ) show(frame []byte, name string) (string, bool) {
 	if !ok {
 		fd, ok = dissect.LookupField(name)
 	}
-	for _, x := range extraDiffFields {
+	for _, x := range extraDiffFields() {
 		if x.name == name {
 			fd, ok = x.fd, true
 		}
@@ -219,8 +220,10 @@ func (df *differ) show(frame []byte, name string) (string, bool) {
 
 // extraDiffFields are compared besides dissect.Protos' fields, under the
 // names MaskFields gives them (the IPv4 flags and fragment offset too: a
-// DF bit flipped was named only by the checksum it changed).
-var extraDiffFields = func() []struct {
+// DF bit flipped was named only by the checksum it changed). They are
+// made on first use: looking them up makes dissect's Wireshark names,
+// which every sfcdump command would otherwise pay for at start-up.
+var extraDiffFields = sync.OnceValue(func() []struct {
 	name string
 	fd   *dissect.Field
 } {
@@ -240,7 +243,7 @@ var extraDiffFields = func() []struct {
 		}{x[0], fd})
 	}
 	return out
-}()
+})
 
 func skipField(name string, vol volatile) bool {
 	switch name {
