@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"sync"
 
 	"github.com/opensfc/sfc/internal/crc32x"
 )
@@ -161,41 +160,9 @@ var icrcPos = [...]int{
 	0, 1, 2, 3, 7, 40 + 6, 40 + 7, 48 + 4,
 }
 
-// icrcAdjust[i][d] is U_o[d] for o = icrcPos[i].
-var icrcAdjust = sync.OnceValue(func() *[len(icrcPos)][256]uint32 {
-	tab := crc32.IEEETable
-	// The register before a zero octet from the one after it: the top
-	// octets of the 256 table entries are distinct.
-	var byTop [256]uint8
-	for i, v := range tab {
-		byTop[v>>24] = uint8(i)
-	}
-	back := func(r uint32) uint32 {
-		i := byTop[r>>24]
-		return (r^tab[i])<<8 | uint32(i)
-	}
-	t := new([len(icrcPos)][256]uint32)
-	for k, o := range icrcPos {
-		var basis [8]uint32 // U_o of each single bit, then by linearity
-		for b := range basis {
-			r := tab[1<<b]
-			for j := 0; j <= o; j++ {
-				r = back(r)
-			}
-			basis[b] = r
-		}
-		for d := 1; d < 256; d++ {
-			var r uint32
-			for b := range basis {
-				if d>>b&1 != 0 {
-					r ^= basis[b]
-				}
-			}
-			t[k][d] = r
-		}
-	}
-	return t
-})
+// icrcAdjust[i][d] is U_o[d] for o = icrcPos[i]: a table in the binary
+// (icrc_adjust.go, which TestICRCAdjustTable makes and checks), so neither
+// start-up nor each packet pays for making it.
 
 // icrcInPlace computes the ICRC in one pass over the packet when the IP
 // header (20-octet IPv4 or 40-octet IPv6), the 8-octet UDP header and roce
@@ -209,7 +176,7 @@ func icrcInPlace(ipHdr, udpHdr, roce []byte) (crc uint32, ok bool) {
 	if &pkt[hl] != &udpHdr[0] || &pkt[hl+8] != &roce[0] {
 		return 0, false
 	}
-	u := icrcAdjust()
+	u := &icrcAdjust
 	var adj uint32
 	switch {
 	case hl == 20 && pkt[0]>>4 != 6:
