@@ -5,7 +5,11 @@
 // pcap) and pcapng (with per-frame interfaces and comments), gzip- or zstd-compressed
 // or not, from a file or standard input, as one streaming Reader. It reads
 // frames one at a time into a reused buffer, so memory does not grow with
-// the length of the capture.
+// the length of the capture. Next reads one frame, ReadBatch the frames
+// of one read into a batch of the caller's; a regular uncompressed file
+// can also be read by position (Reserve, Batch.Load, Frame: parallel.go),
+// so that several goroutines copy their parts of it at once and only the
+// parsing of the records runs in order.
 //
 // Link types: Ethernet, Linux cooked captures (SLL, SLL2: what tcpdump -i
 // any writes) and raw IP (SupportedLink); each Frame names its interface's.

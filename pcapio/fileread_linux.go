@@ -7,6 +7,7 @@ package pcapio
 import (
 	"io"
 	"os"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,10 @@ type fileReader struct {
 	f      *os.File
 	fd     uintptr
 	nowait bool // preadv2 with RWF_NOWAIT is still worth trying
+	// atFailed says ReadAt's preadv2 with RWF_NOWAIT failed otherwise
+	// than for want of cached pages: ReadAt then uses os.File.ReadAt.
+	// (Atomic: ReadAt runs in several goroutines at once.)
+	atFailed atomic.Bool
 }
 
 // newFileReader returns f, or for a regular file a fileReader reading it.
@@ -71,4 +76,37 @@ func (r *fileReader) Read(p []byte) (int, error) {
 		}
 	}
 	return r.f.Read(p)
+}
+
+// ReadAt reads len(p) octets at offset off (the file's offset does not
+// move), as preadv2 with RWF_NOWAIT while the page cache holds them and
+// through os.File.ReadAt for the rest. Calls may run at the same time. It
+// returns fewer octets only with an error, io.EOF at the file's end.
+func (r *fileReader) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) && !r.atFailed.Load() {
+		iov := unix.Iovec{Base: &p[n]}
+		iov.SetLen(len(p) - n)
+		m, _, e := unix.RawSyscall6(unix.SYS_PREADV2, r.fd, uintptr(unsafe.Pointer(&iov)), 1,
+			uintptr(off+int64(n)), 0, unix.RWF_NOWAIT)
+		if e == unix.EINTR {
+			continue
+		}
+		if e == unix.EAGAIN {
+			break
+		}
+		if e != 0 {
+			r.atFailed.Store(true)
+			break
+		}
+		if m == 0 {
+			return n, io.EOF
+		}
+		n += int(m)
+	}
+	if n == len(p) {
+		return n, nil
+	}
+	m, err := r.f.ReadAt(p[n:], off+int64(n))
+	return n + m, err
 }

@@ -303,6 +303,16 @@ type Reader struct {
 
 	n     int
 	frame Frame
+
+	// Positioned reading (parallel.go): the next chunk's number and
+	// offset (Reserve), the next chunk to parse (Frame), the partial
+	// record at the end of the chunks parsed, and whether a chunk came
+	// back short (the file ended there).
+	reserving       bool
+	nextIdx, framed int64
+	nextOff         int64
+	carry           []byte
+	ended           bool
 }
 
 // ifaceMeta is what an interface block says of its interface that
@@ -868,11 +878,14 @@ func (r *Reader) fail(err error) error {
 type Batch struct {
 	Frames []Frame
 	buf    []byte
+	chunk  chunk // the part of the file Reserve gave it (parallel.go)
 }
 
 // BatchBuffer is the size of the buffer a Batch reads into (its frames'
-// Data are slices of it): what SetBuffer wants.
-const BatchBuffer = readChunk
+// Data are slices of it): what SetBuffer wants. ReadBatch reads up to
+// 128 KiB into it; a positioned read (Load) reads ChunkSize octets after
+// ChunkPad octets kept for the end of the chunk before.
+const BatchBuffer = ChunkPad + ChunkSize
 
 // SetBuffer gives b a buffer of its own of at least BatchBuffer octets
 // (a shorter one is not used), so that a caller can place its batches'
@@ -917,7 +930,7 @@ func (r *Reader) ReadBatch(b *Batch, limit int) error {
 	}
 	// Hand the buffer over with the frames; keep the unparsed tail.
 	tail := r.buf[r.pos:r.end]
-	nb := b.buf[:cap(b.buf)]
+	nb := b.buf[:min(cap(b.buf), readChunk)]
 	if len(nb) < readChunk || len(nb) < 2*len(tail) {
 		nb = make([]byte, max(readChunk, 2*len(tail)))
 	}

@@ -50,6 +50,11 @@ func readAllNext(data []byte, src io.Reader) got {
 	if err != nil {
 		return got{open: err}
 	}
+	return drainNext(r)
+}
+
+// drainNext reads r to its end with Next.
+func drainNext(r *Reader) got {
 	var g got
 	for {
 		fr, err := r.Next()
@@ -654,6 +659,33 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		roundTrip(t, data)
+		// By position, in chunks small enough that records cross them,
+		// from a file: what Next reads of the same file.
+		if len(data) == 0 {
+			return
+		}
+		path := filepath.Join(t.TempDir(), "c")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := readAllOpenNext(path)
+		if want.open != nil {
+			return
+		}
+		if r, err := Open(path); err != nil || !r.Positioned() {
+			if err == nil {
+				r.Close()
+			}
+			return // gzip, zstd
+		} else {
+			r.Close()
+		}
+		withChunks(t, 37, 16, func() {
+			g := readAllPositioned(t, path, 2)
+			if d := same(g, want); d != "" || fmt.Sprint(g.err) != fmt.Sprint(want.err) {
+				t.Fatalf("by position: %s; error %q, Next's %q", d, g.err, want.err)
+			}
+		})
 	})
 }
 

@@ -445,6 +445,35 @@ func TestSerialMatchesParallelManyBatches(t *testing.T) {
 			}
 		}
 	}
+	// The same capture gzipped (read under the lock with ReadBatch, not by
+	// position), and cut short in a later chunk (the error and the frames
+	// before it, by position): what the serial path prints, exit code and
+	// error included.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(data)
+	zw.Close()
+	gz := filepath.Join(dir, "many.pcapng.gz")
+	cut := filepath.Join(dir, "cut.pcapng")
+	os.WriteFile(gz, z.Bytes(), 0o644)
+	os.WriteFile(cut, data[:len(data)*2/3+5], 0o644)
+	for _, args := range [][]string{{"read", gz}, {"read", "-T", "json", cut}} {
+		par, perr, pc := sfcdump(t, args...)
+		old := runtime.GOMAXPROCS(1)
+		ser, serr, sc := sfcdump(t, args...)
+		runtime.GOMAXPROCS(old)
+		if par != ser || perr != serr || pc != sc || strings.Count(par, "\n") < 5000 {
+			t.Errorf("%v: serial and parallel output differ (%d and %d lines, exit %d and %d, errors %q and %q)",
+				args, strings.Count(ser, "\n"), strings.Count(par, "\n"), sc, pc, serr, perr)
+		}
+		if args[len(args)-1] == cut && (pc != 1 || !strings.Contains(perr, "cut short")) {
+			t.Errorf("%v: exit %d, %q: want 1 and the record cut short", args, pc, perr)
+		}
+	}
 }
 
 // TestParallelOutputInOrder holds back the rendering of some batches so

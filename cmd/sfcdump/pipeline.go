@@ -11,34 +11,43 @@ import (
 	"github.com/opensfc/sfc/pcapio"
 )
 
-// The parallel reader: each worker takes the read lock, reads a batch of
-// frames (pcapio.ReadBatch: the frames of one read, left in the buffer
-// they were read into) and numbers it, then decodes and renders it outside
-// the lock; the worker that renders the batch next in capture order writes
-// its output and that of the rendered batches waiting after it, applying
-// -c and -w. A fixed pool of batches is recycled, so memory does not grow
-// with the capture.
+// The parallel reader: each worker reads a batch of frames, numbers it,
+// and decodes and renders it; the worker that renders the batch next in
+// capture order writes its output and that of the rendered batches
+// waiting after it, applying -c and -w. A fixed pool of batches is
+// recycled, so memory does not grow with the capture.
 //
-// A regular file's reads that the page cache serves are raw system calls
-// (pcapio's fileReader), so the scheduler does not hand a reading worker's
-// P to another thread in the middle of a read.
+// A regular, uncompressed file is read by position (pcapio's Reserve,
+// Load and Frame): a worker reserves the next 256 KiB chunk under the read
+// lock, copies it out of the page cache beside the other workers, then
+// waits for its turn to parse the chunk's records (which need the end of
+// the chunk before) and decodes them. The copy, a third of the CPU, no
+// longer queues behind a lock: with the read under the lock, the lock was
+// busy nine tenths of the time. There is one worker per CPU. On the
+// 2-vCPU VM of bench/, sfcdump read of 1M frames: 161 ms wall and 302
+// CPU-ms under the lock with three workers; 156 and 282 ms by position
+// with two (three: 205 and 389, the third worker's spinning took the core
+// of the one whose turn it was); with another process holding a core,
+// 331 against 308 ms.
 //
-// The worker that read a batch decodes it: the read's copy left the
-// frames in that core's cache. (A reader goroutine handing batches to
-// workers made every first touch of a frame a transfer between cores: 15%
-// more CPU.) A worker waiting for the read lock spins, yielding to the
-// other workers, before it sleeps: the lock is held for one read (~20 µs)
-// and waking a sleeping worker took longer than that, which left a core
-// idle. There is one worker more than GOMAXPROCS, so a spinning worker
-// yields to one that decodes. sfcdump read of 1M frames (bench/) on 2 idle
-// cores: 0.18 s with a reader goroutine, 0.15 s so. The price is paid on
-// a busy machine: with another process holding one core, 0.235 s against
-// 0.27 s (a worker preempted while it reads stalls the others; a reader
-// goroutine had batches queued ahead). Spinning longer (1000 yields) won
-// 0.01 s idle and lost 0.03 s busy.
+// Any other source (gzip, zstd) is read under the lock with ReadBatch,
+// the frames of one read left in the buffer they were read into, with one
+// worker more than GOMAXPROCS so that a worker spinning for the lock
+// yields to one that decodes.
+//
+// Either way the reads of a regular file that the page cache serves are
+// raw system calls (pcapio's fileReader), so the scheduler does not hand a
+// reading worker's P to another thread in the middle of a read; and the
+// worker that read a batch decodes it: the read's copy left the frames in
+// that core's cache. (A reader goroutine handing batches to workers made
+// every first touch of a frame a transfer between cores: 15% more CPU.) A
+// worker waiting for the lock, or for its turn, spins, yielding to the
+// other workers, before it sleeps: waking a sleeping worker took longer
+// than the wait, which left a core idle.
 
-// batchFrames bounds the frames of a batch (a batch is otherwise one read
-// of the capture, 128 KiB: ~2000 frames of 64 octets), and so its output.
+// batchFrames bounds the frames of a batch read by ReadBatch (a batch is
+// otherwise one read of the capture, 128 KiB: ~2000 frames of 64 octets),
+// and so its output. A positioned batch holds its chunk's frames.
 const batchFrames = 2048
 
 type batch struct {
@@ -62,17 +71,16 @@ type batch struct {
 // From huge pages it is a few faults of 2 MiB. A batch whose output
 // outgrows its part of the region grows it on the heap, as before.
 
-// outRoom is the room for a batch's output in the region: 128 KiB for
-// one line or a few fields per frame (a batch of the 1M-frame capture of
-// bench/ writes 15 KiB as one line per frame; one of 64-octet frames,
-// 1,600 of them, 120 KiB), 256 KiB for JSON (150 KiB there), the tree
-// and hex dumps. With 8 batches of 128 KiB of capture, the region for one
-// line per frame is one huge page of 2 MiB, for JSON two.
+// outRoom is the room for a batch's output in the region: 256 KiB for
+// one line or a few fields per frame (a 256 KiB chunk of the 1M-frame
+// capture of bench/ writes 30 KiB as one line per frame; one of 64-octet
+// frames, 3,300 of them, 240 KiB), 512 KiB for JSON (300 KiB there), the
+// tree and hex dumps.
 func (pr *printer) outRoom() int {
 	if pr.o.format == "json" || pr.o.verbose || pr.o.hex {
-		return 256 << 10
+		return 512 << 10
 	}
-	return 128 << 10
+	return 256 << 10
 }
 
 // arenas holds the regions of the reads that ended, for the next ones (a
@@ -124,6 +132,22 @@ func parallelism() int {
 // CPU-s, with 10,000 no better (bench/README.md, eleventh session).
 const spinTries = 1000
 
+// waitTurn returns when framed reaches seq: it spins as lockSpinning
+// does, then sleeps on cond (whose lock guards framed's changes).
+func waitTurn(framed *atomic.Int64, cond *sync.Cond, seq int64) {
+	for i := 0; framed.Load() != seq; i++ {
+		if i == spinTries {
+			cond.L.Lock()
+			for framed.Load() != seq {
+				cond.Wait()
+			}
+			cond.L.Unlock()
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
 // lockSpinning locks mu, spinning first (see the parallel reader).
 func lockSpinning(mu *sync.Mutex) {
 	for i := 0; !mu.TryLock(); i++ {
@@ -143,7 +167,12 @@ func lockSpinning(mu *sync.Mutex) {
 // A writer goroutine slept waiting for nearly every batch and was woken by
 // the worker that rendered it: with two cores, a futex call and a context
 // switch per batch.
-func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
+func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
+	positioned := r.Positioned()
+	n := parallelism()
+	if positioned {
+		n = runtime.GOMAXPROCS(0)
+	}
 	pool := 2*n + 2
 	free := &batchStack{}
 	free.cond.L = &free.mu
@@ -161,10 +190,10 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 	}
 	var (
 		stop    atomic.Bool
-		mu      sync.Mutex // reading r, pr.first and pr.prev, seq
-		seq     int        // the number of the next batch read
-		readErr error
-		ended   bool
+		mu      sync.Mutex  // reading r (by position: reserving), seq
+		seq     int         // the number of the next batch read (or reserved)
+		readErr error       // set by the batch that meets it, read after wg.Wait
+		ended   atomic.Bool // the capture ended, or could not be read on
 
 		outMu   sync.Mutex // the fields below, and writing the output
 		pending = make([]*batch, pool)
@@ -172,23 +201,10 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 		outErr  error
 		wg      sync.WaitGroup
 	)
-	// next reads the next batch, or returns nil at the end (of the capture,
-	// or of the output).
-	next := func() *batch {
-		lockSpinning(&mu)
-		defer mu.Unlock()
-		if ended || stop.Load() {
-			return nil
-		}
-		b := free.pop()
-		if err := r.ReadBatch(&b.rb, batchFrames); err != nil {
-			free.push(b)
-			if err != io.EOF {
-				readErr = err
-			}
-			ended = true
-			return nil
-		}
+	// number sets up b, read (ReadBatch) or framed (Frame) as the batch
+	// after the last one, for rendering: the capture's first time, the
+	// time of the frame before it, the interfaces it names.
+	number := func(b *batch) {
 		frames := b.rb.Frames
 		for i := 0; i < len(frames) && !pr.started; i++ {
 			if !frames[i].Time.IsZero() { // the first frame with a time
@@ -209,9 +225,72 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader, n int) error {
 				break
 			}
 		}
+	}
+	// end frees b, which met the capture's end or err, and ends the read.
+	end := func(b *batch, err error) *batch {
+		free.push(b)
+		if err != io.EOF {
+			readErr = err
+		}
+		ended.Store(true)
+		return nil
+	}
+	// next reads the next batch, or returns nil at the end (of the capture,
+	// or of the output).
+	next := func() *batch {
+		lockSpinning(&mu)
+		defer mu.Unlock()
+		if ended.Load() || stop.Load() {
+			return nil
+		}
+		b := free.pop()
+		if err := r.ReadBatch(&b.rb, batchFrames); err != nil {
+			return end(b, err)
+		}
+		number(b)
 		b.seq = seq
 		seq++
 		return b
+	}
+	if positioned {
+		// The batch's chunk of the file is reserved under the lock, read
+		// outside it, and framed in the order reserved (pcapio's
+		// positioned reading): the copies out of the page cache run on
+		// every core at once.
+		var (
+			framed   atomic.Int64 // the number of the next batch to frame
+			turnMu   sync.Mutex
+			turnCond = sync.NewCond(&turnMu)
+		)
+		next = func() *batch {
+			lockSpinning(&mu)
+			if ended.Load() || stop.Load() {
+				mu.Unlock()
+				return nil
+			}
+			b := free.pop()
+			b.seq = seq
+			seq++
+			r.Reserve(&b.rb)
+			mu.Unlock()
+			b.rb.Load(r)
+			waitTurn(&framed, turnCond, int64(b.seq))
+			defer func() {
+				turnMu.Lock()
+				framed.Add(1)
+				turnMu.Unlock()
+				turnCond.Broadcast()
+			}()
+			if ended.Load() || stop.Load() {
+				free.push(b)
+				return nil
+			}
+			if err := r.Frame(&b.rb); err != nil {
+				return end(b, err)
+			}
+			number(b)
+			return b
+		}
 	}
 	// done queues b for output, and writes it and the batches after it
 	// that are waiting when it is the next in order. At most pool batches

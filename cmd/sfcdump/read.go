@@ -274,7 +274,7 @@ func readOne(pr *printer, index int, file string) error {
 		}()
 	}
 	if _, size := r.Progress(); size > 0 && parallelism() > 0 {
-		err := pr.readParallel(src, r, parallelism())
+		err := pr.readParallel(src, r)
 		var fe *pcapio.FrameError
 		if errors.As(err, &fe) {
 			fe.LastGood += src.base // numbered across the files, as printed
