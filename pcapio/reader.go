@@ -871,10 +871,12 @@ func (r *Reader) fail(err error) error {
 	return err
 }
 
-// Batch holds frames read in one go by ReadBatch. Their Data point into a
-// buffer the batch owns, so they stay valid while the reader reads on,
-// until the batch is passed to ReadBatch again. A batch is reused: its
-// buffer and its frames' comment slices are recycled.
+// Batch holds frames read in one go by ReadBatch, or by Reserve, Load and
+// Frame. Their Data point into a buffer the batch owns (or, for a record
+// longer than ChunkPad read by position, one the reader gave up to it), so
+// they stay valid while the reader reads on, until the batch is passed to
+// ReadBatch or Reserve again. A batch is reused: its buffer and its
+// frames' comment slices are recycled.
 type Batch struct {
 	Frames []Frame
 	buf    []byte
