@@ -9,8 +9,9 @@
 //	go run ./bench/compare -runs 5 -big=false
 //	go run ./bench/compare -rows 'read|floor|tcpdump'
 //
-// Each command runs under /usr/bin/time (wall, user and system time, peak
-// RSS), its standard output to /dev/null, right after -warmup unmeasured
+// Each command runs under /usr/bin/time (user and system time, peak RSS)
+// timed by this program (wall time to the microsecond), its standard
+// output to /dev/null, right after -warmup unmeasured
 // runs of itself (hyperfine's --warmup): on this VM the first run after
 // the second vCPU idled for seconds is 30-60% slower for a program that
 // uses both cores (sfcdump read 0.24 s against 0.15 s back to back), a
@@ -169,7 +170,7 @@ func run(n, runs, warmup int, out string, big bool, only string) error {
 			}
 			r.runs = append(r.runs, s)
 			all = append(all, []string{strconv.Itoa(i + 1), r.id, f3(s.wall), f3(s.user), f3(s.sys), f1(s.rssMB), loadavg()})
-			fmt.Fprintf(os.Stderr, "round %d %-14s wall %6.2fs cpu %6.2fs rss %6.1f MB\n", i+1, r.id, s.wall, s.user+s.sys, s.rssMB)
+			fmt.Fprintf(os.Stderr, "round %d %-14s wall %6.3fs cpu %6.3fs rss %6.1f MB\n", i+1, r.id, s.wall, s.user+s.sys, s.rssMB)
 		}
 	}
 	load1 := loadavg()
@@ -187,7 +188,7 @@ func run(n, runs, warmup int, out string, big bool, only string) error {
 		if r.note != "" {
 			note = " (" + r.note + ")"
 		}
-		fmt.Fprintf(&tbl, "| %s%s | %s | %.2f | %.2f | %.0f | %s | %s | `%s` |\n", r.what, note, human(r.frames), w, c, rss,
+		fmt.Fprintf(&tbl, "| %s%s | %s | %.3f | %.3f | %.0f | %s | %s | `%s` |\n", r.what, note, human(r.frames), w, c, rss,
 			human(int(float64(r.frames)/w)), human(int(float64(r.frames)/c)), cmd)
 	}
 	byID := map[string]*row{}
@@ -265,7 +266,13 @@ func med(v []float64) float64 {
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }
 
-// timed runs c under /usr/bin/time, output discarded.
+// timed runs c under /usr/bin/time, output discarded: user and system
+// time and peak RSS from time, wall time from this program's monotonic
+// clock around the run. (time prints wall time in hundredths of a second:
+// a 0.11 s floor and a read of 0.135-0.145 s both printed 0.14 s, so a
+// ratio moved by 8 % on a rounding. The peak RSS is time's to take: a
+// process started by this Go program would report the parent's resident
+// set as its own when it is below it.)
 func timed(c string) (sample, error) {
 	tf, err := os.CreateTemp("", "compare-time-")
 	if err != nil {
@@ -276,7 +283,10 @@ func timed(c string) (sample, error) {
 	var stderr bytes.Buffer
 	cmd := exec.Command("/usr/bin/time", "-o", tf.Name(), "-f", "%e %U %S %M", "sh", "-c", c+" >/dev/null")
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	t0 := time.Now()
+	err = cmd.Run()
+	wall := time.Since(t0)
+	if err != nil {
 		return sample{}, fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	b, err := os.ReadFile(tf.Name())
@@ -289,6 +299,7 @@ func timed(c string) (sample, error) {
 	if _, err := fmt.Sscanf(lines[len(lines)-1], "%f %f %f %f", &s.wall, &s.user, &s.sys, &kb); err != nil {
 		return s, fmt.Errorf("time output %q: %v", b, err)
 	}
+	s.wall = wall.Seconds()
 	s.rssMB = kb / 1024
 	return s, nil
 }
