@@ -46,7 +46,10 @@
 //	frame.number, frame.interface, frame.len, frame.caplen    capture metadata
 //	frame.time (Field.Absolute), frame.time_epoch,
 //	frame.time_relative, frame.time_delta                     KindTime
-//	frame.interface_name, frame.comment                       KindString
+//	frame.interface_name, frame.comment                       KindString (JSON: the
+//	                                                          frame object's
+//	                                                          interface_name and
+//	                                                          comments, when present)
 //	frame.malformed (bool), frame.warnings (count)            decode outcome
 //	bts.quote, postcard.quote                                 KindBytes: the quote
 //	cim.msdu                                                  KindBytes: the encapsulated MSDU

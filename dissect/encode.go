@@ -185,8 +185,43 @@ func appendJSONValue(dst []byte, v Value) []byte {
 	case KindTime:
 		return appendTime(dst, v)
 	}
+	if v.Kind == KindString {
+		return appendJSONText(dst, v.S)
+	}
 	dst = append(dst, '"')
 	dst = AppendValue(dst, v, false)
+	return append(dst, '"')
+}
+
+// appendJSONText appends, as a JSON string, the text AppendEscaped makes
+// of s: what a terminal is shown of a string from the capture, with its
+// quotes and backslashes escaped for JSON, so that the line stays valid
+// JSON and decodes to that same safe text ("port\x1b[2J" for an
+// interface name holding ESC [2J).
+func appendJSONText(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := len(dst)
+	dst = AppendEscaped(dst, s)
+	n := 0
+	for _, c := range dst[start:] {
+		if c == '"' || c == '\\' {
+			n++
+		}
+	}
+	if n > 0 {
+		end := len(dst)
+		dst = append(dst, make([]byte, n)...)
+		j := len(dst) - 1
+		for i := end - 1; i >= start; i-- {
+			c := dst[i]
+			dst[j] = c
+			j--
+			if c == '"' || c == '\\' {
+				dst[j] = '\\'
+				j--
+			}
+		}
+	}
 	return append(dst, '"')
 }
 
@@ -225,7 +260,8 @@ type Encoder struct {
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,
-// time (null when the frame has none), interface, len, caplen[, truncated]}, "<protocol>": {fields}, ...,
+// time (null when the frame has none), interface[, interface_name], len,
+// caplen[, comments][, truncated]}, "<protocol>": {fields}, ...,
 // "warnings": [...], "errors": [...]}, protocols in wire order. A frame cut
 // short has "truncated": the offset of the first missing octet (CutOf),
 // and the fields the cut took are null.
@@ -240,10 +276,24 @@ func (e *Encoder) AppendJSON(dst []byte, f *Frame) []byte {
 		dst = append(dst, `","interface":`...)
 	}
 	dst = appendInt(dst, f.Interface)
+	if f.IfName != "" {
+		dst = append(dst, `,"interface_name":`...)
+		dst = appendJSONValue(dst, Value{Kind: KindString, S: f.IfName})
+	}
 	dst = append(dst, `,"len":`...)
 	dst = appendInt(dst, f.Len)
 	dst = append(dst, `,"caplen":`...)
 	dst = appendInt(dst, f.CapLen)
+	if len(f.Comments) > 0 {
+		dst = append(dst, `,"comments":[`...)
+		for i, c := range f.Comments {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONValue(dst, Value{Kind: KindString, S: c})
+		}
+		dst = append(dst, ']')
+	}
 	var c Cut
 	cut := false
 	if f.Err != nil || f.CapLen < f.Len {

@@ -3,6 +3,7 @@
 package dissect
 
 import (
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
 )
@@ -44,6 +45,33 @@ func TestAppendEscapedDoesNotAllocate(t *testing.T) {
 	buf := make([]byte, 0, 256)
 	s := "port\x1b[31m\u202e\xff"
 	if n := testing.AllocsPerRun(100, func() { buf = AppendEscaped(buf[:0], s) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+// TestAppendJSONText: a string from a capture in JSON is the text a
+// terminal is shown (AppendEscaped), quoted so that the line stays valid
+// JSON: its quotes and backslashes escaped, nothing else added.
+func TestAppendJSONText(t *testing.T) {
+	for _, c := range []struct{ in, want, decoded string }{
+		{"port1", `"port1"`, "port1"},
+		{`He said "hi"`, `"He said \"hi\""`, `He said "hi"`},
+		{`\Device\NPF_{1}`, `"\\Device\\NPF_{1}"`, `\Device\NPF_{1}`},
+		{"a\x1b[2Jb", `"a\\x1b[2Jb"`, `a\x1b[2Jb`},
+		{"\u202e\xff\"", `"\\u202e\\xff\""`, `\u202e\xff"`},
+		{"", `""`, ""},
+	} {
+		got := appendJSONText([]byte("x"), c.in)
+		if string(got[1:]) != c.want || got[0] != 'x' {
+			t.Errorf("%q: %s, want %s", c.in, got, c.want)
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(got[1:], &s); err != nil || s != c.decoded {
+			t.Errorf("%q: decodes to %q (%v), want %q", c.in, s, err, c.decoded)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { appendJSONText(make([]byte, 0, 64), `a"b\c`) }); n > 1 {
 		t.Errorf("%v allocations", n)
 	}
 }

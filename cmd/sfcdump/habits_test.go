@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -543,6 +544,7 @@ func TestTerminalSafety(t *testing.T) {
 		{"read", evil},
 		{"read", "-V", evil},
 		{"read", "-V", "-x", evil},
+		{"read", "-T", "json", evil},
 		{"stats", evil},
 		{"stats", "--json", evil},
 		{"timeline", evil, "-o", svg},
@@ -559,7 +561,11 @@ func TestTerminalSafety(t *testing.T) {
 		if args[0] != "read" || len(args) == 2 && strings.HasSuffix(args[1], "m") {
 			continue
 		}
-		if !strings.Contains(out, `port\x1b[2J\x1b]0;pwned\a\rX\xff\xfe\u202egnp`) {
+		want := `port\x1b[2J\x1b]0;pwned\a\rX\xff\xfe\u202egnp`
+		if slices.Contains(args, "json") {
+			want = strings.ReplaceAll(want, `\`, `\\`) // the same text, a JSON string
+		}
+		if !strings.Contains(out, want) {
 			t.Errorf("%v: the escaped name is missing:\n%s", args, out)
 		}
 	}
@@ -1209,5 +1215,45 @@ func TestNumericFlag(t *testing.T) {
 		if out, errs, code := sfcdump(t, args...); code != 0 || out != want {
 			t.Errorf("%v: exit %d, stderr %q, output differs: %v", args, code, errs, out != want)
 		}
+	}
+}
+
+// TestJSONFrameNameAndComments: -T json names the frame's interface and
+// carries its comments, as -V shows them (tshark's frame.interface_name
+// and frame.comment), escaped as every string from a capture is, and the
+// line stays valid JSON.
+func TestJSONFrameNameAndComments(t *testing.T) {
+	type frameObj struct {
+		Frame struct {
+			Number        int      `json:"number"`
+			InterfaceName *string  `json:"interface_name"`
+			Comments      []string `json:"comments"`
+		} `json:"frame"`
+	}
+	out, _, code := sfcdump(t, "read", "-T", "json", "-c", "1", sampleCap)
+	var f frameObj
+	if err := json.Unmarshal([]byte(out), &f); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if f.Frame.InterfaceName == nil || *f.Frame.InterfaceName != "port1" || len(f.Frame.Comments) != 1 || f.Frame.Comments[0] != "802.3x PAUSE, 65535 quanta" {
+		t.Errorf("frame 1: %s", out)
+	}
+	out, _, _ = sfcdump(t, "read", "-T", "json", evilCapture(t))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, l := range lines {
+		var f frameObj
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("line %d: %v: %s", i+1, err, l)
+		}
+		name := f.Frame.InterfaceName
+		if name == nil || !strings.HasPrefix(*name, "port") || strings.ContainsAny(*name, "\x1b\a\r\u202e") || len(f.Frame.Comments) != 1 ||
+			strings.ContainsAny(f.Frame.Comments[0], "\x1b\a\r\u202e") || !strings.HasPrefix(f.Frame.Comments[0], "comment port") {
+			t.Fatalf("line %d: name %v, comments %q", i+1, name, f.Frame.Comments)
+		}
+	}
+	// A frame of an unnamed interface without comments has neither key.
+	out, _, _ = sfcdump(t, "read", "-T", "json", "-c", "1", vlanCap)
+	if strings.Contains(out, "interface_name") || strings.Contains(out, "comments") {
+		t.Errorf("unnamed, uncommented: %s", out)
 	}
 }
