@@ -6,9 +6,11 @@ package pcapio
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -121,5 +123,25 @@ func TestFileReaderFallback(t *testing.T) {
 	}
 	if _, ok := newFileReader(f, false).(*os.File); !ok {
 		t.Error("not a regular file: read as os.File")
+	}
+}
+
+// TestFileReaderReadAtError: a positioned read that preadv2 refuses for
+// another reason than uncached pages (here EISDIR: a directory) goes
+// through os.File.ReadAt, which reports the error, and preadv2 is not
+// tried again.
+func TestFileReaderReadAtError(t *testing.T) {
+	d, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	fr, ok := newFileReader(d, true).(*fileReader)
+	if !ok {
+		t.Fatal("not a fileReader")
+	}
+	n, err := fr.ReadAt(make([]byte, 64), 0)
+	if n != 0 || !errors.Is(err, syscall.EISDIR) || !fr.atFailed.Load() {
+		t.Fatalf("%d octets, %v, preadv2 given up %v", n, err, fr.atFailed.Load())
 	}
 }

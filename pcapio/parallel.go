@@ -53,10 +53,14 @@ var errOrder = errors.New("pcapio: Frame called out of Reserve's order")
 type chunk struct {
 	idx  int64 // the chunk's number, in Reserve's order from 0
 	off  int64 // its first octet in the file
+	len  int   // its length: ChunkSize, or less for small records
 	n    int   // octets Load read
 	err  error // Load's error other than io.EOF
-	full bool  // Load read ChunkSize octets (the file may go on)
+	full bool  // Load read len octets (the file may go on)
 }
+
+// minChunk is the shortest chunk Reserve hands out for a limit of frames.
+const minChunk = 16 << 10
 
 // Positioned reports whether r can read batches by position (Reserve,
 // Load, Frame): a regular, uncompressed file opened by Open and read
@@ -69,11 +73,15 @@ func (r *Reader) Positioned() bool {
 	return ok
 }
 
-// Reserve gives b the next chunk of the file. Calls to Reserve must not
-// overlap, nor the first one a call of Next or ReadBatch; after it, r reads
-// only through Reserve, Load and Frame. b's buffer must hold ChunkPad +
-// ChunkSize octets (SetBuffer with BatchBuffer).
-func (r *Reader) Reserve(b *Batch) {
+// Reserve gives b the next chunk of the file: ChunkSize octets, or, when
+// limit is positive, fewer where the records framed last were small, so
+// that a chunk holds about limit frames (as ReadBatch's limit bounds a
+// batch's frames, and with them the memory its caller spends per frame),
+// never less than 16 KiB. Calls to Reserve must not overlap, nor the first
+// one a call of Next or ReadBatch; after it, r reads only through
+// Reserve, Load and Frame. b's buffer must hold ChunkPad + ChunkSize
+// octets (SetBuffer with BatchBuffer).
+func (r *Reader) Reserve(b *Batch, limit int) {
 	if !r.reserving {
 		// The octets read ahead when the capture was opened, and not
 		// parsed, are read again with the first chunk.
@@ -81,9 +89,13 @@ func (r *Reader) Reserve(b *Batch) {
 		r.nextOff = r.count.n - int64(r.end-r.pos)
 		r.buf, r.pos, r.end = nil, 0, 0
 	}
-	b.chunk = chunk{idx: r.nextIdx, off: r.nextOff}
+	size := chunkSize
+	if avg := r.recordSize.Load(); limit > 0 && avg > 0 && int64(limit)*avg < int64(size) {
+		size = max(int(int64(limit)*avg+4095)&^4095, min(minChunk, chunkSize))
+	}
+	b.chunk = chunk{idx: r.nextIdx, off: r.nextOff, len: size}
 	r.nextIdx++
-	r.nextOff += int64(chunkSize)
+	r.nextOff += int64(size)
 }
 
 // Load reads b's chunk, which Reserve gave it, into b's buffer. Loads of
@@ -94,7 +106,7 @@ func (b *Batch) Load(r *Reader) {
 	if cap(b.buf) < chunkPad+chunkSize {
 		b.buf = make([]byte, 0, chunkPad+chunkSize)
 	}
-	p := b.buf[chunkPad : chunkPad+chunkSize]
+	p := b.buf[chunkPad : chunkPad+c.len]
 	n, err := r.count.r.(io.ReaderAt).ReadAt(p, c.off)
 	c.n, c.err, c.full = n, nil, n == len(p)
 	if err != nil && err != io.EOF && !c.full {
@@ -105,8 +117,15 @@ func (b *Batch) Load(r *Reader) {
 // Frame parses into b the frames of its chunk, which Load read, and those
 // the chunk ends before them completes. Frames must be called one at a
 // time, in Reserve's order. It returns as ReadBatch does: io.EOF or a
-// *FrameError only with no frame in b, the error of a record after b's
-// frames with the next call.
+// *FrameError only with no frame in b, the error of a record (or of the
+// chunk's read) after b's frames with the next call. Unlike ReadBatch it
+// may return no frame and no error: a chunk inside a record longer than
+// it.
+//
+// A chunk that came back short is read again first: every chunk before
+// it has been read by then, so a file that grew meanwhile (a capture being
+// written) does not seem to end at the chunk's start, which need not be a
+// record's.
 func (r *Reader) Frame(b *Batch) error {
 	b.Frames = b.Frames[:0]
 	c := &b.chunk
@@ -117,16 +136,17 @@ func (r *Reader) Frame(b *Batch) error {
 	if r.err != nil {
 		return r.err
 	}
+	if !r.ended && !c.full && c.err == nil {
+		b.Load(r)
+	}
 	var data []byte
 	carry := r.carry
 	owned := false // data is r.carry's memory, which b's frames may keep
+	loadErr := c.err
 	switch {
 	case r.ended:
 		// An earlier chunk ended the file: this one is past its end.
-		data, owned = carry, true
-	case c.err != nil:
-		r.count.n = c.off
-		return r.fail(c.err)
+		data, owned, loadErr = carry, true, nil
 	case len(carry) <= chunkPad:
 		start := chunkPad - len(carry)
 		copy(b.buf[start:chunkPad], carry)
@@ -157,6 +177,12 @@ func (r *Reader) Frame(b *Batch) error {
 			}
 			break
 		}
+	}
+	if len(b.Frames) > 0 {
+		r.recordSize.Store(int64(r.pos / len(b.Frames)))
+	}
+	if loadErr != nil && perr == nil {
+		perr = loadErr // the octets before the unreadable ones come first
 	}
 	left := r.buf[r.pos:r.end]
 	if owned && len(b.Frames) > 0 {

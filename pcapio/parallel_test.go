@@ -14,6 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // withChunks runs f with chunks of size octets and a pad of pad.
@@ -57,7 +62,7 @@ func readAllPositioned(t *testing.T, path string, k int) got {
 			next++
 			flush(i)
 			bs[j] = &ring[i]
-			r.Reserve(bs[j])
+			r.Reserve(bs[j], 0)
 		}
 		var wg sync.WaitGroup
 		for _, b := range bs {
@@ -210,8 +215,8 @@ func TestFrameOrder(t *testing.T) {
 	}
 	defer r.Close()
 	var a, b Batch
-	r.Reserve(&a)
-	r.Reserve(&b)
+	r.Reserve(&a, 0)
+	r.Reserve(&b, 0)
 	b.Load(r)
 	if err := r.Frame(&b); !errors.Is(err, errOrder) {
 		t.Fatalf("Frame of the second chunk first: %v", err)
@@ -252,25 +257,201 @@ func TestPositionedBadRecord(t *testing.T) {
 	}
 }
 
-// TestPositionedReadError: a chunk that cannot be read ends the capture
-// with a *FrameError that says why.
-func TestPositionedReadError(t *testing.T) {
+var errInjected = errors.New("injected read error")
+
+// failingFile: octets from at on cannot be read (EIO on a bad sector).
+type failingFile struct {
+	f  *os.File
+	at int64
+}
+
+func (ff *failingFile) Read(p []byte) (int, error) {
+	off, _ := ff.f.Seek(0, io.SeekCurrent)
+	if off >= ff.at {
+		return 0, errInjected
+	}
+	if int64(len(p)) > ff.at-off {
+		p = p[:ff.at-off]
+	}
+	return ff.f.Read(p)
+}
+
+func (ff *failingFile) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) <= ff.at {
+		return ff.f.ReadAt(p, off)
+	}
+	n := 0
+	if off < ff.at {
+		n, _ = ff.f.ReadAt(p[:ff.at-off], off)
+	}
+	return n, errInjected
+}
+
+// TestPositionedReadErrorKeepsFramesBefore: a chunk that cannot be read
+// from some octet on gives the frames before that octet first, as Next
+// does, then the read error (found in review: the whole chunk was lost).
+func TestPositionedReadErrorKeepsFramesBefore(t *testing.T) {
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for i := 0; i < 6000; i++ {
+		d := frameData(i, 60+i%80)
+		w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(d), Length: len(d)}, d)
+	}
+	data := buf.Bytes()
 	path := filepath.Join(t.TempDir(), "p.pcap")
-	os.WriteFile(path, pcapCaptures()["pcap-nanos=false"], 0o644)
+	os.WriteFile(path, data, 0o644)
+	at := int64(len(data) * 2 / 3)
+	open := func() *Reader {
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.count.r = &failingFile{f: r.closer.(*os.File), at: at}
+		return r
+	}
+	r := open()
+	want := drainNext(r)
+	r.Close()
+	if !errors.Is(want.err, errInjected) || len(want.frames) < 10 {
+		t.Fatalf("Next: %d frames, %v", len(want.frames), want.err)
+	}
+	withChunks(t, ChunkSize, ChunkPad, func() {
+		r := open()
+		defer r.Close()
+		var g got
+		for {
+			var b Batch
+			r.Reserve(&b, 0)
+			b.Load(r)
+			err := r.Frame(&b)
+			for i := range b.Frames {
+				g.frames = append(g.frames, copyFrame(&b.Frames[i]))
+			}
+			if err != nil {
+				if err != io.EOF {
+					g.err = err
+				}
+				break
+			}
+		}
+		for i := 0; i < r.NInterfaces(); i++ {
+			g.ifaces = append(g.ifaces, r.Interface(i))
+		}
+		if d := same(g, want); d != "" {
+			t.Errorf("by position: %s", d)
+		}
+	})
+}
+
+// TestPositionedGrowingFile: a capture being written, whole records at a
+// time, read while it grows: a later chunk read while the file still ended
+// before it, an earlier one read full after the writer appended. The file
+// ended on record boundaries only, so reading by position must end with
+// io.EOF, not a record cut short at the later chunk's start.
+func TestPositionedGrowingFile(t *testing.T) {
+	data := pcapCaptures()["pcap-nanos=false"]
+	var ends []int
+	for o := 24; o+16 <= len(data); {
+		o += 16 + int(binary.LittleEndian.Uint32(data[o+8:]))
+		ends = append(ends, o)
+	}
+	path := filepath.Join(t.TempDir(), "live.pcap")
+	withChunks(t, 200, 64, func() {
+		s0 := 0 // the last record boundary before chunk 1 (24+200)
+		for _, e := range ends {
+			if e <= 24+200 {
+				s0 = e
+			}
+		}
+		os.WriteFile(path, data[:s0], 0o644)
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var a, b, c Batch
+		r.Reserve(&a, 0)
+		r.Reserve(&b, 0)
+		r.Reserve(&c, 0)
+		b.Load(r) // the file ends before chunk 1: 0 octets
+		c.Load(r)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(data[s0:]) // the writer appends the rest, whole records
+		f.Close()
+		a.Load(r) // chunk 0 now full
+		n := 0
+		var ferr error
+		for _, x := range []*Batch{&a, &b, &c} {
+			if ferr = r.Frame(x); ferr != nil {
+				break
+			}
+			n += len(x.Frames)
+		}
+		for ferr == nil {
+			var x Batch
+			r.Reserve(&x, 0)
+			x.Load(r)
+			if ferr = r.Frame(&x); ferr == nil {
+				n += len(x.Frames)
+			}
+		}
+		if ferr != io.EOF {
+			t.Errorf("file ended at octet %d then at %d, both record boundaries; by position: %d frames, then %v", s0, len(data), n, ferr)
+		}
+	})
+}
+
+// TestReserveLimit: with a limit, a chunk after the first holds about
+// that many frames of the size framed last (a capture of small frames no
+// longer makes batches of 16,000 frames, each costing its caller memory),
+// and the frames are still Next's.
+func TestReserveLimit(t *testing.T) {
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for i := 0; i < 20000; i++ {
+		d := frameData(i, 60)
+		w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(d), Length: len(d)}, d)
+	}
+	path := filepath.Join(t.TempDir(), "small.pcap")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	want := readAllOpenNext(path)
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b Batch
-	r.Reserve(&b)
-	r.Close()
-	b.Load(r)
-	err = r.Frame(&b)
-	var fe *FrameError
-	if !errors.As(err, &fe) || !errors.Is(err, os.ErrClosed) || len(b.Frames) != 0 {
-		t.Fatalf("%d frames, %v", len(b.Frames), err)
+	defer r.Close()
+	const limit = 200
+	var g got
+	for i := 0; ; i++ {
+		var b Batch
+		r.Reserve(&b, limit)
+		b.Load(r)
+		err := r.Frame(&b)
+		if i > 0 && len(b.Frames) > 2*limit {
+			t.Fatalf("chunk %d: %d frames, %d octets (limit %d)", i, len(b.Frames), b.chunk.len, limit)
+		}
+		for j := range b.Frames {
+			g.frames = append(g.frames, copyFrame(&b.Frames[j]))
+		}
+		if err != nil {
+			if err != io.EOF {
+				g.err = err
+			}
+			break
+		}
+		if i > 1 && b.chunk.len != minChunk {
+			t.Errorf("chunk %d: %d octets, want %d (76-octet records, limit %d)", i, b.chunk.len, minChunk, limit)
+		}
 	}
-	if err2 := r.Frame(&b); err2 != errOrder && err2 != err {
-		t.Errorf("after the error: %v", err2)
+	for i := 0; i < r.NInterfaces(); i++ {
+		g.ifaces = append(g.ifaces, r.Interface(i))
+	}
+	if d := same(g, want); d != "" {
+		t.Error(d)
 	}
 }

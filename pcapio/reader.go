@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -313,6 +314,9 @@ type Reader struct {
 	nextOff         int64
 	carry           []byte
 	ended           bool
+	// recordSize is the mean octets per frame of the chunk framed last
+	// (Frame writes it, Reserve reads it: atomic).
+	recordSize atomic.Int64
 }
 
 // ifaceMeta is what an interface block says of its interface that

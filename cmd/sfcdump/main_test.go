@@ -657,3 +657,37 @@ func TestReadWriteStatsItCannotHold(t *testing.T) {
 		t.Errorf("%d frames written, want 1", n)
 	}
 }
+
+// TestParallelCountBeforeCut: with -c reached before a later batch meets
+// the capture's cut, the parallel reader exits as the serial one does (0,
+// no error), whichever batch is rendered first (found in review: the read
+// error of a batch read ahead failed the run).
+func TestParallelCountBeforeCut(t *testing.T) {
+	if parallelism() == 0 {
+		t.Skip("one CPU")
+	}
+	frames := loadFrames(t, sampleCap)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.pcapng")
+	t0 := time.Unix(1700000000, 0)
+	writeCapture(t, full, []string{"port0"}, 200, func(i int) (int, time.Time, []byte, int) {
+		fr := frames[i%len(frames)]
+		return 0, t0.Add(time.Duration(i) * time.Microsecond), fr.Data, fr.Len
+	})
+	data, _ := os.ReadFile(full)
+	cut := filepath.Join(dir, "cut.pcapng")
+	os.WriteFile(cut, data[:len(data)-7], 0o644)
+	old := runtime.GOMAXPROCS(1)
+	ser, serr, sc := sfcdump(t, "read", "-c", "5", cut)
+	runtime.GOMAXPROCS(old)
+	testBeforeRender = func(seq int) { // batch 0 rendered late (a busy machine, -V)
+		if seq == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	defer func() { testBeforeRender = nil }()
+	par, perr, pc := sfcdump(t, "read", "-c", "5", cut)
+	if par != ser || perr != serr || pc != sc {
+		t.Errorf("parallel: exit %d %q; serial: exit %d %q (outputs equal: %v)", pc, perr, sc, serr, par == ser)
+	}
+}

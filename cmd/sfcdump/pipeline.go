@@ -47,7 +47,8 @@ import (
 
 // batchFrames bounds the frames of a batch read by ReadBatch (a batch is
 // otherwise one read of the capture, 128 KiB: ~2000 frames of 64 octets),
-// and so its output. A positioned batch holds its chunk's frames.
+// and so its output; by position, a chunk is cut to about that many frames
+// of the size framed last (pcapio's Reserve).
 const batchFrames = 2048
 
 type batch struct {
@@ -171,7 +172,9 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 	positioned := r.Positioned()
 	n := parallelism()
 	if positioned {
-		n = runtime.GOMAXPROCS(0)
+		// One worker per CPU that can run one: a worker more than that
+		// spins for its turn on the core of the one whose turn it is.
+		n = min(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	}
 	pool := 2*n + 2
 	free := &batchStack{}
@@ -271,7 +274,7 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 			b := free.pop()
 			b.seq = seq
 			seq++
-			r.Reserve(&b.rb)
+			r.Reserve(&b.rb, batchFrames)
 			mu.Unlock()
 			b.rb.Load(r)
 			waitTurn(&framed, turnCond, int64(b.seq))
@@ -333,6 +336,11 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 	wg.Wait()
 	if outErr != nil {
 		return outErr
+	}
+	if stop.Load() {
+		// -c was reached (or the read interrupted) before the batch that
+		// met readErr was written: the serial path never reads that far.
+		return nil
 	}
 	return readErr
 }
