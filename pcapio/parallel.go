@@ -77,7 +77,8 @@ func (r *Reader) Positioned() bool {
 // limit is positive, fewer where the records framed last were small, so
 // that a chunk holds about limit frames (as ReadBatch's limit bounds a
 // batch's frames, and with them the memory its caller spends per frame),
-// never less than 16 KiB. Calls to Reserve must not overlap, nor the first
+// never less than 16 KiB; before the first Frame, as if every record were
+// a bare 16-octet header. Calls to Reserve must not overlap, nor the first
 // one a call of Next or ReadBatch; after it, r reads only through
 // Reserve, Load and Frame. b's buffer must hold ChunkPad + ChunkSize
 // octets (SetBuffer with BatchBuffer).
@@ -90,7 +91,14 @@ func (r *Reader) Reserve(b *Batch, limit int) {
 		r.buf, r.pos, r.end = nil, 0, 0
 	}
 	size := chunkSize
-	if avg := r.recordSize.Load(); limit > 0 && avg > 0 && int64(limit)*avg < int64(size) {
+	avg := r.recordSize.Load()
+	if avg <= 0 {
+		// Nothing framed yet: the chunks reserved before the first Frame
+		// assume the smallest record (a classic pcap header alone), so
+		// that they too hold at most about limit frames.
+		avg = 16
+	}
+	if limit > 0 && int64(limit)*avg < int64(size) {
 		size = max(int(int64(limit)*avg+4095)&^4095, min(minChunk, chunkSize))
 	}
 	b.chunk = chunk{idx: r.nextIdx, off: r.nextOff, len: size}

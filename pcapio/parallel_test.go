@@ -432,7 +432,7 @@ func TestReserveLimit(t *testing.T) {
 		r.Reserve(&b, limit)
 		b.Load(r)
 		err := r.Frame(&b)
-		if i > 0 && len(b.Frames) > 2*limit {
+		if len(b.Frames) > 2*limit {
 			t.Fatalf("chunk %d: %d frames, %d octets (limit %d)", i, len(b.Frames), b.chunk.len, limit)
 		}
 		for j := range b.Frames {
