@@ -884,7 +884,8 @@ func (r *Reader) fail(err error) error {
 type Batch struct {
 	Frames []Frame
 	buf    []byte
-	chunk  chunk // the part of the file Reserve gave it (parallel.go)
+	chunk  chunk  // the part of the file Reserve gave it (parallel.go)
+	spare  []byte // a record longer than ChunkPad put together (parallel.go)
 }
 
 // BatchBuffer is the size of the buffer a Batch reads into (its frames'
