@@ -170,22 +170,7 @@ func (r *Reader) Frame(b *Batch) error {
 		r.ended = !c.full
 	}
 	r.buf, r.pos, r.end = data, 0, len(data)
-	var perr error
-	for {
-		n := len(b.Frames)
-		if n < cap(b.Frames) {
-			b.Frames = b.Frames[:n+1]
-		} else {
-			b.Frames = append(b.Frames, Frame{})
-		}
-		if err := r.record(&b.Frames[n], false); err != nil {
-			b.Frames = b.Frames[:n]
-			if err != errMore {
-				perr = err
-			}
-			break
-		}
-	}
+	perr := r.appendFrames(b, 0, false)
 	if len(b.Frames) > 0 {
 		r.recordSize.Store(int64(r.pos / len(b.Frames)))
 	} else if n := r.end - r.pos; n > 0 {

@@ -915,24 +915,10 @@ func (r *Reader) ReadBatch(b *Batch, limit int) error {
 	if r.err != nil {
 		return r.err
 	}
-	for limit <= 0 || len(b.Frames) < limit {
-		n := len(b.Frames)
-		if n < cap(b.Frames) {
-			b.Frames = b.Frames[:n+1]
-		} else {
-			b.Frames = append(b.Frames, Frame{})
-		}
-		err := r.record(&b.Frames[n], n == 0)
-		if err != nil {
-			b.Frames = b.Frames[:n]
-			if err == errMore {
-				break
-			}
-			err = r.fail(err)
-			if n == 0 {
-				return err
-			}
-			break
+	if err := r.appendFrames(b, limit, true); err != nil {
+		err = r.fail(err)
+		if len(b.Frames) == 0 {
+			return err
 		}
 	}
 	// Hand the buffer over with the frames; keep the unparsed tail.
@@ -944,6 +930,29 @@ func (r *Reader) ReadBatch(b *Batch, limit int) error {
 	b.buf = r.buf
 	r.buf = nb
 	r.pos, r.end = 0, copy(nb, tail)
+	return nil
+}
+
+// appendFrames parses records into b.Frames, up to limit frames (0: no
+// limit), reading from the source for the first one only when refill. It
+// stops at the first record the buffer does not hold whole, returning
+// nil, or at a record's error, which it returns for the caller to fail.
+func (r *Reader) appendFrames(b *Batch, limit int, refill bool) error {
+	for limit <= 0 || len(b.Frames) < limit {
+		n := len(b.Frames)
+		if n < cap(b.Frames) {
+			b.Frames = b.Frames[:n+1]
+		} else {
+			b.Frames = append(b.Frames, Frame{})
+		}
+		if err := r.record(&b.Frames[n], refill && n == 0); err != nil {
+			b.Frames = b.Frames[:n]
+			if err == errMore {
+				return nil
+			}
+			return err
+		}
+	}
 	return nil
 }
 
