@@ -133,30 +133,36 @@ func parallelism() int {
 // CPU-s, with 10,000 no better (bench/README.md, eleventh session).
 const spinTries = 1000
 
-// waitTurn returns when framed reaches seq: it spins as lockSpinning
-// does, then sleeps on cond (whose lock guards framed's changes).
-func waitTurn(framed *atomic.Int64, cond *sync.Cond, seq int64) {
-	for i := 0; framed.Load() != seq; i++ {
-		if i == spinTries {
-			cond.L.Lock()
-			for framed.Load() != seq {
-				cond.Wait()
-			}
-			cond.L.Unlock()
-			return
+// spin calls ok until it reports true, yielding to the other goroutines
+// between calls, at most spinTries times; false: the caller should sleep.
+func spin(ok func() bool) bool {
+	for i := 0; i < spinTries; i++ {
+		if ok() {
+			return true
 		}
 		runtime.Gosched()
 	}
+	return ok()
+}
+
+// waitTurn returns when framed reaches seq: it spins, then sleeps on cond
+// (whose lock guards framed's changes).
+func waitTurn(framed *atomic.Int64, cond *sync.Cond, seq int64) {
+	turn := func() bool { return framed.Load() == seq }
+	if spin(turn) {
+		return
+	}
+	cond.L.Lock()
+	for !turn() {
+		cond.Wait()
+	}
+	cond.L.Unlock()
 }
 
 // lockSpinning locks mu, spinning first (see the parallel reader).
 func lockSpinning(mu *sync.Mutex) {
-	for i := 0; !mu.TryLock(); i++ {
-		if i == spinTries {
-			mu.Lock()
-			return
-		}
-		runtime.Gosched()
+	if !spin(mu.TryLock) {
+		mu.Lock()
 	}
 }
 
