@@ -184,8 +184,7 @@ func appendJSONValue(dst []byte, v Value) []byte {
 		return appendBool(dst, v.U != 0)
 	case KindTime:
 		return appendTime(dst, v)
-	}
-	if v.Kind == KindString {
+	case KindString:
 		return appendJSONText(dst, v.S)
 	}
 	dst = append(dst, '"')
