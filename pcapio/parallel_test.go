@@ -94,6 +94,48 @@ func readAllPositioned(t *testing.T, path string, k int) got {
 	return g
 }
 
+// pcapOf returns a classic pcap of n frames, frame i of size(i) octets
+// and stamped i seconds.
+func pcapOf(n int, size func(i int) int) []byte {
+	var buf bytes.Buffer
+	w := pcapgo.NewWriter(&buf)
+	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
+	for i := 0; i < n; i++ {
+		d := frameData(i, size(i))
+		w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(d), Length: len(d)}, d)
+	}
+	return buf.Bytes()
+}
+
+// readChunkByChunk reads r to its end by position, one chunk at a time
+// (Reserve with limit, Load, Frame), calling each (when not nil) with the
+// chunk's number, its batch and Frame's error.
+func readChunkByChunk(r *Reader, limit int, each func(i int, b *Batch, err error)) got {
+	var g got
+	for i := 0; ; i++ {
+		var b Batch
+		r.Reserve(&b, limit)
+		b.Load(r)
+		err := r.Frame(&b)
+		if each != nil {
+			each(i, &b, err)
+		}
+		for j := range b.Frames {
+			g.frames = append(g.frames, copyFrame(&b.Frames[j]))
+		}
+		if err != nil {
+			if err != io.EOF {
+				g.err = err
+			}
+			break
+		}
+	}
+	for i := 0; i < r.NInterfaces(); i++ {
+		g.ifaces = append(g.ifaces, r.Interface(i))
+	}
+	return g
+}
+
 // TestPositionedMatchesNext reads every uncompressed capture of the corpus
 // by position, with chunks small enough that records cross their ends
 // (and longer than the pad, so that the long-record path runs) and with
@@ -291,14 +333,7 @@ func (ff *failingFile) ReadAt(p []byte, off int64) (int, error) {
 // from some octet on gives the frames before that octet first, as Next
 // does, then the read error (found in review: the whole chunk was lost).
 func TestPositionedReadErrorKeepsFramesBefore(t *testing.T) {
-	var buf bytes.Buffer
-	w := pcapgo.NewWriter(&buf)
-	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	for i := 0; i < 6000; i++ {
-		d := frameData(i, 60+i%80)
-		w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(d), Length: len(d)}, d)
-	}
-	data := buf.Bytes()
+	data := pcapOf(6000, func(i int) int { return 60 + i%80 })
 	path := filepath.Join(t.TempDir(), "p.pcap")
 	os.WriteFile(path, data, 0o644)
 	at := int64(len(data) * 2 / 3)
@@ -319,26 +354,7 @@ func TestPositionedReadErrorKeepsFramesBefore(t *testing.T) {
 	withChunks(t, ChunkSize, ChunkPad, func() {
 		r := open()
 		defer r.Close()
-		var g got
-		for {
-			var b Batch
-			r.Reserve(&b, 0)
-			b.Load(r)
-			err := r.Frame(&b)
-			for i := range b.Frames {
-				g.frames = append(g.frames, copyFrame(&b.Frames[i]))
-			}
-			if err != nil {
-				if err != io.EOF {
-					g.err = err
-				}
-				break
-			}
-		}
-		for i := 0; i < r.NInterfaces(); i++ {
-			g.ifaces = append(g.ifaces, r.Interface(i))
-		}
-		if d := same(g, want); d != "" {
+		if d := same(readChunkByChunk(r, 0, nil), want); d != "" {
 			t.Errorf("by position: %s", d)
 		}
 	})
@@ -410,15 +426,8 @@ func TestPositionedGrowingFile(t *testing.T) {
 // longer makes batches of 16,000 frames, each costing its caller memory),
 // and the frames are still Next's.
 func TestReserveLimit(t *testing.T) {
-	var buf bytes.Buffer
-	w := pcapgo.NewWriter(&buf)
-	w.WriteFileHeader(65535, layers.LinkTypeEthernet)
-	for i := 0; i < 20000; i++ {
-		d := frameData(i, 60)
-		w.WritePacket(gopacket.CaptureInfo{Timestamp: time.Unix(int64(i), 0), CaptureLength: len(d), Length: len(d)}, d)
-	}
 	path := filepath.Join(t.TempDir(), "small.pcap")
-	os.WriteFile(path, buf.Bytes(), 0o644)
+	os.WriteFile(path, pcapOf(20000, func(int) int { return 60 }), 0o644)
 	want := readAllOpenNext(path)
 	r, err := Open(path)
 	if err != nil {
@@ -426,31 +435,14 @@ func TestReserveLimit(t *testing.T) {
 	}
 	defer r.Close()
 	const limit = 200
-	var g got
-	for i := 0; ; i++ {
-		var b Batch
-		r.Reserve(&b, limit)
-		b.Load(r)
-		err := r.Frame(&b)
+	g := readChunkByChunk(r, limit, func(i int, b *Batch, err error) {
 		if len(b.Frames) > 2*limit {
 			t.Fatalf("chunk %d: %d frames, %d octets (limit %d)", i, len(b.Frames), b.chunk.len, limit)
 		}
-		for j := range b.Frames {
-			g.frames = append(g.frames, copyFrame(&b.Frames[j]))
-		}
-		if err != nil {
-			if err != io.EOF {
-				g.err = err
-			}
-			break
-		}
-		if i > 1 && b.chunk.len != minChunk {
+		if err == nil && i > 1 && b.chunk.len != minChunk {
 			t.Errorf("chunk %d: %d octets, want %d (76-octet records, limit %d)", i, b.chunk.len, minChunk, limit)
 		}
-	}
-	for i := 0; i < r.NInterfaces(); i++ {
-		g.ifaces = append(g.ifaces, r.Interface(i))
-	}
+	})
 	if d := same(g, want); d != "" {
 		t.Error(d)
 	}
