@@ -256,6 +256,9 @@ type Encoder struct {
 	// hdrs keeps the JSON of the Ethernet, IPv4 and UDP headers of recent
 	// flows (appendHdrs).
 	hdrs [hdrMemoSize]hdrMemoEntry
+	// addrs keeps the summary's address column of recent address pairs
+	// (appendAddrsMemo).
+	addrs addrMemo
 }
 
 // AppendJSON appends f as one JSON object (no newline): {"frame": {number,

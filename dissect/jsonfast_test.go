@@ -210,3 +210,85 @@ func TestJSONHdrMemo(t *testing.T) {
 		t.Fatalf("only %d memo hits", hits)
 	}
 }
+
+// The Encoder's memo of the summary's address column (one Encoder for the
+// whole run) writes what AppendSummary writes: every sample frame with
+// each octet of its first 42 changed to several values, each changed
+// frame followed by the original (a hit after a possible eviction), and
+// every sample frame cut at every length (addresses cut short, the MACs
+// shown instead, nothing).
+func TestSummaryAddrMemo(t *testing.T) {
+	var memo Encoder
+	hits := 0
+	check := func(data []byte, what string) {
+		p := layers.NewParser()
+		f := Frame{Number: 7, Time: sample.Start, Len: len(data), CapLen: len(data), P: p, LinkBPS: 100e9}
+		f.Err = p.Decode(data)
+		has, _ := summaryScan(p)
+		if k0, k1, ok := addrKey(p, has); ok {
+			for _, e := range memo.addrs {
+				if e.n != 0 && e.k0 == k0 && e.k1 == k1 {
+					hits++
+				}
+			}
+		}
+		if got, want := string(memo.AppendSummary(nil, &f)), string(AppendSummary(nil, &f)); got != want {
+			t.Fatalf("%s:\nmemo  %s\nplain %s", what, got, want)
+		}
+	}
+	for _, sf := range sample.Frames() {
+		orig := append([]byte(nil), sf.Data...)
+		check(orig, sf.Name)
+		for off := 0; off < min(42, len(orig)); off++ {
+			for _, x := range []byte{0x01, 0x80, 0xff} {
+				d := append([]byte(nil), orig...)
+				d[off] ^= x
+				check(d, fmt.Sprintf("%s, octet %d ^ %#x", sf.Name, off, x))
+				check(orig, sf.Name+" again")
+			}
+		}
+		for n := 0; n < len(orig); n++ {
+			check(orig[:n:n], fmt.Sprintf("%s cut at %d", sf.Name, n))
+		}
+	}
+	if hits < 1000 {
+		t.Errorf("%d memo hits: the memo is not used", hits)
+	}
+	// The longest columns fit an entry: three-digit address octets, and
+	// two MACs.
+	long := map[string][]byte{}
+	for _, sf := range sample.Frames() {
+		d := append([]byte(nil), sf.Data...)
+		switch {
+		case len(d) >= 34 && d[12] == 0x08 && d[13] == 0x00 && long["ip"] == nil:
+			for off := 26; off < 34; off++ {
+				d[off] = 0xfe
+			}
+			long["ip"] = d
+		case len(d) >= 14 && d[12] == 0x88 && d[13] == 0x08 && long["mac"] == nil:
+			long["mac"] = d
+		}
+	}
+	for what, d := range long {
+		check(d, "longest "+what)
+		check(d, "longest "+what+" again")
+		p := layers.NewParser()
+		f := Frame{Len: len(d), CapLen: len(d), P: p}
+		f.Err = p.Decode(d)
+		has, _ := summaryScan(p)
+		k0, k1, ok := addrKey(p, has)
+		if !ok {
+			t.Fatalf("longest %s: no memo key", what)
+		}
+		found := false
+		for _, e := range memo.addrs {
+			found = found || e.n != 0 && e.k0 == k0 && e.k1 == k1
+		}
+		if !found {
+			t.Errorf("longest %s: not kept", what)
+		}
+	}
+	if len(long) != 2 {
+		t.Fatalf("sample has %d of the two long columns", len(long))
+	}
+}

@@ -645,7 +645,7 @@ func (fm *formatter) format(buf []byte, v *view, fr *pcapio.Frame) ([]byte, bool
 			buf = append(buf, v.names[f.Interface]...)
 			buf = append(buf, ' ')
 		}
-		buf = dissect.AppendSummary(buf, f)
+		buf = fm.enc.AppendSummary(buf, f)
 		buf = append(buf, '\n')
 		if fm.o.verbose {
 			buf = append(buf, "    frame\n        frame.time: "...)
