@@ -63,7 +63,9 @@ func (panicLayer) DecodeFromBytes([]byte, gopacket.DecodeFeedback) error {
 // gopacket's parser makes of it, with the layers before it listed.
 func TestDecodeLayersPanic(t *testing.T) {
 	p := NewParser()
-	p.dlc = gopacket.DecodingLayerSparse(nil).Put(&p.Eth).Put(panicLayer{})
+	p.dlc = new(decoders)
+	p.dlc.Put(&p.Eth)
+	p.dlc.Put(panicLayer{})
 	frame := make([]byte, 60)
 	frame[12], frame[13] = 0x81, 0x00 // 802.1Q: found through the container
 	err := p.decodeLayers(frame)
@@ -71,3 +73,44 @@ func TestDecodeLayersPanic(t *testing.T) {
 		t.Fatalf("got %v, %v", err, p.Decoded)
 	}
 }
+
+// TestDecoders: the Parser's table finds each decoder NewParser puts by
+// every type it decodes, and nothing for the types it has no decoder for
+// (inside either range and outside both); a type outside the ranges is
+// refused loudly.
+func TestDecoders(t *testing.T) {
+	p := NewParser()
+	want := map[gopacket.LayerType]bool{}
+	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.BTH, &p.PFC, &p.FGPause, sllDecoder{&p.SLL}, sll2Decoder{&p.SLL2}, &p.ESP} {
+		for _, typ := range d.CanDecode().LayerTypes() {
+			want[typ] = true
+			got, ok := p.dlc.Decoder(typ)
+			if !ok || got != d {
+				t.Errorf("type %v (%d): decoder %v, %v", typ, typ, got, ok)
+			}
+		}
+	}
+	for _, typ := range []gopacket.LayerType{0, layers.LayerTypeTCP, lowTypes - 1, lowTypes, firstOurType - 1, LayerTypeRETH, LayerTypeCNP, firstOurType + ourTypes - 1, firstOurType + ourTypes, 1 << 20} {
+		if d, ok := p.dlc.Decoder(typ); ok || d != nil {
+			t.Errorf("type %d: decoder %v, %v; want none", typ, d, ok)
+		}
+	}
+	for _, typ := range []gopacket.LayerType{lowTypes, firstOurType - 1, firstOurType + ourTypes} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Put of a decoder of type %d outside the table did not panic", typ)
+				}
+			}()
+			new(decoders).Put(typedLayer(typ))
+		}()
+	}
+}
+
+// typedLayer is a decoder of one layer type.
+type typedLayer gopacket.LayerType
+
+func (l typedLayer) CanDecode() gopacket.LayerClass                      { return gopacket.LayerType(l) }
+func (typedLayer) DecodeFromBytes([]byte, gopacket.DecodeFeedback) error { return nil }
+func (typedLayer) NextLayerType() gopacket.LayerType                     { return gopacket.LayerTypeZero }
+func (typedLayer) LayerPayload() []byte                                  { return nil }

@@ -81,7 +81,7 @@ type Parser struct {
 	// The parsers of the other link types (DecodeLink), sharing dlp's
 	// layers; made on first use.
 	dlpSLL, dlpSLL2, dlpIPv4, dlpIPv6 *gopacket.DecodingLayerParser
-	dlc                               gopacket.DecodingLayerContainer
+	dlc                               *decoders
 	first                             gopacket.LayerType // dlp's first layer
 	// emptyNext is the next layer type of the last layer decoded when
 	// its payload was empty (the data ended there), else LayerTypeZero
@@ -91,18 +91,13 @@ type Parser struct {
 
 // NewParser returns a Parser for frames that start with an Ethernet header.
 func NewParser() *Parser {
-	p := &Parser{Decoded: make([]gopacket.LayerType, 0, 16)}
+	p := &Parser{Decoded: make([]gopacket.LayerType, 0, 16), dlc: new(decoders)}
 	p.IPv6.Ext = &p.IPv6Ext
-	// A sparse container indexes the decoders by layer type, sparing the
-	// map lookup per layer of gopacket's default (10-25 % of a decode); our
-	// types end at 1515, so it holds 1516 entries.
-	dlc := gopacket.DecodingLayerContainer(gopacket.DecodingLayerSparse(nil))
 	for _, d := range []gopacket.DecodingLayer{&p.Eth, &p.Dot1Q, &p.IPv4, &p.IPv6, &p.IPv6Ext, &p.UDP, &p.MACControl, &p.Pause, &p.PFC,
 		&p.BTH, &p.CIM, &p.BTS, &p.Postcard, &p.FCExp, &p.BFC, &p.FGCredit, &p.FGPause, &p.Payload, sllDecoder{&p.SLL}, sll2Decoder{&p.SLL2},
 		&p.AH, &p.ESP} {
-		dlc = dlc.Put(d)
+		p.dlc.Put(d)
 	}
-	p.dlc = dlc
 	p.dlp, p.first = p.newDLP(layers.LayerTypeEthernet), layers.LayerTypeEthernet
 	return p
 }
