@@ -3,8 +3,10 @@
 package layers
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -97,6 +99,48 @@ func TestEthernetNextLayerType(t *testing.T) {
 		d := Dot1Q{Dot1Q: layers.Dot1Q{Type: et, BaseLayer: layers.BaseLayer{Payload: body}}}
 		if got, want := d.NextLayerType(), d.Dot1Q.NextLayerType(); got != want {
 			t.Errorf("Dot1Q %v: next %v, want %v", et, got, want)
+		}
+	}
+}
+
+// TestEthernetDecodeMatchesGopacket: our DecodeFromBytes leaves exactly
+// what gopacket's does (every field, the slices' octets, starts and
+// capacities, the truncation feedback, the error) for every length up to
+// a full header and beyond, EtherTypes on both sides of 0x0600 (a length,
+// LLC, below), with a payload longer, equal to and shorter than an LLC
+// length.
+func TestEthernetDecodeMatchesGopacket(t *testing.T) {
+	same := func(a, b []byte) bool {
+		return len(a) == len(b) && cap(a) == cap(b) && (len(a) == 0 && cap(a) == 0 || unsafe.SliceData(a) == unsafe.SliceData(b))
+	}
+	for _, et := range []uint16{0x0000, 0x0001, 0x002e, 0x05ff, 0x0600, 0x0601, 0x0800, 0x8100, 0x86dd, 0x8808, 0x88b5, 0xffff} {
+		for n := 0; n <= 80; n++ {
+			data := make([]byte, n, n+7)
+			for i := range data {
+				data[i] = byte(i*37 + 11)
+			}
+			if n >= 14 {
+				data[12], data[13] = byte(et>>8), byte(et)
+			}
+			var ours Ethernet
+			var theirs layers.Ethernet
+			// Stale fields of an earlier frame, which both must overwrite.
+			ours.Length, theirs.Length = 99, 99
+			ours.EthernetType, theirs.EthernetType = 0x1234, 0x1234
+			dfo, dft := &feedback{}, &feedback{}
+			erro, errt := ours.DecodeFromBytes(data, dfo), theirs.DecodeFromBytes(data, dft)
+			what := fmt.Sprintf("EtherType %#04x, %d octets", et, n)
+			if fmt.Sprint(erro) != fmt.Sprint(errt) || *dfo != *dft {
+				t.Fatalf("%s: error %v, truncated %v; gopacket %v, %v", what, erro, *dfo, errt, *dft)
+			}
+			if errt != nil {
+				continue
+			}
+			o, g := &ours.Ethernet, &theirs
+			if o.EthernetType != g.EthernetType || o.Length != g.Length || !same(o.SrcMAC, g.SrcMAC) || !same(o.DstMAC, g.DstMAC) ||
+				!same(o.Contents, g.Contents) || !same(o.Payload, g.Payload) {
+				t.Fatalf("%s:\nours    %+v\ngopacket %+v", what, *o, *g)
+			}
 		}
 	}
 }
