@@ -21,7 +21,7 @@ import (
 	"github.com/opensfc/sfc/pcapio"
 )
 
-func init() { subcommands = append(subcommands, newCaptureCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "capture", make: newCaptureCmd}) }
 
 // liveHandle is what capture reads from: a pcapgo.EthernetHandle.
 type liveHandle interface {

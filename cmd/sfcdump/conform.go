@@ -24,7 +24,7 @@ import (
 	"github.com/opensfc/sfc/filter"
 )
 
-func init() { subcommands = append(subcommands, newConformCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "conform", make: newConformCmd}) }
 
 // errConformSilent ends a conform command with a status and no message
 // (the report already said everything).

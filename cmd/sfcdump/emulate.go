@@ -22,7 +22,7 @@ import (
 	"github.com/opensfc/sfc/liveio"
 )
 
-func init() { subcommands = append(subcommands, newEmulateCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "emulate", make: newEmulateCmd}) }
 
 // maxSettle bounds --settle: the quiet time before the emulator starts
 // answering is seconds in practice; an hour is a typo.

@@ -12,7 +12,7 @@ import (
 	"github.com/opensfc/sfc/dissect"
 )
 
-func init() { subcommands = append(subcommands, newFieldsCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "fields", make: newFieldsCmd}) }
 
 func newFieldsCmd() *cobra.Command {
 	return &cobra.Command{

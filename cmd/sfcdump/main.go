@@ -40,7 +40,7 @@ func main() {
 // input; other statuses (conformance verdicts, 130 for an interrupted
 // read) pass through from the command.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	root := newRootCmd(commandNamed(args))
 	root.SetArgs(args)
 	out := &stdoutWriter{w: stdout}
 	root.SetOut(out)

@@ -369,7 +369,7 @@ func TestSerialMatchesParallel(t *testing.T) {
 // TestHelpAndCompletion checks every command has examples in its help, and
 // that shell completion works for commands, flags and field names.
 func TestHelpAndCompletion(t *testing.T) {
-	root := newRootCmd()
+	root := newRootCmd("")
 	for _, c := range append(root.Commands(), root) {
 		if c.Name() == "help" || c.Name() == "completion" || c.Hidden {
 			continue

@@ -35,7 +35,7 @@ import (
 //go:embed manpages/*.1
 var manPages embed.FS
 
-func init() { subcommands = append(subcommands, newManCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "man", make: newManCmd, whole: true}) }
 
 func newManCmd() *cobra.Command {
 	return &cobra.Command{

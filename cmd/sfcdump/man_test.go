@@ -33,7 +33,7 @@ func manPageSource(t *testing.T, c *cobra.Command, date time.Time, ver string) [
 // the .TH line escapes). With -update it rewrites manpages/ instead, and
 // drops pages of commands that are gone.
 func TestManPagesCurrent(t *testing.T) {
-	root := newRootCmd()
+	root := newRootCmd("")
 	initDefaultCommands(root)
 	cmds := manCommands(root)
 	if *update {

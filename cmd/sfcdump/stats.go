@@ -21,7 +21,7 @@ import (
 	"github.com/opensfc/sfc/stats"
 )
 
-func init() { subcommands = append(subcommands, newStatsCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "stats", make: newStatsCmd}) }
 
 // scanOptions are the flags of the commands that scan whole captures
 // (stats, timeline).

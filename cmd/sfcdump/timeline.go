@@ -20,7 +20,7 @@ import (
 	"github.com/opensfc/sfc/timeline"
 )
 
-func init() { subcommands = append(subcommands, newTimelineCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "timeline", make: newTimelineCmd}) }
 
 func newTimelineCmd() *cobra.Command {
 	var o scanOptions

@@ -21,7 +21,7 @@ import (
 	"github.com/opensfc/sfc/wireshark"
 )
 
-func init() { subcommands = append(subcommands, newWiresharkCmd) }
+func init() { subcommands = append(subcommands, subcommand{name: "wireshark", make: newWiresharkCmd}) }
 
 func newWiresharkCmd() *cobra.Command {
 	cmd := &cobra.Command{
