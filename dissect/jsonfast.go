@@ -4,6 +4,7 @@ package dissect
 
 import (
 	"encoding/binary"
+	"sync"
 	"time"
 
 	glayers "github.com/gopacket/gopacket/layers"
@@ -222,20 +223,32 @@ func jsonCNP(dst []byte, f *Frame) ([]byte, bool) {
 }
 
 var (
-	// pfcClasses[v] is `,"c0":...,"c7":...` for the enable vector's low
-	// octet v.
-	pfcClasses = func() (t [256]string) {
+	// pfcClasses()[v] is `,"c0":...,"c7":...` for the enable vector's low
+	// octet v. Made on the first PFC frame's JSON, not at start-up (its
+	// 1,400 allocations were half of sfcdump's init), in one string.
+	pfcClasses = sync.OnceValue(func() *[256]string {
+		var t [256]string
+		b := make([]byte, 0, 256*8*len(`,"c0":false`))
 		for v := range t {
-			var b []byte
 			for i := 0; i < 8; i++ {
 				b = append(b, `,"c`...)
 				b = append(b, byte('0'+i), '"', ':')
 				b = appendBool(b, v&(1<<i) != 0)
 			}
-			t[v] = string(b)
 		}
-		return t
-	}()
+		all := string(b)
+		for v := range t {
+			n := 0
+			for i := 0; i < 8; i++ {
+				n += len(`,"c0":`) + len("false")
+				if v&(1<<i) != 0 {
+					n -= len("false") - len("true")
+				}
+			}
+			t[v], all = all[:n], all[n:]
+		}
+		return &t
+	})
 	pfcTimeKeys  = [8]string{`,"time_c0":`, `,"time_c1":`, `,"time_c2":`, `,"time_c3":`, `,"time_c4":`, `,"time_c5":`, `,"time_c6":`, `,"time_c7":`}
 	pfcPauseKeys = [8]string{`,"pause_ns_c0":`, `,"pause_ns_c1":`, `,"pause_ns_c2":`, `,"pause_ns_c3":`, `,"pause_ns_c4":`, `,"pause_ns_c5":`, `,"pause_ns_c6":`, `,"pause_ns_c7":`}
 )
@@ -246,7 +259,7 @@ func jsonPFC(dst []byte, f *Frame) ([]byte, bool) {
 	dst = AppendUint(dst, uint64(m.Opcode))
 	dst = append(dst, `,"enable_vector":`...)
 	dst = AppendUint(dst, uint64(m.EnableVector))
-	dst = append(dst, pfcClasses[m.EnableVector&0xff]...)
+	dst = append(dst, pfcClasses()[m.EnableVector&0xff]...)
 	dst = appendPFCClasses(dst, &m.Times, &pfcTimeKeys, &pfcTimeZeros, 0)
 	if f.LinkBPS == 0 {
 		return dst, true

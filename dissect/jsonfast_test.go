@@ -4,6 +4,7 @@ package dissect
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -290,5 +291,19 @@ func TestSummaryAddrMemo(t *testing.T) {
 	}
 	if len(long) != 2 {
 		t.Fatalf("sample has %d of the two long columns", len(long))
+	}
+}
+
+// TestPFCClasses: each of the 256 entries cut from the one string is the
+// classes' JSON of its enable vector, "c0" first.
+func TestPFCClasses(t *testing.T) {
+	for v := 0; v < 256; v++ {
+		var want strings.Builder
+		for i := 0; i < 8; i++ {
+			fmt.Fprintf(&want, `,"c%d":%t`, i, v&(1<<i) != 0)
+		}
+		if got := pfcClasses()[v]; got != want.String() {
+			t.Errorf("enable vector %#02x: %s, want %s", v, got, want.String())
+		}
 	}
 }
