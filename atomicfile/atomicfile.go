@@ -39,7 +39,11 @@ const DefaultPerm fs.FileMode = 0o644
 // onto it by Commit; the link itself is kept and its target replaced (or
 // created). An existing
 // path that is not a regular file (/dev/null, a named pipe, a terminal)
-// is opened and written in place, as there is nothing to rename onto.
+// is opened and written in place, as there is nothing to rename onto; so
+// is a path that names one of the process's descriptors (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N on Unix), through a duplicate
+// of that descriptor: what the shell redirected it to, pipe or file,
+// receives the output as it would with "-".
 // perm is the mode of a new file, less the process's umask (as open(2)
 // and tcpdump -w give it); an existing file keeps its mode and, where the
 // caller may give it (root), its owner and group; one the caller may not
@@ -47,6 +51,18 @@ const DefaultPerm fs.FileMode = 0o644
 func Create(path string, perm fs.FileMode) (*File, error) {
 	if path == "" {
 		return nil, errors.New("empty file name")
+	}
+	if fd, ok := DescriptorOf(path); ok {
+		// One of the process's descriptors (/dev/stdout, /dev/fd/3):
+		// written through it, as tcpdump -w /dev/stdout writes into the
+		// pipe it was given. Resolved as a link, it named "pipe:[N]",
+		// which cannot be created, or the file the shell opened, which a
+		// rename would replace behind the shell's descriptor.
+		f, err := openDescriptor(fd, path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, path: path}, nil
 	}
 	target := path
 	var existing fs.FileInfo // the file replaced, if any

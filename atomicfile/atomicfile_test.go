@@ -4,8 +4,11 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -206,6 +209,69 @@ func TestCheckNotInputStdio(t *testing.T) {
 		}
 		if tc.same && !strings.HasPrefix(err.Error(), tc.message+":") {
 			t.Errorf("%s: %q, want it to start %q", tc.name, err, tc.message)
+		}
+	}
+}
+
+// TestDescriptorOf: the paths that name a descriptor of the process, and
+// some that look like one and do not.
+func TestDescriptorOf(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		fd   int
+		ok   bool
+	}{
+		{"/dev/stdin", 0, true}, {"/dev/stdout", 1, true}, {"/dev/stderr", 2, true},
+		{"/dev//stdout", 1, true}, {"/dev/fd/1", 1, true}, {"/dev/fd/17", 17, true}, {"/proc/self/fd/3", 3, true},
+		{"/dev/fd/01", 0, false}, {"/dev/fd/-1", 0, false}, {"/dev/fd/x", 0, false}, {"/dev/fd/", 0, false},
+		{"/dev/fd/99999999999999999999", 0, false}, {"/dev/null", 0, false}, {"dev/stdout", 0, false},
+		{"/proc/1/fd/1", 0, false}, {"/tmp/stdout", 0, false}, {"-", 0, false}, {"", 0, false},
+	} {
+		fd, ok := DescriptorOf(c.path)
+		if runtime.GOOS == "windows" {
+			c.fd, c.ok = 0, false
+		}
+		if ok != c.ok || ok && fd != c.fd {
+			t.Errorf("DescriptorOf(%q) = %d, %v; want %d, %v", c.path, fd, ok, c.fd, c.ok)
+		}
+	}
+}
+
+// TestCreateDescriptor: a path naming a descriptor is written through it
+// (a pipe here, which no rename could replace), and Commit closes only
+// the duplicate: the descriptor stays open.
+func TestCreateDescriptor(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SKIP: no descriptor paths on Windows")
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("no %s: %v", dir, err)
+			continue
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := dir + strconv.Itoa(int(w.Fd()))
+		f, err := Create(path, DefaultPerm)
+		if err != nil {
+			t.Fatalf("Create(%s): %v", path, err)
+		}
+		if _, err := f.WriteString("through "); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		if _, err := w.WriteString("the pipe"); err != nil {
+			t.Fatalf("the descriptor was closed by Commit: %v", err)
+		}
+		w.Close()
+		got, _ := io.ReadAll(r)
+		r.Close()
+		if string(got) != "through the pipe" {
+			t.Errorf("%s: the pipe got %q", path, got)
 		}
 	}
 }

@@ -705,13 +705,36 @@ func openPty(t *testing.T) (master, tty *os.File) {
 	return m, s
 }
 
-// TestWriteStdoutRefusesTerminal: -w - to a terminal would pour a binary
-// capture, raw strings included, onto it: refused as bad usage.
+// TestWriteStdoutRefusesTerminal: -w - (or /dev/stdout, its other
+// spelling) to a terminal would pour a binary capture, raw strings
+// included, onto it: refused as bad usage.
 func TestWriteStdoutRefusesTerminal(t *testing.T) {
 	_, tty := openPty(t)
-	var errb bytes.Buffer
-	if code := run([]string{"read", "-w", "-", sampleCap}, tty, &errb); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
-		t.Errorf("-w - to a terminal: exit %d, stderr %q", code, errb.String())
+	for _, w := range []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		var errb bytes.Buffer
+		if code := run([]string{"read", "-w", w, sampleCap}, tty, &errb); code != 2 || !strings.Contains(errb.String(), "standard output is a terminal") {
+			t.Errorf("-w %s to a terminal: exit %d, stderr %q", w, code, errb.String())
+		}
+	}
+}
+
+// TestWriteDevStdout: -w /dev/stdout is -w - (tcpdump's habit): the
+// capture goes to standard output, pipe or file, octet for octet what
+// -w - writes, and -P is refused there as with -w -. Resolved as a link,
+// it named a pipe that could not be created, or replaced by a rename the
+// file the shell had opened.
+func TestWriteDevStdout(t *testing.T) {
+	want, _, code := sfcdump(t, "read", "-w", "-", sampleCap)
+	if code != 0 || len(want) < 1000 {
+		t.Fatalf("-w -: exit %d, %d octets", code, len(want))
+	}
+	for _, w := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/./stdout"} {
+		if got, errs, code := sfcdump(t, "read", "-w", w, sampleCap); code != 0 || got != want {
+			t.Errorf("-w %s: exit %d, stderr %q, %d octets, want those of -w - (%d)", w, code, errs, len(got), len(want))
+		}
+		if _, errs, code := sfcdump(t, "read", "-P", "-w", w, sampleCap); code != 2 || !strings.Contains(errs, "-P cannot print there too") {
+			t.Errorf("-w %s -P: exit %d, stderr %q", w, code, errs)
+		}
 	}
 }
 

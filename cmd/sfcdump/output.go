@@ -268,6 +268,10 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 	if o.writeSet && o.write == "" {
 		return nil, usagef("-w: an empty file name ('-' for standard output)")
 	}
+	if fd, ok := atomicfile.DescriptorOf(o.write); ok && fd == 1 {
+		// -w /dev/stdout is -w -, with its checks (a terminal, -P).
+		o.write = "-"
+	}
 	if o.write == "-" && isTerminal(stdout) {
 		return nil, usagef("-w -: standard output is a terminal, which a binary capture would garble (and its strings are not escaped): redirect it to a file or a pipe")
 	}
