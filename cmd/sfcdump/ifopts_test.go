@@ -158,3 +158,41 @@ func TestWriteKeepsBinaryResolution(t *testing.T) {
 		t.Errorf("if_tsresol %x, timestamps %v; want 8a 09, [%d %d]", res, ts, uint64(1_700_000_000<<10|3), 17_000_000_000_000_000)
 	}
 }
+
+// TestWarningOnItsOwnLine: a warning met mid-capture (a later interface's
+// malformed if_speed), with stdout and stderr one stream (2>&1), starts a
+// line of its own, serial and parallel: standard output is written in
+// blocks that may end mid-line, and the warning went inside a frame's
+// line. The stream less the warning is the output alone.
+func TestWarningOnItsOwnLine(t *testing.T) {
+	f := (&ngFile{}).shb().idbOpts("good")
+	for i := range 5000 { // about 450 KB of lines: many blocks of stdout
+		f.epb(0, uint64(i), pfcFrame, 60)
+	}
+	f.idbOpts("e", ngOpt(nil, 8, []byte{1, 2}))
+	for i := range 5000 {
+		f.epb(uint32(i%2), uint64(5000+i), pfcFrame, 60)
+	}
+	file := f.write(t, "x.pcapng")
+	warn := "sfcdump: " + file + `: warning: interface 1 ("e"): if_speed option of 2 octets, want 8: ignored, the speed is not known` + "\n"
+	for _, serial := range []bool{false, true} {
+		procs := runtime.GOMAXPROCS(0)
+		if serial {
+			runtime.GOMAXPROCS(1)
+		}
+		var both strings.Builder
+		code := run([]string{"read", "-V", file}, &both, &both)
+		alone, _, _ := sfcdump(t, "read", "-V", file)
+		runtime.GOMAXPROCS(procs)
+		got := both.String()
+		at := strings.Index(got, warn)
+		switch {
+		case code != 0 || at < 0:
+			t.Errorf("serial %v: exit %d, no warning %q", serial, code, warn)
+		case at > 0 && got[at-1] != '\n':
+			t.Errorf("serial %v: the warning is inside a line: %q", serial, got[max(0, at-80):at+len(warn)])
+		case got[:at]+got[at+len(warn):] != alone:
+			t.Errorf("serial %v: the stream less the warning is not the output alone", serial)
+		}
+	}
+}

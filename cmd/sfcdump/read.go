@@ -222,6 +222,22 @@ func warnCapture(errOut io.Writer, name string, err error) {
 	report(errOut, fmt.Errorf("%s: warning: %w", name, err))
 }
 
+// warnInLine reports warning err of capture name as warnCapture does,
+// after writing out what standard output holds, under stdMu: the buffer
+// is written in blocks that may end mid-line, and where stdout and stderr
+// are one file or pipe (2>&1) the warning went inside a frame's line.
+// What was printed ends with a whole line, so the warning starts its own.
+// (With several workers, frames decoded but not yet printed come after
+// it: it stays out of their lines.)
+func (pr *printer) warnInLine(name string, err error) {
+	pr.stdMu.Lock()
+	defer pr.stdMu.Unlock()
+	if pr.w != nil {
+		pr.w.Flush() // an error shows at the next write
+	}
+	warnCapture(pr.errOut, name, err)
+}
+
 // errSilent is an error already reported on stderr.
 var errSilent = errors.New("")
 
@@ -236,7 +252,7 @@ func readOne(pr *printer, index int, file string) error {
 	defer r.Close()
 	defer func() { pr.readSoFar += r.Frames() }()
 	if pr.errOut != nil {
-		r.OnWarning(func(err error) { warnCapture(pr.errOut, r.Name(), err) })
+		r.OnWarning(func(err error) { pr.warnInLine(r.Name(), err) })
 	}
 	defer func() {
 		if n := r.MetadataDropped(); n > 0 && pr.errOut != nil {
