@@ -194,3 +194,71 @@ func TestWarningsBounded(t *testing.T) {
 		t.Errorf("%d warnings: %q", len(warns), warns)
 	}
 }
+
+// TestMalformedBlockOptions: an option that runs past its block (in a
+// section header, a packet block, interface statistics) ends the block's
+// options, those before it kept, and an epb_flags or epb_dropcount of the
+// wrong length is ignored: each with a warning naming where, the frames
+// read (by Next and ReadBatch). They were dropped without a word.
+func TestMalformedBlockOptions(t *testing.T) {
+	for _, be := range []bool{false, true} {
+		w := &ng{be: be}
+		bo := w.bo()
+		// bad is an option header that says 200 octets, with 4 after it.
+		bad := func(code uint16) []byte {
+			return append(bo.AppendUint16(bo.AppendUint16(nil, code), 200), 1, 2, 3, 4)
+		}
+		shb := bo.AppendUint32(nil, 0x1a2b3c4d)
+		shb = bo.AppendUint16(bo.AppendUint16(shb, 1), 0)
+		shb = bo.AppendUint64(shb, ^uint64(0))
+		shb = append(w.opt(shb, 2, []byte("hw")), bad(3)...)
+		w.block(0x0a0d0d0a, shb)
+		w.idb("e", 1, 0)
+		epb := func(ts uint64, opts ...[]byte) {
+			b := bo.AppendUint32(nil, 0)
+			b = bo.AppendUint32(b, uint32(ts>>32))
+			b = bo.AppendUint32(b, uint32(ts))
+			data := frameData(int(ts), 60)
+			b = bo.AppendUint32(bo.AppendUint32(b, 60), 60)
+			b = append(b, data...)
+			for _, o := range opts {
+				b = append(b, o...)
+			}
+			w.block(6, b)
+		}
+		epb(1, w.opt(nil, 1, []byte("kept")), bad(1))
+		epb(2, w.opt(nil, 2, []byte{1, 2}), w.opt(nil, 1, []byte("after flags")))
+		epb(3, w.opt(nil, 4, []byte{1, 2, 3, 4}))
+		isb := bo.AppendUint32(nil, 0)
+		isb = bo.AppendUint64(isb, 0)
+		isb = append(w.opt(isb, 4, bo.AppendUint64(nil, 7)), bad(5)...)
+		w.block(5, isb)
+		epb(4)
+		want := []string{
+			`section header: option 3 of 200 octets runs past the block (4 octets left): ignored, with any after it`,
+			`frame 1: option 1 of 200 octets runs past the block (4 octets left): ignored, with any after it`,
+			`frame 2: epb_flags option of 2 octets, want 4: ignored`,
+			`frame 3: epb_dropcount option of 4 octets, want 8: ignored`,
+			`interface 0 ("e"): statistics: option 5 of 200 octets runs past the block (4 octets left): ignored, with any after it`,
+		}
+		for _, batch := range []bool{false, true} {
+			g, warns := readWarned(w.buf, batch)
+			what := fmt.Sprintf("big-endian %v, batch %v", be, batch)
+			if g.open != nil || g.err != nil || len(g.frames) != 4 {
+				t.Fatalf("%s: %d frames, %v %v", what, len(g.frames), g.open, g.err)
+			}
+			if !slices.Equal(warns, want) {
+				t.Errorf("%s: warnings\n%s\nwant\n%s", what, strings.Join(warns, "\n"), strings.Join(want, "\n"))
+			}
+			if c := g.frames[0].Comments; !slices.Equal(c, []string{"kept"}) {
+				t.Errorf("%s: frame 1's comments %q, want the one before the bad option", what, c)
+			}
+			if c := g.frames[1].Comments; g.frames[1].HasFlags || !slices.Equal(c, []string{"after flags"}) {
+				t.Errorf("%s: frame 2: flags %v, comments %q", what, g.frames[1].HasFlags, c)
+			}
+			if g.frames[2].HasDropCount {
+				t.Errorf("%s: frame 3 has a drop count", what)
+			}
+		}
+	}
+}

@@ -686,11 +686,11 @@ func (r *Reader) Section() SectionInfo { return r.shb }
 
 // sectionInfo reads a section header's options b. They describe and
 // change nothing a frame reads as: an option cut short ends them, with
-// what came before kept (options' error is not one here).
+// what came before kept and a warning (OnWarning), not an error.
 func (r *Reader) sectionInfo(b []byte) SectionInfo {
 	var s SectionInfo
 	var comment comments
-	_ = r.options(b, func(code uint16, v []byte) {
+	err := r.options(b, func(code uint16, v []byte) {
 		switch code {
 		case 1:
 			r.addComment(&comment, v)
@@ -702,6 +702,9 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 			s.Application = string(r.keep(v))
 		}
 	})
+	if err != nil {
+		r.warn(fmt.Errorf("section header: %w: ignored, with any after it", err))
+	}
 	s.Comment, s.Comments = comment.joined(), comment.list()
 	return s
 }
@@ -808,7 +811,8 @@ func (r *Reader) Stats(i int) (InterfaceStats, bool) {
 
 // interfaceStats keeps the interface statistics block body as its
 // interface's last. A block that names no interface of the section, or
-// is cut short, changes nothing a frame reads as and is passed over.
+// is cut short, changes nothing a frame reads as and is passed over; an
+// option that runs past the block ends its options, with a warning.
 func (r *Reader) interfaceStats(body []byte) {
 	if len(body) < 12 {
 		return
@@ -820,7 +824,7 @@ func (r *Reader) interfaceStats(body []byte) {
 	in := &r.ifaces[r.secBase+id]
 	st := InterfaceStats{Time: in.time(r.ts64(body[4:]))}
 	var comment comments
-	_ = r.options(body[12:], func(code uint16, v []byte) {
+	err := r.options(body[12:], func(code uint16, v []byte) {
 		switch l := len(v); {
 		case code == 1:
 			r.addComment(&comment, v)
@@ -834,6 +838,9 @@ func (r *Reader) interfaceStats(body []byte) {
 			st.Has |= 1 << (code - 4)
 		}
 	})
+	if err != nil {
+		r.warn(fmt.Errorf("%s: statistics: %w: ignored, with any after it", in.named(), err))
+	}
 	st.Comment, st.Comments = comment.joined(), comment.list()
 	if in.stats == nil {
 		in.stats = new(InterfaceStats)
@@ -1421,10 +1428,18 @@ func (fr *Frame) clearOptions() {
 // packetOptions appends the comments (opt_comment) of a packet block's
 // options b to fr's and sets its epb_flags (and the direction in them)
 // and epb_dropcount, with HasFlags and HasDropCount, from b.
+//
+// An option that runs past the block ends them, and an epb_flags or
+// epb_dropcount of the wrong length is ignored, each with a warning
+// naming the frame (OnWarning): the frame is read, as tshark reads it.
 func (r *Reader) packetOptions(fr *Frame, b []byte) {
 	for len(b) >= 4 {
 		code, l := r.u16(b), int(r.u16(b[2:]))
-		if code == 0 || 4+l > len(b) {
+		if code == 0 {
+			break
+		}
+		if 4+l > len(b) {
+			r.warn(fmt.Errorf("frame %d: option %d of %d octets runs past the block (%d octets left): ignored, with any after it", r.n+1, code, l, len(b)-4))
 			break
 		}
 		switch {
@@ -1433,8 +1448,12 @@ func (r *Reader) packetOptions(fr *Frame, b []byte) {
 		case code == 2 && l == 4:
 			fr.Flags, fr.HasFlags = r.u32(b[4:]), true
 			fr.Direction = uint8(fr.Flags & 3)
+		case code == 2:
+			r.warn(fmt.Errorf("frame %d: epb_flags option of %d octets, want 4: ignored", r.n+1, l))
 		case code == 4 && l == 8:
 			fr.DropCount, fr.HasDropCount = r.u64(b[4:]), true
+		case code == 4:
+			r.warn(fmt.Errorf("frame %d: epb_dropcount option of %d octets, want 8: ignored", r.n+1, l))
 		}
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
