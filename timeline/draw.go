@@ -15,18 +15,19 @@ import (
 	"golang.org/x/image/font/opentype"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/opensfc/sfc/dissect"
 	"github.com/opensfc/sfc/stats"
 )
 
-// The drawing is laid out here on gonum's canvases rather than by
-// gonum.org/v1/plot: that package parses twelve TrueType fonts in its
-// init and links PDF, EPS and LaTeX writers, a cost every sfcdump command
-// paid at start-up although only timeline draws.
+// The drawing is laid out here and drawn on the package's own canvas
+// (canvas.go, svg.go, png.go), rather than by gonum.org/v1/plot or on
+// gonum's canvases: plot parses twelve TrueType fonts in its init and
+// links PDF, EPS and LaTeX writers, and the canvases (vg/draw, vgsvg,
+// vgimg) import go-latex, whose init parses fonts and builds symbol
+// tables; a cost every sfcdump command paid at start-up although only
+// timeline draws. gonum's lengths (vg) and font metrics (plot/font) are
+// all that is used of it.
 
 // serif is the one face drawn: Liberation Serif Regular, gonum's default.
 var serif = font.Font{Typeface: "Liberation", Variant: "Serif"}
@@ -53,6 +54,13 @@ const (
 	depthR   = vg.Length(2)   // a lone queue-depth point
 	barHalf  = 0.3            // half a bar's height, in rows
 	minBar   = vg.Length(0.5) // narrowest bar: a pause shorter than a pixel still shows
+	axisW    = vg.Length(0.5) // the axis and its ticks
+	depthW   = vg.Length(1)   // queue-depth lines
+)
+
+var (
+	black = color.RGBA{A: 0xff}
+	white = color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}
 )
 
 // fontCache parses the face drawn once, on the first Render, never at
@@ -77,14 +85,13 @@ func newFace(c *font.Cache, size float64) face {
 	return face{f, e.Ascent, e.Descent}
 }
 
-// text draws s with its baseline at y; align is the fraction of its width
-// left of x: 0 starts it at x, 0.5 centres it, 1 ends it there.
-func (f face) text(c vg.Canvas, x, y vg.Length, align float64, s string) {
+// text draws s in black with its baseline at y; align is the fraction of
+// its width left of x: 0 starts it at x, 0.5 centres it, 1 ends it there.
+func (f face) text(c surface, x, y vg.Length, align float64, s string) {
 	if s == "" {
 		return
 	}
-	c.SetColor(color.Black)
-	c.FillString(f.Face, vg.Point{X: x - vg.Length(align)*f.Width(s), Y: y}, s)
+	c.text(f, vg.Point{X: x - vg.Length(align)*f.Width(s), Y: y}, s)
 }
 
 // step is a tick step: mul (1, 2 or 5) times ten to the exp.
@@ -159,7 +166,7 @@ func ticks(xmax float64, width vg.Length, f face) ([]float64, []string) {
 // legendEntry is a line of the legend: a label and its glyph.
 type legendEntry struct {
 	label string
-	glyph draw.GlyphStyle
+	glyph glyph
 }
 
 // render lays out and draws the picture; Render has checked its input.
@@ -180,15 +187,13 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 	if height == 0 {
 		height = min(vg.Length(nrows)*0.3*vg.Inch+1.4*vg.Inch, MaxHeight)
 	}
-	var cw vg.CanvasWriterTo
+	var c surface
 	if format == "png" {
-		cw = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+		c = newPNG(width, height)
 	} else {
-		cw = vgsvg.New(width, height)
+		c = newSVG(width, height)
 	}
-	c := draw.New(cw)
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
+	c.background(white)
 
 	title := dissect.Escape(o.Title)
 	if title == "" {
@@ -224,7 +229,7 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 	// The first and last tick labels are centred on their ticks.
 	left = max(left, margin+tickF.Width(tickL[0])/2)
 	right -= tickF.Width(tickL[len(tickL)-1]) / 2
-	area := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: left, Y: bottom}, Max: vg.Point{X: right, Y: top}}}
+	data := area{c, vg.Rectangle{Min: vg.Point{X: left, Y: bottom}, Max: vg.Point{X: right, Y: top}}}
 	tx := func(v float64) vg.Length { return left + vg.Length(v/xmax)*(right-left) }
 	band := (top - bottom) / vg.Length(nrows)
 	// ty is the height of row i at v rows above its centre; the first
@@ -232,11 +237,10 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 	ty := func(i int, v float64) vg.Length { return top - (vg.Length(i)+0.5-vg.Length(v))*band }
 
 	titleF.text(c, width/2, height-margin-titleF.asc, 0.5, title)
-	axis := draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
-	c.StrokeLine2(axis, left, bottom, right, bottom)
+	c.stroke(black, axisW, false, []vg.Point{{X: left, Y: bottom}, {X: right, Y: bottom}})
 	for k, v := range tickV {
 		xt := tx(v)
-		c.StrokeLine2(axis, xt, bottom, xt, bottom-tickLen)
+		c.stroke(black, axisW, false, []vg.Point{{X: xt, Y: bottom}, {X: xt, Y: bottom - tickLen}})
 		tickF.text(c, xt, bottom-tickLen-gap-tickF.asc, 0.5, tickL[k])
 	}
 	labelF.text(c, (left+right)/2, margin+labelF.desc, 0.5, xlabel)
@@ -245,16 +249,16 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 	}
 
 	if right > left && top > bottom {
-		drawData(area, rows, ser, func(t int64) vg.Length { return tx(x(t)) }, ty)
+		drawData(data, rows, ser, func(t int64) vg.Length { return tx(x(t)) }, ty)
 	}
 
 	entries := make([]legendEntry, 0, int(stats.KindPause-stats.KindBTS)+3)
 	for k := stats.KindBTS; k <= stats.KindPause; k++ {
-		entries = append(entries, legendEntry{k.String() + " signal", draw.GlyphStyle{Color: kindColors[k], Radius: markerR, Shape: draw.CircleGlyph{}}})
+		entries = append(entries, legendEntry{k.String() + " signal", glyph{disc, kindColors[k], markerR}})
 	}
-	entries = append(entries, legendEntry{"resume", draw.GlyphStyle{Color: color.Black, Radius: markerR, Shape: draw.RingGlyph{}}})
+	entries = append(entries, legendEntry{"resume", glyph{ring, black, markerR}})
 	if len(tl.series) > 0 {
-		entries = append(entries, legendEntry{"queue depth", draw.GlyphStyle{Color: depthRGB, Radius: depthR, Shape: draw.SquareGlyph{}}})
+		entries = append(entries, legendEntry{"queue depth", glyph{square, depthRGB, depthR}})
 	}
 	// The legend: top right of the data area, a glyph right of each label.
 	space := legendF.Width(" ")
@@ -262,10 +266,10 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 	for i, e := range entries {
 		base := top - vg.Length(i+1)*enth + legendF.desc
 		legendF.text(c, right-thumbW-space, base, 1, e.label)
-		c.DrawGlyphNoClip(e.glyph, vg.Point{X: right - thumbW/2, Y: base + (legendF.asc-legendF.desc)/2})
+		drawGlyph(c, e.glyph, vg.Point{X: right - thumbW/2, Y: base + (legendF.asc-legendF.desc)/2})
 	}
 
-	if _, err := cw.WriteTo(w); err != nil {
+	if err := c.writeTo(w); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	return nil
@@ -273,7 +277,7 @@ func (tl *Timeline) render(w io.Writer, format string, o Options, rows []*row, s
 
 // drawData draws the bars, markers and depth lines of the rows in c,
 // clipped to it; xt places a time, ty a height in a row.
-func drawData(c draw.Canvas, rows []*row, ser []*series, xt func(int64) vg.Length, ty func(int, float64) vg.Length) {
+func drawData(c area, rows []*row, ser []*series, xt func(int64) vg.Length, ty func(int, float64) vg.Length) {
 	for i, r := range rows {
 		bar := flowBar
 		if r.pfc {
@@ -283,14 +287,14 @@ func drawData(c draw.Canvas, rows []*row, ser []*series, xt func(int64) vg.Lengt
 		for _, iv := range r.intervals {
 			x0, x1 := xt(iv.from), xt(iv.to)
 			x1 = max(x1, x0+minBar)
-			c.FillPolygon(bar, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
+			c.fillPolygon(bar, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 		}
 		for _, m := range r.markers {
-			sty := draw.GlyphStyle{Color: kindColors[m.kind], Radius: markerR, Shape: draw.CircleGlyph{}}
+			g := glyph{disc, kindColors[m.kind], markerR}
 			if m.resume {
-				sty.Shape = draw.RingGlyph{}
+				g.shape = ring
 			}
-			c.DrawGlyph(sty, vg.Point{X: xt(m.t), Y: ty(i, 0)}) // only if its centre is in c
+			c.drawGlyph(g, vg.Point{X: xt(m.t), Y: ty(i, 0)}) // only if its centre is in c
 		}
 	}
 	for j, s := range ser {
@@ -303,9 +307,9 @@ func drawData(c draw.Canvas, rows []*row, ser []*series, xt func(int64) vg.Lengt
 		switch len(line) {
 		case 0:
 		case 1:
-			c.DrawGlyph(draw.GlyphStyle{Color: depthRGB, Radius: depthR, Shape: draw.SquareGlyph{}}, line[0])
+			c.drawGlyph(glyph{square, depthRGB, depthR}, line[0])
 		default:
-			c.StrokeLines(draw.LineStyle{Color: depthRGB, Width: vg.Points(1)}, c.ClipLinesXY(line)...)
+			c.strokeLine(depthRGB, depthW, line)
 		}
 	}
 }

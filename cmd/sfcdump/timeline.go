@@ -40,8 +40,8 @@ line scaled to the row (the row label gives the maximum).
 The format follows the output's extension: .svg or .png. The most paused
 rows are drawn first; --rows bounds how many (at most 100, and as many
 queue-depth rows). --width is at most 40 inches and --height at most 64
-(96 pixels per inch in PNG): a picture never needs more than about 220 MB
-to draw (the largest PNG, 3840 x 6144 pixels, peaks at 210 MB; an SVG
+(96 pixels per inch in PNG): a picture never needs more than about 125 MB
+to draw (the largest PNG, 3840 x 6144 pixels, peaks at 113 MB; an SVG
 at a few MB). The picture is written to a temporary file renamed when complete;
 an -o that is one of the inputs is refused. An interrupted run (Ctrl-C)
 writes nothing: an existing picture is left as it was.`,
