@@ -4,6 +4,8 @@ package main
 
 import (
 	"io"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/opensfc/sfc/pcapio"
@@ -51,5 +53,38 @@ func TestHandleDoesNotAllocate(t *testing.T) {
 		if n := testing.AllocsPerRun(20, pass); n != 0 {
 			t.Errorf("%+v: %.1f allocations per pass over the sample", o, n)
 		}
+	}
+}
+
+// writeLog records each Write it is given.
+type writeLog struct{ writes []string }
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestPrintDirect: print keeps the order of what it is given, small
+// outputs buffered together and one of directWrite octets or more
+// written in one call, straight from the caller's slice, after what the
+// buffer held.
+func TestPrintDirect(t *testing.T) {
+	log := &writeLog{}
+	pr, err := newPrinter(log, &outputOptions{format: "text"}, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("frame line\n", directWrite/11+1)
+	for _, s := range []string{"a\n", "b\n", big, "c\n", big[:directWrite-1]} {
+		if err := pr.print([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pr.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a\nb\n", big, "c\n" + big[:directWrite-1]}
+	if !slices.Equal(log.writes, want) {
+		t.Errorf("%d writes of %d octets, want %d writes", len(log.writes), len(strings.Join(log.writes, "")), len(want))
 	}
 }
