@@ -300,6 +300,15 @@ other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
 			if casePath == "" || input == "" || dev == "" {
 				return &usageError{errors.New("conform check needs --case, --input and --device")}
 			}
+			// "-" is read's standard input, but device mode reads each
+			// capture twice (its interfaces, then its frames) and hashes it
+			// for the report: it needs files, and says so rather than
+			// report a capture "-" missing.
+			for _, fl := range []struct{ name, v string }{{"--case", casePath}, {"--input", input}, {"--device", dev}} {
+				if fl.v == "-" {
+					return usagef("%s -: conform check reads files, not standard input (it reads each capture twice and names it in the report): save it to a file first", fl.name)
+				}
+			}
 			// Blame a bad --mask or --ignore on the flag (a usage error,
 			// exit 2, no report), not on the case.yaml they are added to.
 			for _, m := range mask {

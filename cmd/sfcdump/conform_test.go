@@ -230,6 +230,27 @@ func TestConformTextEscapedAndMaxChecked(t *testing.T) {
 	}
 }
 
+// TestConformCheckStdin: "-" for a capture (read's standard input) is a
+// usage error naming the flag and saying why, not an UNUSABLE report of
+// a capture "-" missing.
+func TestConformCheckStdin(t *testing.T) {
+	files := map[string]string{"--case": vec + "/case.yaml", "--input": vec + "/input.pcapng", "--device": vec + "/expected.pcapng"}
+	for _, fl := range []string{"--case", "--input", "--device"} {
+		var args []string
+		for _, f := range []string{"--case", "--input", "--device"} {
+			v := files[f]
+			if f == fl {
+				v = "-"
+			}
+			args = append(args, f, v)
+		}
+		out, errs, code := sfcdump(t, append([]string{"conform", "check"}, args...)...)
+		if code != 2 || out != "" || !strings.Contains(errs, fl+" -: conform check reads files, not standard input") {
+			t.Errorf("%s -: exit %d, stdout %q, stderr %q", fl, code, out, errs)
+		}
+	}
+}
+
 // TestConformCheckMaskIgnoreFlags: a bad --mask or --ignore value is a
 // usage error (decisions.md: a flag value out of range, exit 2, no report
 // on stdout) naming the flag and its value, not the case.yaml it is added
