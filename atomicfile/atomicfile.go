@@ -131,7 +131,13 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 			return nil, err
 		}
 	}
-	return &File{File: tmp, target: target, path: path}, nil
+	f := &File{File: tmp, target: target, path: path}
+	if !track(f) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, ErrStopped
+	}
+	return f, nil
 }
 
 // danglingTarget returns the path a symbolic link that points to no file
@@ -196,10 +202,16 @@ func (f *File) Commit() error {
 	}
 	err := f.finish()
 	if err == nil && f.target != "" {
-		err = os.Rename(f.File.Name(), f.target)
+		if err = beginCommit(); err == nil {
+			err = os.Rename(f.File.Name(), f.target)
+			endCommit()
+		}
 	}
 	if err != nil && f.target != "" {
 		os.Remove(f.File.Name())
+	}
+	if f.target != "" {
+		untrack(f)
 	}
 	return err
 }
@@ -245,9 +257,10 @@ func (f *File) discard() error {
 		err = f.File.Close()
 	}
 	if f.target != "" {
-		if rerr := os.Remove(f.File.Name()); err == nil {
-			err = rerr
+		if rerr := os.Remove(f.File.Name()); err == nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = rerr // (RemovePending may have removed it)
 		}
+		untrack(f)
 	}
 	return err
 }

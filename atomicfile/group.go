@@ -126,6 +126,13 @@ func (g *Group) Commit() error {
 			return &fs.PathError{Op: "replace", Path: f.path, Err: err}
 		}
 	}
+	// The renames under the commit lock: RemovePending (an interrupt)
+	// waits for them all, or comes first and none is done.
+	if err := beginCommit(); err != nil {
+		g.discard()
+		return err
+	}
+	defer endCommit()
 	var replaced []string
 	for i, f := range live {
 		if f.target == "" {
@@ -149,6 +156,7 @@ func (g *Group) Commit() error {
 			return pe
 		}
 		f.placed = true
+		untrack(f)
 		replaced = append(replaced, f.path)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -243,5 +244,61 @@ func TestGroupFullDisk(t *testing.T) {
 	}
 	if extra := leftovers(t, dir, names...); len(extra) > 0 {
 		t.Errorf("left behind: %v", extra)
+	}
+}
+
+// TestRemovePending: an interrupt's RemovePending removes the temporary
+// file of every output not yet in place (a File, a Group's files), leaves
+// every target as it was and what was committed in place, and every later
+// Create and Commit fails with ErrStopped, removing its own file.
+func TestRemovePending(t *testing.T) {
+	t.Cleanup(func() {
+		pending.mu.Lock()
+		pending.stopped = false
+		pending.mu.Unlock()
+	})
+	dir := t.TempDir()
+	path := func(n string) string { return filepath.Join(dir, n) }
+	os.WriteFile(path("old"), []byte("old"), 0o644)
+	done, err := Create(path("done"), DefaultPerm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.WriteString("done")
+	if err := done.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := Create(path("old"), DefaultPerm)
+	one.WriteString("new")
+	var g Group
+	a, _ := g.Create(path("a"), DefaultPerm)
+	b, _ := g.Create(path("b"), DefaultPerm)
+	a.WriteString("a")
+	b.WriteString("b")
+	a.Commit() // complete, but the group is not committed
+	late, _ := Create(path("late"), DefaultPerm)
+	late.Abort() // aborted before: nothing left to remove
+	if n := RemovePending(); n != 3 {
+		t.Errorf("RemovePending removed %d files, want 3", n)
+	}
+	if err := one.Commit(); !errors.Is(err, ErrStopped) {
+		t.Errorf("Commit after RemovePending: %v, want ErrStopped", err)
+	}
+	if err := g.Commit(); !errors.Is(err, ErrStopped) {
+		t.Errorf("Group Commit after RemovePending: %v, want ErrStopped", err)
+	}
+	if _, err := Create(path("new"), DefaultPerm); !errors.Is(err, ErrStopped) {
+		t.Errorf("Create after RemovePending: %v, want ErrStopped", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"done", "old"}) {
+		t.Errorf("files left: %q, want done and old", names)
+	}
+	if got := read(t, path("old")); got != "old" {
+		t.Errorf("old holds %q", got)
 	}
 }

@@ -420,6 +420,7 @@ error leaves every file of the vector as it was.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
+			defer removeOutputsOnInterrupt(cmd.ErrOrStderr())()
 			out := cmd.OutOrStdout()
 			code := 0
 			for _, d := range dirs {
@@ -613,6 +614,7 @@ Scenarios: ` + scenarioNames(),
 			if dir == "" {
 				return &usageError{errors.New("conform scenario needs --out DIR")}
 			}
+			defer removeOutputsOnInterrupt(cmd.ErrOrStderr())()
 			if name == "corpus" {
 				if len(sargs) > 0 {
 					return &usageError{fmt.Errorf("conform scenario corpus takes --out DIR only, not %q", sargs[0])}

@@ -59,6 +59,7 @@ every page as it was.`,
 			if err != nil {
 				return &exitError{1, fmt.Errorf("man: %w", err)}
 			}
+			defer removeOutputsOnInterrupt(cmd.ErrOrStderr())()
 			n, err := writeManPages(cmd.Root(), args[0], date, version.Get().Version)
 			if err != nil {
 				return &exitError{1, fmt.Errorf("man: %w", err)}

@@ -5,8 +5,10 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,5 +102,64 @@ func TestManDate(t *testing.T) {
 	}
 	if _, err := os.Stat(dir2); !os.IsNotExist(err) {
 		t.Errorf("SOURCE_DATE_EPOCH=soon made %s: %v", dir2, err)
+	}
+}
+
+// TestManInterrupted: Ctrl-C while man writes its pages (here held by the
+// last page, sfcdump.1, a named pipe nobody reads, which is written in
+// place) removes the temporary files of the pages written so far, leaves
+// every page as it was and exits 130. Killed by the signal, it left one
+// hidden temporary file per page beside the pages.
+func TestManInterrupted(t *testing.T) {
+	shipped, err := os.ReadDir("manpages")
+	if err != nil || len(shipped) < 10 {
+		t.Fatalf("manpages: %d pages, %v", len(shipped), err)
+	}
+	bin := buildSfcdump(t)
+	dir := t.TempDir()
+	old := []byte("old page\n")
+	if err := os.WriteFile(filepath.Join(dir, "sfcdump-read.1"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "sfcdump.1"), 0o644); err != nil {
+		t.Skipf("SKIP: no named pipe to hold man with: %v", err)
+	}
+	temps := func() (n int) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp-") {
+				n++
+			}
+		}
+		return n
+	}
+	cmd := exec.Command(bin, "man", dir)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(20 * time.Second); temps() < len(shipped)-1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d temporary files after 20 s, want %d", temps(), len(shipped)-1)
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("man did not end on Ctrl-C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130 and a word", code, errb.String())
+	}
+	if n := temps(); n != 0 {
+		t.Errorf("%d temporary files left", n)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sfcdump-read.1")); !bytes.Equal(got, old) {
+		t.Errorf("sfcdump-read.1 holds %.40q, want the old page", got)
 	}
 }

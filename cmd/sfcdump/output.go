@@ -438,6 +438,21 @@ func watchInterrupt(first func(), stuck func(quit <-chan struct{})) (stop func()
 	return func() { signal.Stop(sigs); close(quit) }
 }
 
+// removeOutputsOnInterrupt makes Ctrl-C (SIGINT, SIGTERM, SIGHUP) during
+// a command that writes files whole (man, conform gen and scenario,
+// wireshark install) remove the temporary files of the outputs not yet in
+// place (atomicfile.RemovePending) and end the process with status 130:
+// killed by the signal, it left them hidden beside their targets. Every
+// target is as it was, or, for a set committed before the signal, in
+// place whole.
+func removeOutputsOnInterrupt(errOut io.Writer) (stop func()) {
+	return watchInterrupt(func() {
+		atomicfile.RemovePending()
+		report(errOut, errors.New("interrupted: every output not yet complete is left as it was"))
+		exitProcess(130)
+	}, func(<-chan struct{}) {})
+}
+
 // salvage flushes what was printed, finishes the -w capture with the
 // frames written so far, puts it in place (unless it has none and would
 // replace a file: emptyInterrupt) and ends the process with 130 (1 if

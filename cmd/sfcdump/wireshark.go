@@ -54,6 +54,7 @@ unless --force: then it is kept as sfc.lua.bak and replaced.`,
 			if cmd.Flags().Changed("dir") && dir == "" {
 				return usagef("--dir: an empty folder name (leave --dir out for Wireshark's personal plugin folder)")
 			}
+			defer removeOutputsOnInterrupt(cmd.ErrOrStderr())()
 			path, what, err := installDissector(dir, force)
 			if err != nil {
 				return &exitError{1, err}
