@@ -265,6 +265,12 @@ func (f *File) discard() error {
 	return err
 }
 
+// InPlace reports whether f is written in place: its path is not a
+// regular file (a device, a named pipe, one of the process's
+// descriptors), so there is nothing to rename onto, and what is written
+// cannot be taken back: Commit and Abort only close it.
+func (f *File) InPlace() bool { return f.target == "" }
+
 // Close commits the file: it lets a File stand where an io.WriteCloser
 // whose Close finishes the output is expected.
 func (f *File) Close() error { return f.Commit() }

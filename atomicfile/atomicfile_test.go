@@ -224,7 +224,7 @@ func TestDescriptorOf(t *testing.T) {
 		{"/dev/stdin", 0, true}, {"/dev/stdout", 1, true}, {"/dev/stderr", 2, true},
 		{"/dev//stdout", 1, true}, {"/dev/fd/1", 1, true}, {"/dev/fd/17", 17, true}, {"/proc/self/fd/3", 3, true},
 		{"/dev/fd/01", 0, false}, {"/dev/fd/-1", 0, false}, {"/dev/fd/x", 0, false}, {"/dev/fd/", 0, false},
-		{"/dev/fd/99999999999999999999", 0, false}, {"/dev/null", 0, false}, {"dev/stdout", 0, false},
+		{"/dev/fd/99999999999999999999", 0, false}, {"/dev/fd/4294967297", 0, false}, {"/dev/null", 0, false}, {"dev/stdout", 0, false},
 		{"/proc/1/fd/1", 0, false}, {"/tmp/stdout", 0, false}, {"-", 0, false}, {"", 0, false},
 	} {
 		fd, ok := DescriptorOf(c.path)
@@ -266,6 +266,10 @@ func TestCreateDescriptor(t *testing.T) {
 		}
 		if _, err := w.WriteString("the pipe"); err != nil {
 			t.Fatalf("the descriptor was closed by Commit: %v", err)
+		}
+		// The pipe's read end is refused at Create, not at a write.
+		if f, err := Create(dir+strconv.Itoa(int(r.Fd())), DefaultPerm); err == nil || !strings.Contains(err.Error(), "not open for writing") {
+			t.Errorf("Create of a read-only descriptor: %v, %v", f, err)
 		}
 		w.Close()
 		got, _ := io.ReadAll(r)

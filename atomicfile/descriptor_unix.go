@@ -5,11 +5,14 @@
 package atomicfile
 
 import (
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // DescriptorOf returns the number of the process's descriptor that path
@@ -28,7 +31,9 @@ func DescriptorOf(path string) (int, bool) {
 		for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
 			if n, ok := strings.CutPrefix(p, dir); ok {
 				fd, err := strconv.Atoi(n)
-				return fd, err == nil && fd >= 0 && strconv.Itoa(fd) == n
+				// A number past int32 is not a descriptor (the kernel
+				// would read 2^32+1 as 1).
+				return fd, err == nil && fd >= 0 && fd <= math.MaxInt32 && strconv.Itoa(fd) == n
 			}
 		}
 	}
@@ -37,12 +42,20 @@ func DescriptorOf(path string) (int, bool) {
 
 // openDescriptor returns a duplicate of descriptor fd (the same open file:
 // offset and flags shared, as with the shell's redirection), which may be
-// closed without closing fd.
+// closed without closing fd, and is not passed on to a program started
+// (made close-on-exec in the same call). A descriptor not open for
+// writing (standard input) is refused here, not at the first write.
 func openDescriptor(fd int, path string) (*os.File, error) {
-	d, err := syscall.Dup(fd)
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err == nil && fl&unix.O_ACCMODE == unix.O_RDONLY {
+		err = errors.New("not open for writing")
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	syscall.CloseOnExec(d)
+	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
 	return os.NewFile(uintptr(d), path), nil
 }

@@ -305,8 +305,8 @@ other TCP/UDP and EtherTypes, --ignore) are not checked. Exit status:
 			// for the report: it needs files, and says so rather than
 			// report a capture "-" missing.
 			for _, fl := range []struct{ name, v string }{{"--case", casePath}, {"--input", input}, {"--device", dev}} {
-				if fl.v == "-" {
-					return usagef("%s -: conform check reads files, not standard input (it reads each capture twice and names it in the report): save it to a file first", fl.name)
+				if fd, ok := atomicfile.DescriptorOf(fl.v); fl.v == "-" || ok && fd == 0 {
+					return usagef("%s %s: conform check reads files, not standard input (it reads each capture twice and names it in the report): save it to a file first", fl.name, dissect.Escape(fl.v))
 				}
 			}
 			// Blame a bad --mask or --ignore on the flag (a usage error,

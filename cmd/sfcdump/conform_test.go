@@ -249,6 +249,13 @@ func TestConformCheckStdin(t *testing.T) {
 			t.Errorf("%s -: exit %d, stdout %q, stderr %q", fl, code, out, errs)
 		}
 	}
+	// Its other names too.
+	for _, in := range []string{"/dev/stdin", "/dev/fd/0"} {
+		out, errs, code := sfcdump(t, "conform", "check", "--case", files["--case"], "--input", files["--input"], "--device", in)
+		if code != 2 || out != "" || !strings.Contains(errs, "--device "+in+": conform check reads files") {
+			t.Errorf("--device %s: exit %d, stdout %q, stderr %q", in, code, out, errs)
+		}
+	}
 }
 
 // TestConformCheckMaskIgnoreFlags: a bad --mask or --ignore value is a

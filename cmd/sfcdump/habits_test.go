@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -1278,5 +1279,33 @@ func TestJSONFrameNameAndComments(t *testing.T) {
 	out, _, _ = sfcdump(t, "read", "-T", "json", "-c", "1", vlanCap)
 	if strings.Contains(out, "interface_name") || strings.Contains(out, "comments") {
 		t.Errorf("unnamed, uncommented: %s", out)
+	}
+}
+
+// TestWriteInPlaceFinished: an output written in place (a descriptor:
+// /dev/fd/N; a named pipe or device alike) cannot be taken back, so it
+// is written as -w - writes standard output: a capture broken part-way
+// leaves there every frame before the break, finished (exit 1), where it
+// was held back and cut mid-record as a file to be put in place.
+func TestWriteInPlaceFinished(t *testing.T) {
+	data, err := os.ReadFile(sampleCap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcapng")
+	os.WriteFile(cut, data[:len(data)-50], 0o644)
+	want, _, code := sfcdump(t, "read", "-q", "-w", "-", cut)
+	if code != 1 || len(want) < 100 {
+		t.Fatalf("-w -: exit %d, %d octets", code, len(want))
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "out.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	_, errs, code := sfcdump(t, "read", "-q", "-w", "/dev/fd/"+strconv.Itoa(int(out.Fd())), cut)
+	got, _ := os.ReadFile(out.Name())
+	if code != 1 || string(got) != want || strings.Contains(errs, "left as it was") {
+		t.Errorf("-w /dev/fd/N: exit %d, %d octets (want those of -w -, %d), stderr %q", code, len(got), len(want), errs)
 	}
 }

@@ -3,10 +3,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -193,6 +195,78 @@ func TestWarningOnItsOwnLine(t *testing.T) {
 			t.Errorf("serial %v: the warning is inside a line: %q", serial, got[max(0, at-80):at+len(warn)])
 		case got[:at]+got[at+len(warn):] != alone:
 			t.Errorf("serial %v: the stream less the warning is not the output alone", serial)
+		}
+	}
+}
+
+// TestWarningsInFrameOrder: the warnings of frames (an epb_flags option of
+// the wrong length on frames 5000, 10000, 15000 and 20000) and of a
+// statistics block after the last frame come, in the parallel read as in
+// the serial one, each just before the line of the frame it names, the
+// statistics' after every frame; with -c, none of a frame past it. The
+// parallel read had read ahead and warned of them early, past -c too.
+func TestWarningsInFrameOrder(t *testing.T) {
+	f := (&ngFile{}).shb().idb("e", 0)
+	const n = 20000
+	for i := 1; i <= n; i++ {
+		b := le.AppendUint32(nil, 0)
+		b = le.AppendUint32(b, 0)
+		b = le.AppendUint32(b, uint32(i))
+		b = le.AppendUint32(b, uint32(len(pfcFrame)))
+		b = le.AppendUint32(b, 60)
+		b = append(b, pfcFrame...)
+		for len(b)%4 != 0 {
+			b = append(b, 0)
+		}
+		if i%5000 == 0 {
+			b = ngOpt(b, 2, []byte{1, 2})
+		}
+		f.block(6, b)
+	}
+	isb := le.AppendUint64(le.AppendUint32(nil, 0), 0)
+	f.block(5, append(le.AppendUint16(le.AppendUint16(isb, 4), 200), 1, 2, 3, 4))
+	file := f.write(t, "w.pcapng")
+	frameWarn := func(i int) string {
+		return fmt.Sprintf("sfcdump: %s: warning: frame %d: epb_flags option of 2 octets, want 4: ignored\n", file, i)
+	}
+	statsWarn := "sfcdump: " + file + `: warning: interface 0 ("e"): statistics: option 4 of 200 octets runs past the block (4 octets left): ignored, with any after it` + "\n"
+	for _, serial := range []bool{false, true} {
+		for _, count := range []int{0, 12000} {
+			procs := runtime.GOMAXPROCS(0)
+			if serial {
+				runtime.GOMAXPROCS(1)
+			}
+			var both strings.Builder
+			args := []string{"read", file}
+			if count > 0 {
+				args = append(args, "-c", strconv.Itoa(count))
+			}
+			code := run(args, &both, &both)
+			runtime.GOMAXPROCS(procs)
+			got := both.String()
+			what := fmt.Sprintf("serial %v, -c %d", serial, count)
+			if code != 0 {
+				t.Fatalf("%s: exit %d", what, code)
+			}
+			lineAt := func(i int) int { // where frame i's line starts
+				return strings.Index(got, "\n"+strconv.Itoa(i)+" ") + 1
+			}
+			for i := 5000; i <= n; i += 5000 {
+				at := strings.Index(got, frameWarn(i))
+				switch {
+				case count > 0 && i > count:
+					if at >= 0 {
+						t.Errorf("%s: a warning of frame %d, past -c", what, i)
+					}
+				case at < 0:
+					t.Errorf("%s: no warning of frame %d", what, i)
+				case at+len(frameWarn(i)) != lineAt(i):
+					t.Errorf("%s: the warning of frame %d is not just before its line: %q", what, i, got[max(0, at-100):min(len(got), at+300)])
+				}
+			}
+			if count == 0 && !strings.HasSuffix(got, statsWarn) || count > 0 && strings.Contains(got, statsWarn) {
+				t.Errorf("%s: the statistics' warning is not after the last frame (or is there past -c): %q", what, got[max(0, len(got)-300):])
+			}
 		}
 	}
 }

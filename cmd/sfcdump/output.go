@@ -220,7 +220,8 @@ type printer struct {
 
 	outPath   string
 	outFile   io.Writer
-	outAtomic *atomicfile.File // nil for -w -
+	outAtomic *atomicfile.File // nil for -w - and an output written in place
+	outClose  io.Closer        // an output written in place, closed when finished
 	out       *pcapio.Writer
 	outIface  map[[2]int]int
 	outNext   map[int]int // by source index: its interfaces added so far
@@ -229,7 +230,10 @@ type printer struct {
 	outEmpty    *pcapio.Interface
 	outEmptySec pcapio.SectionInfo
 	errOut      io.Writer // where read's notes go (nil: none)
-	stdout      io.Writer // what w buffers (print writes big outputs to it)
+	// warnTo, while a parallel worker reads a batch (under the read lock
+	// or its turn), is where the capture's warnings go (warnInLine).
+	warnTo *batch
+	stdout io.Writer // what w buffers (print writes big outputs to it)
 	// outStats are the inputs' interface statistics, by the same key as
 	// outIface, written to -w at its end for the interfaces it has.
 	outStats []keptStats
@@ -385,7 +389,16 @@ func newPrinter(stdout io.Writer, o *outputOptions, inputs []string) (*printer, 
 				// as in tcpdump; the usage was right.
 				return nil, &exitError{1, fmt.Errorf("-w: %w", err)}
 			}
-			pr.outFile, pr.outAtomic = f, f
+			if f.InPlace() {
+				// A device, a named pipe, a descriptor (/dev/fd/3): what
+				// is written there cannot be taken back, so it is
+				// written as -w - writes standard output (flushed as it
+				// goes, finished whatever happens), never held back as
+				// a file to be put in place is.
+				pr.outFile, pr.outClose, pr.outExisted = f, f, false
+			} else {
+				pr.outFile, pr.outAtomic = f, f
+			}
 		}
 	}
 	return pr, nil
@@ -858,6 +871,12 @@ func (pr *printer) finishOutput(keep bool) error {
 				err = fmt.Errorf("-w %s: %w", pr.outPath, e)
 			}
 		}
+	}
+	if pr.outClose != nil {
+		if e := pr.outClose.Close(); e != nil && err == nil {
+			err = fmt.Errorf("-w %s: %w", pr.outPath, e)
+		}
+		pr.outClose = nil
 	}
 	if pr.outAtomic != nil {
 		if keep && err == nil {

@@ -53,8 +53,9 @@ const batchFrames = 2048
 
 type batch struct {
 	rb     pcapio.Batch
-	outEnd []int  // end of frame i's output in out
-	match  []bool // frame i passed the filter
+	warns  []batchWarn // the capture's warnings met reading it (warnInLine)
+	outEnd []int       // end of frame i's output in out
+	match  []bool      // frame i passed the filter
 	out    []byte
 	view   view
 	src    *source
@@ -188,14 +189,21 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 	room := pcapio.BatchBuffer + pr.outRoom() // a batch's part of the region
 	arena := takeArena(pool * room)
 	defer putArena(arena)
+	// framesCap is the capacity a batch's frames slice is made with on
+	// its first use, by position: about batchFrames, as Reserve cuts a
+	// chunk, or as many as the file can hold (a record is 16 octets or
+	// more). Grown from nothing by appending, the slices of the batches
+	// were 200 of the 1M-frame read's 1,000 page faults, each 15-25 us on
+	// the VM of bench/; fresh from the OS, a large slice is not cleared,
+	// so only the pages of the frames stored are touched. Made for every
+	// batch up front, they made a read of 400 small files three times as
+	// slow. Other sources grow them as they go.
+	framesCap := 0
+	if _, size := r.Progress(); positioned && size > 0 {
+		framesCap = int(min(batchFrames, size/16+1))
+	}
 	for i := 0; i < pool; i++ {
-		// The frames of a batch (about batchFrames, as Reserve and
-		// ReadBatch cut it) at their final capacity: grown from nothing
-		// by appending, the slices of the batches were 200 of the 1M-frame
-		// read's 1,000 page faults, each 15-25 us on the VM of bench/.
-		// Fresh from the OS, a large slice is not cleared: only the
-		// pages of the frames stored are touched.
-		b := &batch{rb: pcapio.Batch{Frames: make([]pcapio.Frame, 0, batchFrames)}}
+		b := &batch{}
 		if arena != nil {
 			m := arena[i*room : (i+1)*room : (i+1)*room]
 			b.rb.SetBuffer(m[:pcapio.BatchBuffer:pcapio.BatchBuffer])
@@ -241,8 +249,14 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 			}
 		}
 	}
-	// end frees b, which met the capture's end or err, and ends the read.
+	// end frees b, which met the capture's end or err, and ends the read;
+	// the warnings met reading it (a statistics block after the last
+	// frame) are reported after every frame.
+	var tailWarns []error
 	end := func(b *batch, err error) *batch {
+		for _, w := range b.warns {
+			tailWarns = append(tailWarns, w.err)
+		}
 		free.push(b)
 		if err != io.EOF {
 			readErr = err
@@ -259,7 +273,11 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 			return nil
 		}
 		b := free.pop()
-		if err := r.ReadBatch(&b.rb, batchFrames); err != nil {
+		b.warns = b.warns[:0]
+		pr.warnTo = b
+		err := r.ReadBatch(&b.rb, batchFrames)
+		pr.warnTo = nil
+		if err != nil {
 			return end(b, err)
 		}
 		number(b)
@@ -284,6 +302,9 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 				return nil
 			}
 			b := free.pop()
+			if b.rb.Frames == nil && framesCap > 0 {
+				b.rb.Frames = make([]pcapio.Frame, 0, framesCap)
+			}
 			b.seq = seq
 			seq++
 			r.Reserve(&b.rb, batchFrames)
@@ -300,7 +321,11 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 				free.push(b)
 				return nil
 			}
-			if err := r.Frame(&b.rb); err != nil {
+			b.warns = b.warns[:0]
+			pr.warnTo = b
+			err := r.Frame(&b.rb)
+			pr.warnTo = nil
+			if err != nil {
 				return end(b, err)
 			}
 			number(b)
@@ -349,6 +374,11 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 	if outErr != nil {
 		return outErr
 	}
+	if !stop.Load() {
+		for _, w := range tailWarns {
+			pr.reportWarning(src.name, w)
+		}
+	}
 	if stop.Load() {
 		// -c was reached (or the read interrupted) before the batch that
 		// met readErr was written: the serial path never reads that far.
@@ -376,9 +406,31 @@ func (fm *formatter) render(b *batch) {
 	b.out = out
 }
 
-// emit writes b's output in order, up to -c, and its matching frames to -w.
+// emit writes b's output in order, up to -c, and its matching frames to
+// -w; each warning met reading b goes on a line of its own where the
+// serial read gives it, before the frame it was met reading (at), after
+// the output of the frames before. A batch read ahead and never written
+// (past -c) gives none.
 func (pr *printer) emit(b *batch) error {
+	written, w := 0, 0 // octets of b.out written; the next warning
+	// warnBefore writes the warnings met before frame i, after the
+	// output of the frames before it.
+	warnBefore := func(i int) error {
+		for ; w < len(b.warns) && b.warns[w].at <= i; w++ {
+			if i > 0 && b.outEnd[i-1] > written {
+				if err := pr.print(b.out[written:b.outEnd[i-1]]); err != nil {
+					return err
+				}
+				written = b.outEnd[i-1]
+			}
+			pr.reportWarning(b.src.name, b.warns[w].err)
+		}
+		return nil
+	}
 	for i := range b.rb.Frames {
+		if err := warnBefore(i); err != nil {
+			return err
+		}
 		if !b.match[i] {
 			continue
 		}
@@ -389,10 +441,20 @@ func (pr *printer) emit(b *batch) error {
 			}
 		}
 		if pr.done() {
-			return pr.print(b.out[:b.outEnd[i]])
+			return pr.print(b.out[written:b.outEnd[i]])
 		}
 	}
-	return pr.print(b.out)
+	if err := warnBefore(len(b.rb.Frames)); err != nil {
+		return err
+	}
+	return pr.print(b.out[written:])
+}
+
+// batchWarn is a warning met reading a batch, before its frame at (the
+// frame being read: len(Frames) when the warning came after the last).
+type batchWarn struct {
+	at  int
+	err error
 }
 
 // batchStack holds the free batches. The batch freed last is taken

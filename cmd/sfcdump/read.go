@@ -227,9 +227,25 @@ func warnCapture(errOut io.Writer, name string, err error) {
 // is written in blocks that may end mid-line, and where stdout and stderr
 // are one file or pipe (2>&1) the warning went inside a frame's line.
 // What was printed ends with a whole line, so the warning starts its own.
-// (With several workers, frames decoded but not yet printed come after
-// it: it stays out of their lines.)
+//
+// A worker of the parallel reader reading a batch has warnTo set: the
+// warning is kept with the batch and reported when the batch is written
+// (emit, by reportWarning), just before the frame it was met reading, as
+// the serial read gives it, or not at all past -c. Reported when met, it
+// came up to a batch early, and from frames read ahead past -c.
 func (pr *printer) warnInLine(name string, err error) {
+	if b := pr.warnTo; b != nil {
+		// Met reading the batch's last frame so far (appendFrames makes
+		// the frame's slot first), or a block before the next.
+		b.warns = append(b.warns, batchWarn{max(0, len(b.rb.Frames)-1), err})
+		return
+	}
+	pr.reportWarning(name, err)
+}
+
+// reportWarning writes warning err of capture name on a line of its own
+// (warnInLine): standard output's buffer first.
+func (pr *printer) reportWarning(name string, err error) {
 	pr.stdMu.Lock()
 	defer pr.stdMu.Unlock()
 	if pr.w != nil {
