@@ -703,7 +703,7 @@ func (r *Reader) sectionInfo(b []byte) SectionInfo {
 		}
 	})
 	if err != nil {
-		r.warn(fmt.Errorf("section header: %w: ignored, with any after it", err))
+		r.warnOptionsCut("section header", err)
 	}
 	s.Comment, s.Comments = comment.joined(), comment.list()
 	return s
@@ -839,7 +839,7 @@ func (r *Reader) interfaceStats(body []byte) {
 		}
 	})
 	if err != nil {
-		r.warn(fmt.Errorf("%s: statistics: %w: ignored, with any after it", in.named(), err))
+		r.warnOptionsCut(in.named()+": statistics", err)
 	}
 	st.Comment, st.Comments = comment.joined(), comment.list()
 	if in.stats == nil {
@@ -1411,12 +1411,25 @@ func (r *Reader) options(b []byte, fn func(code uint16, v []byte)) error {
 			return nil
 		}
 		if 4+l > len(b) {
-			return fmt.Errorf("option %d of %d octets runs past the block (%d octets left)", code, l, len(b)-4)
+			return errPastBlock(code, l, len(b)-4)
 		}
 		fn(code, b[4:4+l])
 		b = b[min(len(b), 4+(l+3)&^3):]
 	}
 	return nil
+}
+
+// errPastBlock is the error of option code of l octets that runs past
+// its block, which has left octets after the option's header.
+func errPastBlock(code uint16, l, left int) error {
+	return fmt.Errorf("option %d of %d octets runs past the block (%d octets left)", code, l, left)
+}
+
+// warnOptionsCut warns that the options of where (a frame, the section
+// header, an interface's statistics) end at err, an option past the
+// block: those before it are kept, it and any after it are not.
+func (r *Reader) warnOptionsCut(where string, err error) {
+	r.warn(fmt.Errorf("%s: %w: ignored, with any after it", where, err))
 }
 
 // clearOptions sets fr's packet-block options to none (a record that
@@ -1439,7 +1452,7 @@ func (r *Reader) packetOptions(fr *Frame, b []byte) {
 			break
 		}
 		if 4+l > len(b) {
-			r.warn(fmt.Errorf("frame %d: option %d of %d octets runs past the block (%d octets left): ignored, with any after it", r.n+1, code, l, len(b)-4))
+			r.warnOptionsCut("frame "+strconv.Itoa(r.n+1), errPastBlock(code, l, len(b)-4))
 			break
 		}
 		switch {
