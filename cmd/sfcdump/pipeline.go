@@ -273,11 +273,7 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 			return nil
 		}
 		b := free.pop()
-		b.warns = b.warns[:0]
-		pr.warnTo = b
-		err := r.ReadBatch(&b.rb, batchFrames)
-		pr.warnTo = nil
-		if err != nil {
+		if err := pr.readWarned(b, func(rb *pcapio.Batch) error { return r.ReadBatch(rb, batchFrames) }); err != nil {
 			return end(b, err)
 		}
 		number(b)
@@ -321,11 +317,7 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 				free.push(b)
 				return nil
 			}
-			b.warns = b.warns[:0]
-			pr.warnTo = b
-			err := r.Frame(&b.rb)
-			pr.warnTo = nil
-			if err != nil {
+			if err := pr.readWarned(b, r.Frame); err != nil {
 				return end(b, err)
 			}
 			number(b)
@@ -374,15 +366,13 @@ func (pr *printer) readParallel(src *source, r *pcapio.Reader) error {
 	if outErr != nil {
 		return outErr
 	}
-	if !stop.Load() {
-		for _, w := range tailWarns {
-			pr.reportWarning(src.name, w)
-		}
-	}
 	if stop.Load() {
 		// -c was reached (or the read interrupted) before the batch that
 		// met readErr was written: the serial path never reads that far.
 		return nil
+	}
+	for _, w := range tailWarns {
+		pr.reportWarning(src.name, w)
 	}
 	return readErr
 }
@@ -428,8 +418,10 @@ func (pr *printer) emit(b *batch) error {
 		return nil
 	}
 	for i := range b.rb.Frames {
-		if err := warnBefore(i); err != nil {
-			return err
+		if w < len(b.warns) {
+			if err := warnBefore(i); err != nil {
+				return err
+			}
 		}
 		if !b.match[i] {
 			continue
@@ -448,6 +440,16 @@ func (pr *printer) emit(b *batch) error {
 		return err
 	}
 	return pr.print(b.out[written:])
+}
+
+// readWarned reads into b with read (ReadBatch, or Frame by position),
+// which the caller runs under the read lock or its turn: the capture's
+// warnings met meanwhile are kept with b (warnInLine), for emit.
+func (pr *printer) readWarned(b *batch, read func(*pcapio.Batch) error) error {
+	b.warns = b.warns[:0]
+	pr.warnTo = b
+	defer func() { pr.warnTo = nil }()
+	return read(&b.rb)
 }
 
 // batchWarn is a warning met reading a batch, before its frame at (the
