@@ -228,6 +228,7 @@ var (
 	// 1,400 allocations were half of sfcdump's init), in one string.
 	pfcClasses = sync.OnceValue(func() *[256]string {
 		var t [256]string
+		var ends [256]int
 		b := make([]byte, 0, 256*8*len(`,"c0":false`))
 		for v := range t {
 			for i := 0; i < 8; i++ {
@@ -235,17 +236,11 @@ var (
 				b = append(b, byte('0'+i), '"', ':')
 				b = appendBool(b, v&(1<<i) != 0)
 			}
+			ends[v] = len(b)
 		}
-		all := string(b)
+		all, start := string(b), 0
 		for v := range t {
-			n := 0
-			for i := 0; i < 8; i++ {
-				n += len(`,"c0":`) + len("false")
-				if v&(1<<i) != 0 {
-					n -= len("false") - len("true")
-				}
-			}
-			t[v], all = all[:n], all[n:]
+			t[v], start = all[start:ends[v]], ends[v]
 		}
 		return &t
 	})
